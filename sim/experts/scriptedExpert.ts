@@ -1,0 +1,60 @@
+/**
+ * Scripted experts for every task family: phase logic (planners.ts) + damped-least-squares IK
+ * on MuJoCo Jacobians (ikController.ts). Optional Gaussian action noise gives diverse demos.
+ */
+import type { RobotDescription } from '../../src/core/robotDescription.ts';
+import { Rng } from '../../src/core/rng.ts';
+import type { Action, Observation, TaskFamily } from '../../src/core/types.ts';
+import { ArmKinematics } from '../armKinematics.ts';
+import { IkController } from './ikController.ts';
+import { createPlanner, type Planner } from './planners.ts';
+import { readState } from './expertView.ts';
+
+export interface ScriptedExpertOptions {
+  robot: RobotDescription;
+  /** Standard deviation of Gaussian noise added to the normalised arm actions. */
+  noise?: number;
+  seed?: number;
+}
+
+export class ScriptedExpert {
+  readonly name = 'expert';
+  #controller: IkController;
+  #planner: Planner | undefined;
+  #noise: number;
+  #rng: Rng;
+  #t = 0;
+
+  private constructor(controller: IkController, noise: number, seed: number) {
+    this.#controller = controller;
+    this.#noise = noise;
+    this.#rng = new Rng(seed);
+  }
+
+  static async create(options: ScriptedExpertOptions): Promise<ScriptedExpert> {
+    const kinematics = await ArmKinematics.create(options.robot);
+    return new ScriptedExpert(new IkController(options.robot, kinematics), options.noise ?? 0, options.seed ?? 0);
+  }
+
+  /** Start an episode of a task family; `seed` reseeds the action noise. */
+  reset(family: TaskFamily, seed?: number): void {
+    this.#planner = createPlanner(family);
+    if (seed !== undefined) this.#rng = new Rng(seed);
+    this.#t = 0;
+  }
+
+  act(observation: Observation): Action {
+    if (!this.#planner) throw new Error('call reset(family) before act()');
+    const nArm = this.#controller.kinematics.nArm;
+    const state = readState(observation, nArm);
+    const ee = this.#controller.endEffector(state.q).pos;
+    const target = this.#planner.next({ ...state, t: this.#t++, ee });
+    const action = this.#controller.act(state.q, target);
+    if (this.#noise > 0) for (let i = 0; i < nArm; i++) action[i] = Math.max(-1, Math.min(1, action[i]! + this.#noise * this.#rng.normal()));
+    return action;
+  }
+
+  close(): void {
+    this.#controller.kinematics.close();
+  }
+}

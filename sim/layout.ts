@@ -1,0 +1,93 @@
+/**
+ * Random scene layouts for a task: where the target, the distractors and the goal zones go.
+ * The target object is always objects[0]; for push, zones[0] is the goal zone.
+ */
+import type { TaskSpec } from '../src/core/types.ts';
+import type { Rng } from '../src/core/rng.ts';
+import { COLOR_NAMES, OBJECT_KINDS, type ColorName, type ObjectKind } from './taskSuite.ts';
+
+export interface PlacedObject {
+  kind: ObjectKind;
+  color: ColorName;
+  /** Position of the object's centre, resting on the table. */
+  pos: [number, number, number];
+  /** Rotation about the vertical axis, radians. */
+  yaw: number;
+}
+
+export interface PlacedZone {
+  color: ColorName;
+  pos: [number, number];
+  radius: number;
+}
+
+export interface SceneLayout {
+  objects: PlacedObject[];
+  zones: PlacedZone[];
+}
+
+/** Half-heights so that objects rest on the table (z = 0). */
+export const OBJECT_HALF_HEIGHT: Record<ObjectKind, number> = { block: 0.02, ball: 0.022, cylinder: 0.03 };
+export const ZONE_RADIUS = 0.065;
+
+/** Reachable, visible table region in front of the arm. */
+const REGION = { xMin: 0.26, xMax: 0.5, yMin: -0.2, yMax: 0.2 };
+const MIN_SEPARATION = 0.1;
+
+const DISTRACTORS: Record<TaskSpec['family'], number> = { reach: 3, push: 2, pick: 2 };
+
+export function sampleLayout(task: TaskSpec, rng: Rng): SceneLayout {
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    const layout = tryLayout(task, rng);
+    if (layout) return layout;
+  }
+  throw new Error(`could not place the objects of '${task.instruction}' after 1000 attempts`);
+}
+
+function tryLayout(task: TaskSpec, rng: Rng): SceneLayout | undefined {
+  const points: [number, number][] = [];
+  const place = (minDist = MIN_SEPARATION): [number, number] | undefined => {
+    for (let i = 0; i < 50; i++) {
+      const p: [number, number] = [rng.uniform(REGION.xMin, REGION.xMax), rng.uniform(REGION.yMin, REGION.yMax)];
+      if (points.every((q) => Math.hypot(p[0] - q[0], p[1] - q[1]) >= minDist)) {
+        points.push(p);
+        return p;
+      }
+    }
+    return undefined;
+  };
+  const targetKind = task.object as ObjectKind;
+  const target = place();
+  if (!target) return undefined;
+  const zones: PlacedZone[] = [];
+  if (task.family === 'push') {
+    // The goal zone sits 0.12–0.2 m from the block so every push is a real push.
+    const dist = rng.uniform(0.12, 0.2);
+    const angle = rng.uniform(-Math.PI, Math.PI);
+    const zp: [number, number] = [target[0] + dist * Math.cos(angle), target[1] + dist * Math.sin(angle)];
+    if (zp[0] < REGION.xMin || zp[0] > REGION.xMax || zp[1] < REGION.yMin || zp[1] > REGION.yMax) return undefined;
+    points.push(zp);
+    zones.push({ color: task.zoneColor as ColorName, pos: zp, radius: ZONE_RADIUS });
+    const other = place(0.16);
+    if (!other) return undefined;
+    zones.push({ color: rng.pick(COLOR_NAMES.filter((c) => c !== task.zoneColor && c !== task.color)), pos: other, radius: ZONE_RADIUS });
+  }
+  const objects: PlacedObject[] = [object(targetKind, task.color as ColorName, target, rng)];
+  for (let i = 0; i < DISTRACTORS[task.family]; i++) {
+    const p = place();
+    if (!p) return undefined;
+    // A distractor never matches the target in both colour and kind, so the instruction is unambiguous.
+    let kind: ObjectKind;
+    let color: ColorName;
+    do {
+      kind = rng.pick(OBJECT_KINDS);
+      color = rng.pick(COLOR_NAMES);
+    } while (kind === targetKind && color === task.color);
+    objects.push(object(kind, color, p, rng));
+  }
+  return { objects, zones };
+}
+
+function object(kind: ObjectKind, color: ColorName, p: [number, number], rng: Rng): PlacedObject {
+  return { kind, color, pos: [p[0], p[1], OBJECT_HALF_HEIGHT[kind]], yaw: rng.uniform(-Math.PI / 4, Math.PI / 4) };
+}
