@@ -4,7 +4,8 @@
  */
 import type { RobotDescription } from '../../src/core/robotDescription.ts';
 import { Rng } from '../../src/core/rng.ts';
-import type { Action, Observation, TaskFamily } from '../../src/core/types.ts';
+import type { Action, Observation, TaskSpec } from '../../src/core/types.ts';
+import type { Controller } from '../../src/envs/controller.ts';
 import { ArmKinematics } from '../armKinematics.ts';
 import { IkController } from './ikController.ts';
 import { createPlanner, type Planner } from './planners.ts';
@@ -12,34 +13,32 @@ import { readState } from './expertView.ts';
 
 export interface ScriptedExpertOptions {
   robot: RobotDescription;
-  /** Standard deviation of Gaussian noise added to the normalised arm actions. */
+  /** Standard deviation of Gaussian noise added to the normalised arm actions (seeded per episode by reset). */
   noise?: number;
-  seed?: number;
 }
 
-export class ScriptedExpert {
+export class ScriptedExpert implements Controller {
   readonly name = 'expert';
   #controller: IkController;
   #planner: Planner | undefined;
   #noise: number;
-  #rng: Rng;
+  #rng = new Rng(0);
   #t = 0;
 
-  private constructor(controller: IkController, noise: number, seed: number) {
+  private constructor(controller: IkController, noise: number) {
     this.#controller = controller;
     this.#noise = noise;
-    this.#rng = new Rng(seed);
   }
 
   static async create(options: ScriptedExpertOptions): Promise<ScriptedExpert> {
     const kinematics = await ArmKinematics.create(options.robot);
-    return new ScriptedExpert(new IkController(options.robot, kinematics), options.noise ?? 0, options.seed ?? 0);
+    return new ScriptedExpert(new IkController(options.robot, kinematics), options.noise ?? 0);
   }
 
-  /** Start an episode of a task family; `seed` reseeds the action noise. */
-  reset(family: TaskFamily, seed?: number): void {
-    this.#planner = createPlanner(family);
-    if (seed !== undefined) this.#rng = new Rng(seed);
+  /** Start an episode; `seed` reseeds the action noise. */
+  reset(task: TaskSpec, seed: number): void {
+    this.#planner = createPlanner(task.family);
+    this.#rng = new Rng(seed ^ 0xe4be47);
     this.#t = 0;
   }
 

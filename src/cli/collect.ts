@@ -1,0 +1,101 @@
+/** `wmrl collect`: run the expert or a random policy in the simulator and store the episodes. */
+import { join } from 'node:path';
+import { loadRobot } from '../core/robotDescription.ts';
+import { RunLog, runStamp } from '../core/runLog.ts';
+import { EpisodeStore } from '../data/episodeStore.ts';
+import { collectEpisodes } from '../data/collectEpisodes.ts';
+import { CONTROLLERS, makeController, makeSimEnv } from '../envs/makeEnv.ts';
+import { planEpisodes } from '../../sim/episodePlan.ts';
+import { parseTaskSelectors } from '../../sim/taskSuite.ts';
+import { choiceFlag, intFlag, numberFlag, parseFlags, UsageError } from './args.ts';
+import { Progress } from './progress.ts';
+
+const HELP = `usage: wmrl collect --out DIR [options]
+
+  --task SEL        family[:colour[:object|zone]], comma-separated, or 'all' (default all)
+  --policy P        expert | random (default expert)
+  --episodes N      number of episodes (default 30)
+  --split S         train | test | both (default train)
+  --seed S          first episode seed; episode i uses S+i (default 0)
+  --noise X         Gaussian noise on the expert's normalised actions (default 0)
+  --robot NAME      a folder under robots/ (default vx300)
+  --cameras A,B     cameras to record (default: the robot's first camera)
+  --image-size N    render every camera at N×N (default: the robot description's size)
+  --out DIR         dataset folder: created if absent or empty, appended to if it holds a
+                    dataset of the same robot; any other content is refused untouched`;
+
+export const command = {
+  summary: 'collect expert or random episodes from the simulator into a dataset folder',
+  async run(argv: string[]): Promise<number> {
+    const { values } = parseFlags(argv, {
+      task: { type: 'string' },
+      policy: { type: 'string' },
+      episodes: { type: 'string' },
+      split: { type: 'string' },
+      seed: { type: 'string' },
+      noise: { type: 'string' },
+      robot: { type: 'string' },
+      cameras: { type: 'string' },
+      'image-size': { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      console.log(HELP);
+      return 0;
+    }
+    if (!values.out) throw new UsageError(`--out DIR is required\n\n${HELP}`);
+    const config = {
+      command: 'collect',
+      task: values.task ?? 'all',
+      policy: choiceFlag(values.policy, 'policy', CONTROLLERS, 'expert'),
+      episodes: intFlag(values.episodes, 'episodes', 30, 1),
+      split: choiceFlag(values.split, 'split', ['train', 'test', 'both'] as const, 'train'),
+      seed: intFlag(values.seed, 'seed', 0),
+      noise: numberFlag(values.noise, 'noise', 0, 0, 2),
+      robot: values.robot ?? 'vx300',
+      cameras: values.cameras?.split(',').filter(Boolean),
+      imageSize: values['image-size'] === undefined ? undefined : intFlag(values['image-size'], 'image-size', 64, 8),
+      out: values.out,
+    };
+    // Validate everything before touching the output folder.
+    const robot = loadRobot(config.robot);
+    const plan = planEpisodes(parseTaskSelectors(config.task), config.split, config.episodes, config.seed);
+    const env = await makeSimEnv(robot, { cameras: config.cameras, imageSize: config.imageSize });
+    const controller = await makeController(config.policy, robot, { noise: config.noise });
+    const store = await EpisodeStore.openForAppend(config.out, { robot: robot.name });
+    const log = new RunLog(join(config.out, 'runs'), `collect-${runStamp()}`, { ...config, cameras: env.cameras });
+    const progress = new Progress('collect', plan.length);
+    const stop = new AbortController();
+    const onSigint = () => {
+      process.stderr.write('\ninterrupted: finishing the current episode, then closing the dataset\n');
+      stop.abort();
+    };
+    process.once('SIGINT', onSigint);
+    const started = performance.now();
+    try {
+      const result = await collectEpisodes({
+        env,
+        controller,
+        store,
+        plan,
+        signal: stop.signal,
+        initialStatus: () => env.status(),
+        onEpisode: (episode, i) => {
+          log.log({ episode: i, seed: episode.seed, family: episode.task.family, split: episode.task.split, instruction: episode.task.instruction, success: episode.success, steps: episode.steps });
+          progress.update(i + 1, `${episode.task.family} ${episode.success ? 'ok' : 'fail'}`);
+        },
+      });
+      progress.stop();
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`collected ${result.episodes} episodes into ${config.out}: ${result.successes} successes (${((100 * result.successes) / Math.max(1, result.episodes)).toFixed(1)}%), ${seconds.toFixed(1)} s`);
+      console.log(`config: ${log.configFile}\nmetrics: ${log.metricsFile}`);
+      return stop.signal.aborted ? 130 : 0;
+    } finally {
+      process.off('SIGINT', onSigint);
+      await store.close();
+      controller.close?.();
+      await env.close();
+    }
+  },
+};

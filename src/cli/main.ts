@@ -1,0 +1,41 @@
+/**
+ * `wmrl <command>`: one file per subcommand. Errors print as one clear message (set
+ * WMRL_DEBUG=1 for the stack) and exit non-zero.
+ */
+import { UsageError } from './args.ts';
+
+type Command = { summary: string; run: (argv: string[]) => Promise<number> };
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  tasks: async () => (await import('./tasks.ts')).command,
+  collect: async () => (await import('./collect.ts')).command,
+  info: async () => (await import('./info.ts')).command,
+  demo: async () => (await import('./demo.ts')).command,
+};
+
+async function usage(): Promise<string> {
+  const lines = ['usage: wmrl <command> [options]   (wmrl <command> --help for its options)', '', 'commands:'];
+  for (const [name, load] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(10)} ${(await load()).summary}`);
+  return lines.join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(await usage());
+    return name === undefined ? 1 : 0;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    console.error(`wmrl: unknown command '${name}'\n\n${await usage()}`);
+    return 2;
+  }
+  try {
+    return await (await load()).run(rest);
+  } catch (err) {
+    if (process.env.WMRL_DEBUG) console.error(err);
+    const message = err instanceof Error ? err.message : String(err);
+    console.error(`wmrl ${name}: ${message}`);
+    return err instanceof UsageError ? 2 : 1;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Progress for long work: a live bar on a terminal, a line every few seconds otherwise (CI logs).
+ */
+import { SingleBar, Presets } from 'cli-progress';
+
+export class Progress {
+  #bar: SingleBar | undefined;
+  #total: number;
+  #label: string;
+  #lastLine = 0;
+  #value = 0;
+
+  constructor(label: string, total: number) {
+    this.#label = label;
+    this.#total = total;
+    if (process.stderr.isTTY) {
+      this.#bar = new SingleBar({ format: `${label} [{bar}] {value}/{total} {status} | eta {eta_formatted}`, stream: process.stderr, hideCursor: true }, Presets.shades_classic);
+      this.#bar.start(total, 0, { status: '' });
+    }
+  }
+
+  update(value: number, status = ''): void {
+    this.#value = value;
+    if (this.#bar) {
+      this.#bar.update(value, { status });
+    } else if (Date.now() - this.#lastLine > 5000 || value === this.#total) {
+      this.#lastLine = Date.now();
+      process.stderr.write(`${this.#label} ${value}/${this.#total} ${status}\n`);
+    }
+  }
+
+  stop(): void {
+    this.#bar?.stop();
+    if (!this.#bar && this.#value !== this.#total) process.stderr.write(`${this.#label} stopped at ${this.#value}/${this.#total}\n`);
+  }
+}

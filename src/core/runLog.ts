@@ -1,0 +1,31 @@
+/**
+ * Every run writes its resolved config and a JSONL metrics log beside its outputs.
+ */
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export class RunLog {
+  readonly dir: string;
+  readonly configFile: string;
+  readonly metricsFile: string;
+
+  /** `name` prefixes the files, e.g. `collect-2026-11-30T04-43-00Z`. */
+  constructor(dir: string, name: string, resolvedConfig: unknown) {
+    mkdirSync(dir, { recursive: true });
+    this.dir = dir;
+    this.configFile = join(dir, `${name}.config.json`);
+    this.metricsFile = join(dir, `${name}.metrics.jsonl`);
+    writeFileSync(this.configFile, JSON.stringify(resolvedConfig, null, 2) + '\n');
+    writeFileSync(this.metricsFile, '');
+  }
+
+  /** Append one metrics record (a line of JSON with a timestamp). */
+  log(record: Record<string, unknown>): void {
+    appendFileSync(this.metricsFile, JSON.stringify({ time: new Date().toISOString(), ...record }) + '\n');
+  }
+}
+
+/** A file-name-safe timestamp for run names. */
+export function runStamp(date = new Date()): string {
+  return date.toISOString().replace(/[:.]/g, '-');
+}

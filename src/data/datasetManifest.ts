@@ -1,0 +1,102 @@
+/**
+ * `dataset.json`: what marks a folder as a wmrl episode dataset, and for which robot.
+ */
+import { randomUUID } from 'node:crypto';
+import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+export const MANIFEST_FILE = 'dataset.json';
+export const DATASET_FORMAT = 'wmrl-episodes';
+export const DATASET_VERSION = 1;
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+
+const manifestSchema = z.object({
+  format: z.literal(DATASET_FORMAT),
+  version: z.literal(DATASET_VERSION),
+  robot: z.string().min(1).max(1000),
+  createdAt: z.string().min(1).max(1000),
+  datasetId: z.string().min(1).max(1000),
+});
+export type DatasetManifest = z.infer<typeof manifestSchema>;
+
+/** A dataset folder that cannot be opened or written as asked. Nothing was changed. */
+export class DatasetError extends Error {
+  override readonly name = 'DatasetError';
+  constructor(
+    readonly dir: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function newManifest(robot: string, datasetId: string = randomUUID()): DatasetManifest {
+  return manifestSchema.parse({
+    format: DATASET_FORMAT,
+    version: DATASET_VERSION,
+    robot,
+    createdAt: new Date().toISOString(),
+    datasetId,
+  });
+}
+
+/** Reads and validates `dir/dataset.json`; `null` when the file does not exist. */
+export async function readManifest(dir: string): Promise<DatasetManifest | null> {
+  const file = join(dir, MANIFEST_FILE);
+  let size: number;
+  try {
+    size = (await stat(file)).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  if (size > MAX_MANIFEST_BYTES) throw new DatasetError(dir, `${file}: ${size} bytes, too large for a dataset manifest`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new DatasetError(dir, `${file}: not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = manifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.map(String).join('.') || '(root)';
+    throw new DatasetError(dir, `${file}: not a wmrl dataset manifest: field '${field}': ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+/** fsyncs a directory so that renames and creations in it are durable (best effort off Linux). */
+export async function syncDir(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL') throw err;
+  } finally {
+    await fh?.close();
+  }
+}
+
+/** Writes `dir/dataset.json` atomically (temp file, fsync, rename, fsync dir). */
+export async function writeManifest(dir: string, manifest: DatasetManifest): Promise<void> {
+  const file = join(dir, MANIFEST_FILE);
+  const tmp = `${file}.${randomUUID()}.tmp`;
+  const fh = await open(tmp, 'wx');
+  try {
+    await fh.writeFile(`${JSON.stringify(manifestSchema.parse(manifest), null, 2)}\n`);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
+  await syncDir(dir);
+}

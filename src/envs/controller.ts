@@ -1,0 +1,13 @@
+/**
+ * Something that chooses actions one episode at a time: a scripted expert, a random policy, or
+ * a trained policy wrapped for a single env.
+ */
+import type { Action, Observation, TaskSpec } from '../core/types.ts';
+
+export interface Controller {
+  /** Stored with each episode as its `policy`. */
+  readonly name: string;
+  reset(task: TaskSpec, seed: number): void;
+  act(observation: Observation): Action;
+  close?(): void;
+}

@@ -1,0 +1,30 @@
+/** Run one episode of a controller in an env and record it. */
+import type { Episode, TaskSpec } from '../core/types.ts';
+import { EpisodeRecorder } from '../data/episodeRecorder.ts';
+import type { Controller } from './controller.ts';
+import type { Env } from './env.ts';
+
+export interface RolloutOptions {
+  task: TaskSpec;
+  seed: number;
+  /** Initial progress/success of the reset state (envs that can tell; default 0/false). */
+  initialStatus?: () => { progress: number; success: boolean };
+}
+
+export async function runEpisode(env: Env, controller: Controller, options: RolloutOptions): Promise<Episode> {
+  let observation = await env.reset({ task: options.task, seed: options.seed });
+  controller.reset(options.task, options.seed);
+  const recorder = new EpisodeRecorder(
+    { robot: env.robot.name, task: options.task, seed: options.seed, source: env.source, policy: controller.name, controlHz: env.robot.controlHz },
+    observation,
+    options.initialStatus?.() ?? { progress: 0, success: false },
+  );
+  for (;;) {
+    const action = controller.act(observation);
+    const result = await env.step(action);
+    recorder.record(action, result.observation, result.reward, result.success);
+    observation = result.observation;
+    if (result.done) break;
+  }
+  return recorder.finish('complete');
+}

@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listRobots, loadRobot, RobotDescriptionError } from '../../src/core/robotDescription.ts';
+import { Simulator } from '../../sim/simulator.ts';
+
+test('the bundled robot loads and compiles', async () => {
+  assert.ok(listRobots().includes('vx300'));
+  const robot = loadRobot('vx300');
+  assert.equal(robot.arm.joints.length, 6);
+  const sim = await Simulator.create({ robot });
+  try {
+    assert.equal(sim.substeps, 50);
+  } finally {
+    sim.close();
+  }
+});
+
+test('a second robot is just a folder', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-robots-'));
+  try {
+    const src = loadRobot('vx300');
+    mkdirSync(join(dir, 'arm2'));
+    writeFileSync(join(dir, 'arm2', 'robot.xml'), src.mjcfXml);
+    writeFileSync(join(dir, 'arm2', 'robot.yaml'), readFileSync(join(src.dir, 'robot.yaml'), 'utf8').replace('name: vx300', 'name: arm2'));
+    assert.deepEqual(listRobots(dir), ['arm2']);
+    assert.equal(loadRobot('arm2', dir).name, 'arm2');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('malformed descriptions get errors naming the problem', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-robots-'));
+  const src = loadRobot('vx300');
+  const yaml = readFileSync(join(src.dir, 'robot.yaml'), 'utf8');
+  const write = (text: string) => {
+    mkdirSync(join(dir, 'vx300'), { recursive: true });
+    writeFileSync(join(dir, 'vx300', 'robot.xml'), src.mjcfXml);
+    writeFileSync(join(dir, 'vx300', 'robot.yaml'), text);
+  };
+  try {
+    assert.throws(() => loadRobot('nope', dir), /unknown robot 'nope'/);
+    write(yaml.replace('controlHz: 10', 'controlHz: -3'));
+    assert.throws(() => loadRobot('vx300', dir), (e: Error) => e instanceof RobotDescriptionError && /controlHz/.test(e.message));
+    write(yaml.replace('home: [0.0, -0.35, 0.55, 0.0, 1.35, 0.0]', 'home: [0.0, -0.35]'));
+    assert.throws(() => loadRobot('vx300', dir), /home must have one value per arm joint/);
+    write(yaml.replace('name: wrist_rotate,', 'name: wrist_twist,'));
+    assert.throws(() => loadRobot('vx300', dir), /joint 'wrist_twist' is not defined in the MJCF/);
+    write(yaml.replace('lower: -1.80, upper: 1.20', 'lower: 1.80, upper: 1.20'));
+    assert.throws(() => loadRobot('vx300', dir), /lower limit must be below upper limit/);
+    write(yaml + '\nunexpected: 1\n');
+    assert.throws(() => loadRobot('vx300', dir), /unexpected/);
+    write('arm: [unclosed');
+    assert.throws(() => loadRobot('vx300', dir), /not valid YAML/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
