@@ -9,7 +9,8 @@ import { compileMjcf, getMujoco, type Mujoco } from './mujocoRuntime.ts';
 import { buildSceneXml, structureKey, structureOf, type SceneStructure } from './sceneBuilder.ts';
 import { COLORS, type ColorName } from './taskSuite.ts';
 import type { SceneLayout } from './layout.ts';
-import { RayRenderer, type SceneGeoms } from './render/rayRenderer.ts';
+import { RayRenderer } from './render/rayRenderer.ts';
+import { MujocoScene } from './render/mujocoScene.ts';
 
 /** Indices into one compiled scene model, looked up once per model. */
 interface ModelIndex {
@@ -44,6 +45,8 @@ export class Simulator {
   #scenes = new Map<string, CompiledScene>();
   #scene: CompiledScene | undefined;
   #data: MjData | undefined;
+  /** Render view of the loaded scene (colours resolved after load() sets them). */
+  #view: MujocoScene | undefined;
   #renderers = new Map<string, RayRenderer>();
   #folder: string;
   static #instances = 0;
@@ -105,6 +108,7 @@ export class Simulator {
       setColor(rgba, index.zoneGeoms[i]!, z.color);
     });
     this.#mj.mj_forward(model, data);
+    this.#view = new MujocoScene(model);
   }
 
   /** Set the arm's joint targets (radians) and the gripper target, then advance one control tick. */
@@ -161,32 +165,20 @@ export class Simulator {
 
   /** Render a camera of the robot description; deterministic for a given state. */
   render(camera: string): Image {
-    const { model, index } = this.#current();
+    const { index } = this.#current();
     const renderer = this.#renderers.get(camera);
     const id = index.cameras.get(camera);
     if (!renderer || id === undefined) throw new Error(`unknown camera '${camera}'; cameras: ${[...this.#renderers.keys()].join(', ')}`);
-    const data = this.data;
-    const geoms: SceneGeoms = {
-      ngeom: model.ngeom,
-      type: model.geom_type as Int32Array,
-      size: model.geom_size as Float64Array,
-      xpos: data.geom_xpos as Float64Array,
-      xmat: data.geom_xmat as Float64Array,
-      rgba: model.geom_rgba as Float32Array,
-    };
-    const camXpos = data.cam_xpos as Float64Array;
-    const camXmat = data.cam_xmat as Float64Array;
-    const pixels = renderer.render(geoms, {
-      pos: camXpos.subarray(3 * id, 3 * id + 3),
-      mat: camXmat.subarray(9 * id, 9 * id + 9),
-      fovy: (model.cam_fovy as Float64Array)[id]!,
-    });
-    return { width: renderer.width, height: renderer.height, data: pixels.slice() };
+    const view = this.#view!;
+    // render() returns a fresh buffer per call, so frames can be kept without copying.
+    const pixels = renderer.render(view.geoms(this.data), view.camera(this.data, id));
+    return { width: renderer.width, height: renderer.height, data: pixels };
   }
 
   close(): void {
     this.#data?.delete();
     this.#data = undefined;
+    this.#view = undefined;
     for (const s of this.#scenes.values()) s.model.delete();
     this.#scenes.clear();
     this.#scene = undefined;

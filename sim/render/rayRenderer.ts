@@ -461,7 +461,7 @@ export class RayRenderer {
         this.casters[this.nCasters++] = g;
       }
 
-      if (!this.screenRect(px, py, pz, rad)) continue;
+      if (!this.screenRect(g)) continue;
       this.rasterize(g, t);
     }
 
@@ -560,9 +560,10 @@ export class RayRenderer {
     this.casters = new Int32Array(c);
   }
 
-  /** Conservative inclusive pixel rectangle of a world-space sphere; false if empty. */
-  private screenRect(px: number, py: number, pz: number, rad: number): boolean {
+  /** Conservative inclusive pixel rectangle of geom g's bounding sphere; false if empty. */
+  private screenRect(g: number): boolean {
     const W = this.width, H = this.height;
+    const px = this.gPos[3 * g]!, py = this.gPos[3 * g + 1]!, pz = this.gPos[3 * g + 2]!, rad = this.gRad[g]!;
     this.rx0 = 0; this.rx1 = W - 1; this.ry0 = 0; this.ry1 = H - 1;
     if (rad === Infinity || !this.cull) return true;
     const wx = px - this.cpx, wy = py - this.cpy, wz = pz - this.cpz;
