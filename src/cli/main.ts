@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   tasks: async () => (await import('./tasks.ts')).command,
   collect: async () => (await import('./collect.ts')).command,
   info: async () => (await import('./info.ts')).command,
+  wm: async () => (await import('./wm.ts')).command,
   demo: async () => (await import('./demo.ts')).command,
 };
 

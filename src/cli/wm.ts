@@ -1,0 +1,149 @@
+/** `wmrl wm train|eval`: fit an ensemble world model on a dataset; evaluate it on held-out episodes. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { describeConfigSchema, parseDottedOverrides, resolveConfig } from '../core/config.ts';
+import { RunLog } from '../core/runLog.ts';
+import type { Episode } from '../core/types.ts';
+import { WorldModel } from '../worldmodel/worldModel.ts';
+import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
+import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
+import type { WorldModelEvaluation } from '../worldmodel/evaluateModel.ts';
+import { intFlag, parseFlags, UsageError } from './args.ts';
+import { readEpisodes, useBackend } from './common.ts';
+import { Progress } from './progress.ts';
+
+const TRAIN_HELP = `usage: wmrl wm train --data DIR --out DIR [--config FILE]... [--kind state|video] [--backend B] [--key.path=value]...
+
+  --data DIR      dataset folder (repeat for several)
+  --out DIR       output folder: model/ (checkpoint), resolved config, metrics JSONL, eval.json
+  --config FILE   YAML preset(s) overlaid in order, e.g. configs/wm/state.yaml
+  --kind K        shorthand for --kind=K over the presets
+  --backend B     auto | tensorflow-gpu | tensorflow | wasm | cpu (shorthand for --backend=B)
+
+config keys (set with --key.path=value):
+`;
+
+export const command = {
+  summary: 'train (wm train) or evaluate (wm eval) an ensemble world model',
+  async run(argv: string[]): Promise<number> {
+    const [sub, ...rest] = argv;
+    if (sub === 'train') return train(rest);
+    if (sub === 'eval') return evaluate(rest);
+    console.log(`usage: wmrl wm train|eval [options]   (wmrl wm train --help)`);
+    return sub === undefined || sub === '--help' ? 0 : 2;
+  },
+};
+
+async function train(argv: string[]): Promise<number> {
+  const { overrides, rest } = parseDottedOverrides(argv);
+  const { values } = parseFlags(rest, {
+    data: { type: 'string', multiple: true },
+    out: { type: 'string' },
+    config: { type: 'string', multiple: true },
+    kind: { type: 'string' },
+    backend: { type: 'string' },
+    seed: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    console.log(TRAIN_HELP + describeConfigSchema(worldModelConfigSchema).map((l) => `  ${l}`).join('\n'));
+    return 0;
+  }
+  if (!values.data?.length || !values.out) throw new UsageError(`--data and --out are required\n\n${TRAIN_HELP}`);
+  const shorthand: Record<string, string> = {};
+  if (values.kind) shorthand.kind = values.kind;
+  if (values.backend) shorthand.backend = values.backend;
+  if (values.seed) shorthand.seed = values.seed;
+  const config = resolveConfig(worldModelConfigSchema, { files: values.config ?? [], overrides: { ...shorthand, ...overrides } });
+  const modelDir = join(values.out, 'model');
+  if (existsSync(modelDir) && !existsSync(join(modelDir, 'model.json'))) throw new Error(`${modelDir} exists and is not a world-model checkpoint; refusing to overwrite it`);
+  const backend = await useBackend(config.backend, WORLD_MODEL_KERNELS);
+  const episodes: Episode[] = [];
+  for (const dir of values.data) episodes.push(...(await readEpisodes(dir)).episodes);
+  const log = new RunLog(values.out, 'wm-train', { command: 'wm train', data: values.data, backend, config });
+  console.error(`training a ${config.kind} world model (K=${config.members}) on ${episodes.length} episodes, backend ${backend}`);
+  let progress: Progress | undefined;
+  let stage = '';
+  const stop = new AbortController();
+  const onSigint = () => stop.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const { model, report } = await WorldModel.train(episodes, config, {
+      signal: stop.signal,
+      onStage: (s) => (stage = s),
+      onStep: (step, steps, epoch) => {
+        if (step === 1) {
+          progress?.stop();
+          progress = new Progress(`${stage} epoch ${epoch + 1}`, steps);
+        }
+        progress!.update(step);
+      },
+      onEpoch: (s, m) => {
+        progress?.stop();
+        progress = undefined;
+        log.log({ stage: s, ...m });
+        const v = (m.validation as Record<string, number> | undefined) ?? { reconstruction: m.validationLoss as number };
+        console.error(`${s} epoch ${(m.epoch as number) + 1}: train ${(m.trainLoss as number).toFixed(4)} validation ${Object.entries(v).map(([k, x]) => `${k} ${x.toFixed(4)}`).join(' ')}`);
+      },
+    });
+    try {
+      await saveWorldModel(model, modelDir);
+      const held = episodes.filter((e) => model.meta.validationEpisodeIds.includes(e.id));
+      const evaluation = model.evaluate(held.length > 0 ? held : episodes);
+      log.log({ stage: 'eval', ...evaluation });
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(join(values.out, 'eval.json'), JSON.stringify({ report: { ...report, dynamics: { ...report.dynamics, history: undefined } }, evaluation }, null, 2) + '\n');
+      console.log(`world model saved to ${modelDir} (${report.dynamics.epochs} epochs, best ${report.dynamics.bestEpoch + 1}, ${report.seconds.toFixed(0)} s); tensors in memory: ${tf.memory().numTensors}`);
+      printEvaluation(evaluation, 'validation episodes');
+      return stop.signal.aborted ? 130 : 0;
+    } finally {
+      model.dispose();
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+    progress?.stop();
+  }
+}
+
+async function evaluate(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, {
+    model: { type: 'string' },
+    data: { type: 'string', multiple: true },
+    horizon: { type: 'string' },
+    all: { type: 'boolean' },
+    backend: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  const usage = 'usage: wmrl wm eval --model DIR --data DIR [--horizon H] [--all] [--backend B] [--json]\n\nEvaluates on the episodes the model held out for validation when --data is its training data; on every episode otherwise (or with --all).';
+  if (values.help) {
+    console.log(usage);
+    return 0;
+  }
+  if (!values.model || !values.data?.length) throw new UsageError(usage);
+  await useBackend(values.backend ?? 'auto', WORLD_MODEL_KERNELS);
+  const dir = existsSync(join(values.model, 'model', 'model.json')) ? join(values.model, 'model') : values.model;
+  const model = await loadWorldModel(dir);
+  try {
+    const episodes: Episode[] = [];
+    for (const d of values.data) episodes.push(...(await readEpisodes(d)).episodes);
+    const held = values.all ? [] : episodes.filter((e) => model.meta.validationEpisodeIds.includes(e.id));
+    const which = held.length > 0 ? held : episodes;
+    const evaluation = model.evaluate(which, intFlag(values.horizon, 'horizon', model.config.eval.horizon, 1));
+    if (values.json) console.log(JSON.stringify(evaluation, null, 2));
+    else printEvaluation(evaluation, held.length > 0 ? 'held-out validation episodes' : 'all given episodes');
+    return 0;
+  } finally {
+    model.dispose();
+  }
+}
+
+function printEvaluation(e: WorldModelEvaluation, what: string): void {
+  const f = (x: number, d = 4) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+  console.log(`evaluation on ${e.episodes} ${what} (${e.starts} start states, horizon ${e.horizon}):`);
+  console.log(`  one-step: state MSE ${f(e.oneStep.stateMse)} (normalised), joints RMSE ${f(e.oneStep.jointRmse)} rad, target object RMSE ${f(e.oneStep.objectRmse)} m`);
+  console.log(`  ${e.horizon}-step: state MSE ${f(e.hStep.stateMse)}, joints RMSE ${f(e.hStep.jointRmse)} rad, target object RMSE ${f(e.hStep.objectRmse)} m`);
+  console.log(`  success within ${e.horizon} steps: AUROC ${f(e.success.auroc, 3)}, ECE ${f(e.success.ece, 3)} (${e.success.positives} positives of ${e.success.count})`);
+  console.log(`  ensemble variance vs error, Spearman: ${f(e.varianceErrorSpearman, 3)}`);
+}

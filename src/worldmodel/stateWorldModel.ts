@@ -1,0 +1,107 @@
+/**
+ * The `state` world model: an ensemble of K MLPs mapping (state, action, task context) to a
+ * Gaussian over the next state's change (mean and log-variance, normalised), the success
+ * logit and the progress of the next state. All members run in one batched computation.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { EnsembleMlp } from './ensembleMlp.ts';
+import { Normalizer, type NormalizerStats } from './normalizer.ts';
+import { stateModelLoss } from './stateModelLoss.ts';
+import type { WindowBatch } from './windowBatch.ts';
+
+export interface StateModelConfig {
+  members: number;
+  hidden: number[];
+  seed: number;
+  /** Soft bounds of the predicted log-variance (normalised units), as in PETS. */
+  minLogVar: number;
+  maxLogVar: number;
+}
+
+export interface StateModelDims {
+  state: number;
+  action: number;
+  context: number;
+}
+
+export interface StepOutput {
+  /** Next state (raw units), [K, N, D]. */
+  next: tf.Tensor3D;
+  /** Predicted normalised delta mean and log-variance, [K, N, D]. */
+  deltaMean: tf.Tensor3D;
+  logVar: tf.Tensor3D;
+  /** Success logit and progress in [0,1] of the next state, [K, N]. */
+  successLogit: tf.Tensor2D;
+  progress: tf.Tensor2D;
+}
+
+export interface StateModelStats {
+  state: NormalizerStats;
+  delta: NormalizerStats;
+}
+
+export class StateWorldModel {
+  readonly kind = 'state' as const;
+  readonly config: StateModelConfig;
+  readonly dims: StateModelDims;
+  readonly net: EnsembleMlp;
+  readonly stateNorm: Normalizer;
+  readonly deltaNorm: Normalizer;
+
+  constructor(config: StateModelConfig, dims: StateModelDims, stats: StateModelStats) {
+    this.config = config;
+    this.dims = dims;
+    this.stateNorm = new Normalizer(stats.state);
+    this.deltaNorm = new Normalizer(stats.delta);
+    if (this.stateNorm.dim !== dims.state || this.deltaNorm.dim !== dims.state) throw new Error('normalisation statistics do not match the state dimension');
+    this.net = new EnsembleMlp({ name: 'state', members: config.members, input: dims.state + dims.action + dims.context, hidden: config.hidden, output: 2 * dims.state + 2, seed: config.seed });
+  }
+
+  get members(): number {
+    return this.config.members;
+  }
+
+  /** One transition for every member: x [K,N,D] raw, action [K,N,A], context [K,N,C]. */
+  step(x: tf.Tensor3D, action: tf.Tensor3D, context: tf.Tensor3D): StepOutput {
+    return tf.tidy(() => {
+      const D = this.dims.state;
+      const out = this.net.apply(tf.concat([this.stateNorm.normalize(x), action, context], 2));
+      const deltaMean = out.slice([0, 0, 0], [-1, -1, D]);
+      const raw = out.slice([0, 0, D], [-1, -1, D]);
+      const { minLogVar: lo, maxLogVar: hi } = this.config;
+      // Soft clamp keeps gradients alive at the bounds.
+      const logVar = tf.add(lo, tf.softplus(tf.sub(tf.sub(hi, tf.softplus(tf.sub(hi, raw))), lo))) as tf.Tensor3D;
+      const successLogit = out.slice([0, 0, 2 * D], [-1, -1, 1]).squeeze([2]) as tf.Tensor2D;
+      const progress = tf.sigmoid(out.slice([0, 0, 2 * D + 1], [-1, -1, 1]).squeeze([2])) as tf.Tensor2D;
+      const next = tf.add(x, this.deltaNorm.denormalize(deltaMean)) as tf.Tensor3D;
+      return { next, deltaMean, logVar, successLogit, progress };
+    });
+  }
+
+  /** Gaussian NLL of the true next state under the prediction, per sample: [K, N]. */
+  transitionNll(out: StepOutput, from: tf.Tensor3D, target: tf.Tensor3D): tf.Tensor2D {
+    return tf.tidy(() => {
+      const targetDelta = this.deltaNorm.normalize(tf.sub(target, from));
+      const err = tf.square(tf.sub(out.deltaMean, targetDelta));
+      return tf.mean(tf.mul(0.5, tf.add(tf.mul(err, tf.exp(tf.neg(out.logVar))), out.logVar)), 2) as tf.Tensor2D;
+    });
+  }
+
+  variables(): tf.Variable[] {
+    return this.net.variables();
+  }
+
+  loss(batch: WindowBatch) {
+    return stateModelLoss(this, batch);
+  }
+
+  stats(): StateModelStats {
+    return { state: this.stateNorm.toJSON(), delta: this.deltaNorm.toJSON() };
+  }
+
+  dispose(): void {
+    this.net.dispose();
+    this.stateNorm.dispose();
+    this.deltaNorm.dispose();
+  }
+}

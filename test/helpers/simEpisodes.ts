@@ -1,0 +1,26 @@
+/** Real simulator episodes for tests: a mix of expert, noisy-expert and random behaviour. */
+import { loadRobot } from '../../src/core/robotDescription.ts';
+import type { Episode } from '../../src/core/types.ts';
+import { SimEnv } from '../../src/envs/simEnv.ts';
+import { RandomController } from '../../src/envs/randomController.ts';
+import { runEpisode } from '../../src/envs/rollout.ts';
+import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
+import { planEpisodes } from '../../sim/episodePlan.ts';
+import type { TaskFamily } from '../../src/core/types.ts';
+
+export async function collectMixedEpisodes(options: { families: TaskFamily[]; perKind: number; seed: number; cameras?: string[] }): Promise<Episode[]> {
+  const robot = loadRobot('vx300');
+  const env = await SimEnv.create({ robot, cameras: options.cameras });
+  const controllers = [await ScriptedExpert.create({ robot, noise: 0.1 }), await ScriptedExpert.create({ robot, noise: 0.8 }), new RandomController(robot.arm.joints.length + 1)];
+  const episodes: Episode[] = [];
+  try {
+    for (const [c, controller] of controllers.entries()) {
+      const plan = planEpisodes(options.families.map((family) => ({ family })), 'train', options.perKind, options.seed + 1000 * c);
+      for (const p of plan) episodes.push(await runEpisode(env, controller, { ...p, initialStatus: () => env.status() }));
+    }
+  } finally {
+    for (const c of controllers) c.close?.();
+    await env.close();
+  }
+  return episodes;
+}
