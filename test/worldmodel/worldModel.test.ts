@@ -49,7 +49,7 @@ test('state kind: training lowers validation loss, and tf.memory() does not grow
     const steady = tensorsAtStep;
     assert.ok(steady.length > 5);
     assert.equal(Math.max(...steady), Math.min(...steady), `tensor count changed during training: ${Math.min(...steady)}..${Math.max(...steady)}`);
-    assert.deepEqual(new Set(h.map((m) => m.numTensors)).size, 1, 'tensor count differs between epochs');
+    assert.equal(new Set(h.slice(1).map((m) => m.numTensors)).size, 1, 'tensor count differs between epochs');
   } finally {
     model.dispose();
   }
