@@ -18,7 +18,8 @@ export interface ScriptedExpertOptions {
 }
 
 export class ScriptedExpert implements Controller {
-  readonly name = 'expert';
+  /** `expert`, or `expert:noise=0.5` when recorded with action noise (BC filters on it). */
+  readonly name: string;
   #controller: IkController;
   #planner: Planner | undefined;
   #noise: number;
@@ -28,6 +29,7 @@ export class ScriptedExpert implements Controller {
   private constructor(controller: IkController, noise: number) {
     this.#controller = controller;
     this.#noise = noise;
+    this.name = noise > 0 ? `expert:noise=${noise}` : 'expert';
   }
 
   static async create(options: ScriptedExpertOptions): Promise<ScriptedExpert> {

@@ -7,7 +7,8 @@ export class Progress {
   #bar: SingleBar | undefined;
   #total: number;
   #label: string;
-  #lastLine = 0;
+  #lastLine = Date.now();
+  #printed = false;
   #value = 0;
 
   constructor(label: string, total: number) {
@@ -23,8 +24,10 @@ export class Progress {
     this.#value = value;
     if (this.#bar) {
       this.#bar.update(value, { status });
-    } else if (Date.now() - this.#lastLine > 5000 || value === this.#total) {
+    } else if (Date.now() - this.#lastLine > 5000 || (value === this.#total && this.#printed)) {
+      // Without a terminal: a line every 5 s of long work (CI logs), nothing for short work.
       this.#lastLine = Date.now();
+      this.#printed = true;
       process.stderr.write(`${this.#label} ${value}/${this.#total} ${status}\n`);
     }
   }

@@ -120,3 +120,30 @@ test('info names the file and offset of a corrupted record', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('wm train → wm eval on a tiny dataset; bad config values are named', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-cli-'));
+  try {
+    const data = join(dir, 'data');
+    assert.equal((await wmrl('collect', '--task', 'reach', '--episodes', '3', '--out', data)).code, 0);
+    assert.equal((await wmrl('collect', '--task', 'reach', '--policy', 'random', '--episodes', '3', '--seed', '50', '--out', data)).code, 0);
+    const out = join(dir, 'wm');
+    let r = await wmrl('wm', 'train', '--data', data, '--out', out, '--config', 'configs/wm/state.yaml', '--members=2', '--hidden=[16]', '--train.epochs=1', '--backend', 'cpu');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /world model saved/);
+    assert.match(r.stdout, /AUROC/);
+    const saved = JSON.parse(readFileSync(join(out, 'wm-train.config.json'), 'utf8'));
+    assert.equal(saved.config.members, 2);
+    assert.ok(readFileSync(join(out, 'wm-train.metrics.jsonl'), 'utf8').trim().split('\n').length >= 2);
+    r = await wmrl('wm', 'eval', '--model', out, '--data', data, '--json', '--backend', 'cpu');
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(Number.isFinite(JSON.parse(r.stdout).oneStep.jointRmse));
+    r = await wmrl('wm', 'train', '--data', data, '--out', join(dir, 'x'), '--members=0');
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /members/);
+    r = await wmrl('wm', 'train', '--data', data, '--out', join(dir, 'x'), '--train.epoks=3');
+    assert.match(r.stderr, /epoks/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

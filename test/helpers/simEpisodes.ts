@@ -3,6 +3,7 @@ import { loadRobot } from '../../src/core/robotDescription.ts';
 import type { Episode } from '../../src/core/types.ts';
 import { SimEnv } from '../../src/envs/simEnv.ts';
 import { RandomController } from '../../src/envs/randomController.ts';
+import type { Controller } from '../../src/envs/controller.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../sim/episodePlan.ts';
@@ -11,7 +12,7 @@ import type { TaskFamily } from '../../src/core/types.ts';
 export async function collectMixedEpisodes(options: { families: TaskFamily[]; perKind: number; seed: number; cameras?: string[] }): Promise<Episode[]> {
   const robot = loadRobot('vx300');
   const env = await SimEnv.create({ robot, cameras: options.cameras });
-  const controllers = [await ScriptedExpert.create({ robot, noise: 0.1 }), await ScriptedExpert.create({ robot, noise: 0.8 }), new RandomController(robot.arm.joints.length + 1)];
+  const controllers: Controller[] = [await ScriptedExpert.create({ robot, noise: 0.1 }), await ScriptedExpert.create({ robot, noise: 0.8 }), new RandomController(robot.arm.joints.length + 1)];
   const episodes: Episode[] = [];
   try {
     for (const [c, controller] of controllers.entries()) {

@@ -1,0 +1,17 @@
+/** Diagonal Gaussian action distribution: log-probabilities and sampling, batched. */
+import * as tf from '@tensorflow/tfjs';
+
+const HALF_LOG_2PI = 0.5 * Math.log(2 * Math.PI);
+
+/** log N(action; mean, exp(logStd)²) summed over action dims: [N, A] → [N]. */
+export function gaussianLogProb(action: tf.Tensor2D, mean: tf.Tensor2D, logStd: tf.Tensor): tf.Tensor1D {
+  return tf.tidy(() => {
+    const z = tf.div(tf.sub(action, mean), tf.exp(logStd));
+    return tf.sum(tf.neg(tf.add(tf.add(tf.mul(0.5, tf.square(z)), logStd), HALF_LOG_2PI)), 1) as tf.Tensor1D;
+  });
+}
+
+/** Entropy of the diagonal Gaussian (nats), summed over dims. */
+export function gaussianEntropy(logStd: tf.Tensor1D): tf.Scalar {
+  return tf.tidy(() => tf.sum(tf.add(logStd, 0.5 + HALF_LOG_2PI)) as tf.Scalar);
+}

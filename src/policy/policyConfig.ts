@@ -1,0 +1,47 @@
+/** The VLA policy's configuration: architecture size and behaviour-cloning settings. */
+import { z } from 'zod';
+import { BACKEND_NAMES } from '../backend/selectBackend.ts';
+
+export const policyConfigSchema = z
+  .object({
+    size: z.string().default('tiny').describe('preset name (tiny | small | base), recorded with the model'),
+    /** Width of each modality's features (vision, language, proprio). */
+    features: z.number().int().min(4).default(64).describe('width of each modality feature (vision, language, proprio)'),
+    tokenDim: z.number().int().min(2).default(16).describe('token embedding width'),
+    maxTokens: z.number().int().min(2).default(12).describe('instruction tokens kept (padded/truncated)'),
+    trunk: z.array(z.number().int().positive()).min(1).default([128, 128]).describe('fused trunk widths'),
+    initLogStd: z.number().default(-1).describe('initial log standard deviation of the action distribution'),
+    encoder: z
+      .object({
+        imageSize: z.number().int().min(8).default(32),
+        patch: z.number().int().min(1).default(4),
+        patchDim: z.number().int().min(1).default(16),
+        latent: z.number().int().min(2).default(32),
+        camera: z.string().default('scene'),
+        epochs: z.number().int().min(1).default(8).describe('autoencoder epochs when pretrain trains its own encoder'),
+      })
+      .strict()
+      .prefault({})
+      .describe('the shared vision encoder (taken from a video world model with --encoder, else trained as an autoencoder)'),
+    bc: z
+      .object({
+        epochs: z.number().int().min(1).default(30),
+        batchSize: z.number().int().min(1).default(128),
+        learningRate: z.number().positive().default(1e-3),
+        validationFraction: z.number().min(0).max(0.9).default(0.15),
+        patience: z.number().int().min(1).default(6),
+        successOnly: z.boolean().default(true).describe('clone only successful episodes'),
+        maxNoise: z.number().min(0).default(0.2).describe('skip expert episodes recorded with more action noise than this'),
+        shiftAugment: z.boolean().default(true).describe('add 1-pixel shifted copies of every frame'),
+      })
+      .strict()
+      .prefault({}),
+    seed: z.number().int().default(0),
+    backend: z.enum(BACKEND_NAMES as unknown as [string, ...string[]]).default('auto'),
+  })
+  .strict();
+
+export type PolicyConfig = z.infer<typeof policyConfigSchema>;
+
+/** Kernels policy training needs (all present on cpu and wasm). */
+export const POLICY_KERNELS = ['OneHot', 'Sigmoid', 'Tanh', 'Transpose'];

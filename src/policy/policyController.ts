@@ -1,0 +1,48 @@
+/** A trained policy driving one Env, one observation at a time (evaluation, anchor episodes). */
+import * as tf from '@tensorflow/tfjs';
+import type { Action, Observation, TaskSpec } from '../core/types.ts';
+import type { Controller } from '../envs/controller.ts';
+import { disposeInput, observationInput } from './policyInputs.ts';
+import type { VlaPolicy } from './vlaPolicy.ts';
+
+export interface PolicyControllerOptions {
+  /** Act with the mean action (evaluation) rather than sampling. */
+  deterministic: boolean;
+  /** Replace every instruction by this text (a language-grounding ablation). */
+  instructionOverride?: (task: TaskSpec) => string;
+  name?: string;
+}
+
+export class PolicyController implements Controller {
+  readonly name: string;
+  readonly policy: VlaPolicy;
+  #options: PolicyControllerOptions;
+  #seed = 0;
+  #t = 0;
+  #task: TaskSpec | undefined;
+
+  constructor(policy: VlaPolicy, options: PolicyControllerOptions) {
+    this.policy = policy;
+    this.#options = options;
+    this.name = options.name ?? `vla:${policy.config.size}`;
+  }
+
+  reset(task: TaskSpec, seed: number): void {
+    this.#task = task;
+    this.#seed = seed;
+    this.#t = 0;
+  }
+
+  act(observation: Observation): Action {
+    const instruction = this.#options.instructionOverride && this.#task ? this.#options.instructionOverride(this.#task) : observation.instruction;
+    const input = observationInput(this.policy.encoder, this.policy.tokenizer, this.policy.config.encoder.camera, [{ ...observation, instruction }]);
+    try {
+      return tf.tidy(() => {
+        const out = this.policy.act(input, { deterministic: this.#options.deterministic, seed: this.#seed * 1000 + this.#t++ });
+        return Float32Array.from(out.action.dataSync());
+      });
+    } finally {
+      disposeInput(input);
+    }
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * `wmrl pretrain`: behaviour cloning of the VLA policy from expert demonstrations. Only the
+ * train split is used (test instructions stay unseen); only expert episodes recorded with
+ * little action noise, and by default only successful ones.
+ */
+import type { Episode } from '../core/types.ts';
+import { Rng } from '../core/rng.ts';
+import { PatchDecoder, PatchEncoder } from '../vision/patchCodec.ts';
+import { framesToFloat } from '../vision/frames.ts';
+import { Normalizer } from '../worldmodel/normalizer.ts';
+import { trainAutoencoder } from '../worldmodel/trainAutoencoder.ts';
+import { splitEpisodes } from '../worldmodel/transitionData.ts';
+import { buildBcSamples } from './bcDataset.ts';
+import type { PolicyConfig } from './policyConfig.ts';
+import { episodeProprio, recordedNoise } from './policyInputs.ts';
+import { Tokenizer } from './tokenizer.ts';
+import { trainBc, type BcEpoch } from './trainBc.ts';
+import { VlaPolicy, encoderConfig } from './vlaPolicy.ts';
+
+export interface PretrainHooks {
+  onStage?: (stage: 'encoder' | 'bc') => void;
+  onStep?: (step: number, steps: number, epoch: number) => void;
+  onEpoch?: (stage: 'encoder' | 'bc', m: Record<string, unknown>) => void;
+  signal?: AbortSignal;
+}
+
+export interface PretrainReport {
+  episodesUsed: number;
+  episodesSkipped: number;
+  trainEpisodes: number;
+  validationEpisodes: number;
+  samples: number;
+  encoder: 'given' | 'trained';
+  bc: BcEpoch[];
+  bestEpoch: number;
+  parameters: number;
+  encoderParameters: number;
+  seconds: number;
+}
+
+/** Episodes fit for cloning under the config. */
+export function selectDemonstrations(episodes: Episode[], config: PolicyConfig): Episode[] {
+  return episodes.filter(
+    (e) => e.task.split === 'train' && e.policy.startsWith('expert') && recordedNoise(e.policy) <= config.bc.maxNoise && (!config.bc.successOnly || e.success) && e.steps > 0,
+  );
+}
+
+export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, options: { encoder?: PatchEncoder; hooks?: PretrainHooks } = {}): Promise<{ policy: VlaPolicy; report: PretrainReport }> {
+  const started = performance.now();
+  const hooks = options.hooks ?? {};
+  const demos = selectDemonstrations(episodes, config);
+  if (demos.length < 2) {
+    throw new Error(`only ${demos.length} usable demonstrations (train split, expert with noise <= ${config.bc.maxNoise}${config.bc.successOnly ? ', successful' : ''}); collect more with: wmrl collect --policy expert --split train`);
+  }
+  const rng = new Rng(config.seed);
+  const split = splitEpisodes(demos.length, config.bc.validationFraction, (xs) => rng.shuffle(xs));
+  const trainEps = demos.filter((_, i) => split.train.has(i));
+  const valEps = demos.filter((_, i) => split.validation.has(i));
+  let encoder = options.encoder;
+  if (!encoder) {
+    hooks.onStage?.('encoder');
+    encoder = await trainEncoder(trainEps, valEps, config, hooks);
+  }
+  const tokenizer = Tokenizer.fromTexts(trainEps.map((e) => e.task.instruction), config.maxTokens);
+  const proprioRows = trainEps.map((e) => episodeProprio(e));
+  const P = 2 * trainEps[0]!.qposDim;
+  const proprio = Normalizer.fit(concat(proprioRows), P);
+  const policy = new VlaPolicy(config, { actionDim: trainEps[0]!.actionDim, proprioDim: P, tokenizer: tokenizer.toJSON(), proprio: proprio.toJSON() }, encoder);
+  proprio.dispose();
+  try {
+    const camera = config.encoder.camera;
+    const train = buildBcSamples(encoder, tokenizer, trainEps, { camera, shiftAugment: config.bc.shiftAugment });
+    const validation = valEps.length ? buildBcSamples(encoder, tokenizer, valEps, { camera, shiftAugment: false }) : undefined;
+    hooks.onStage?.('bc');
+    const bc = await trainBc(policy, train, validation, {
+      epochs: config.bc.epochs,
+      batchSize: config.bc.batchSize,
+      learningRate: config.bc.learningRate,
+      patience: config.bc.patience,
+      seed: config.seed,
+      onStep: hooks.onStep,
+      onEpoch: (m) => hooks.onEpoch?.('bc', { ...m }),
+      signal: hooks.signal,
+    });
+    const report: PretrainReport = {
+      episodesUsed: demos.length,
+      episodesSkipped: episodes.length - demos.length,
+      trainEpisodes: trainEps.length,
+      validationEpisodes: valEps.length,
+      samples: train.count,
+      encoder: options.encoder ? 'given' : 'trained',
+      bc: bc.history,
+      bestEpoch: bc.bestEpoch,
+      parameters: policy.parameterCount,
+      encoderParameters: policy.encoderParameterCount,
+      seconds: (performance.now() - started) / 1000,
+    };
+    return { policy, report };
+  } catch (err) {
+    policy.dispose();
+    throw err;
+  }
+}
+
+/** Without a world model's encoder: train the patch encoder as an autoencoder on the demos' frames. */
+async function trainEncoder(trainEps: Episode[], valEps: Episode[], config: PolicyConfig, hooks: PretrainHooks): Promise<PatchEncoder> {
+  const codec = encoderConfig(config);
+  const encoder = new PatchEncoder(codec);
+  const decoder = new PatchDecoder(codec);
+  try {
+    const frames = (eps: Episode[]) =>
+      eps.map((e) => {
+        const cam = e.cameras[config.encoder.camera];
+        if (!cam) throw new Error(`episode ${e.id} has no '${config.encoder.camera}' camera`);
+        return framesToFloat(cam.frames, cam.width, cam.height, codec.imageSize);
+      });
+    const trainFrames = concat(frames(trainEps));
+    const valFrames = concat(frames(valEps));
+    const all = concat([trainFrames, valFrames]);
+    const frameSize = codec.imageSize ** 2 * 3;
+    const nTrain = trainFrames.length / frameSize;
+    const nAll = all.length / frameSize;
+    await trainAutoencoder(encoder, decoder, all, range(0, nTrain), range(nTrain, nAll), {
+      epochs: config.encoder.epochs,
+      batchSize: 64,
+      learningRate: 2e-3,
+      seed: config.seed,
+      onStep: hooks.onStep,
+      onEpoch: (m) => hooks.onEpoch?.('encoder', m),
+      signal: hooks.signal,
+    });
+    return encoder;
+  } catch (err) {
+    encoder.dispose();
+    throw err;
+  } finally {
+    decoder.dispose();
+  }
+}
+
+function range(a: number, b: number): number[] {
+  return Array.from({ length: b - a }, (_, i) => a + i);
+}
+
+function concat(parts: Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}

@@ -1,0 +1,112 @@
+/**
+ * Behaviour cloning: maximise the log-likelihood of the expert's actions under the policy's
+ * Gaussian, with validation on held-out episodes, early stopping and best-weights restore.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { Rng } from '../core/rng.ts';
+import type { BcSamples } from './bcDataset.ts';
+import type { PolicyInput, VlaPolicy } from './vlaPolicy.ts';
+
+export interface BcOptions {
+  epochs: number;
+  batchSize: number;
+  learningRate: number;
+  patience: number;
+  seed: number;
+  onStep?: (step: number, steps: number, epoch: number) => void;
+  onEpoch?: (m: BcEpoch) => void;
+  signal?: AbortSignal;
+}
+
+export interface BcEpoch {
+  epoch: number;
+  trainNll: number;
+  validationNll: number;
+  /** Mean squared error of the action mean against the expert's action (validation). */
+  validationMse: number;
+  seconds: number;
+  samplesPerSecond: number;
+  numTensors: number;
+}
+
+export function gatherInput(s: BcSamples, idx: ArrayLike<number>): { input: PolicyInput; actions: tf.Tensor2D } {
+  const n = idx.length;
+  const latent = new Float32Array(n * s.latentDim);
+  const proprio = new Float32Array(n * s.proprioDim);
+  const tokens = new Int32Array(n * s.maxTokens);
+  const actions = new Float32Array(n * s.actionDim);
+  for (let j = 0; j < n; j++) {
+    const i = idx[j]!;
+    latent.set(s.latents.subarray(i * s.latentDim, (i + 1) * s.latentDim), j * s.latentDim);
+    proprio.set(s.proprio.subarray(i * s.proprioDim, (i + 1) * s.proprioDim), j * s.proprioDim);
+    tokens.set(s.tokens.subarray(i * s.maxTokens, (i + 1) * s.maxTokens), j * s.maxTokens);
+    actions.set(s.actions.subarray(i * s.actionDim, (i + 1) * s.actionDim), j * s.actionDim);
+  }
+  return {
+    input: { latent: tf.tensor2d(latent, [n, s.latentDim]), proprio: tf.tensor2d(proprio, [n, s.proprioDim]), tokens: tf.tensor2d(tokens, [n, s.maxTokens], 'int32') },
+    actions: tf.tensor2d(actions, [n, s.actionDim]),
+  };
+}
+
+function disposeGathered(g: { input: PolicyInput; actions: tf.Tensor2D }): void {
+  tf.dispose([g.input.latent, g.input.proprio, g.input.tokens, g.actions]);
+}
+
+export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: BcSamples | undefined, options: BcOptions): Promise<{ history: BcEpoch[]; bestEpoch: number }> {
+  const rng = new Rng(options.seed * 977 + 5);
+  const order = Int32Array.from({ length: train.count }, (_, i) => i);
+  const B = Math.min(options.batchSize, train.count);
+  const steps = Math.max(1, Math.floor(train.count / B));
+  const optimizer = tf.train.adam(options.learningRate);
+  const vars = policy.variables();
+  const history: BcEpoch[] = [];
+  let best = { nll: Infinity, epoch: -1, weights: [] as tf.Tensor[] };
+  try {
+    for (let epoch = 0; epoch < options.epochs && !options.signal?.aborted; epoch++) {
+      const started = performance.now();
+      rng.shuffle(order as unknown as number[]);
+      let sum = 0;
+      for (let s = 0; s < steps; s++) {
+        const g = gatherInput(train, order.subarray(s * B, (s + 1) * B));
+        try {
+          const loss = optimizer.minimize(() => tf.neg(tf.mean(policy.logProb(g.input, g.actions))) as tf.Scalar, true, vars)!;
+          sum += (await loss.data())[0]!;
+          loss.dispose();
+        } finally {
+          disposeGathered(g);
+        }
+        options.onStep?.(s + 1, steps, epoch);
+        if (s % 8 === 7) await new Promise((r) => setImmediate(r));
+      }
+      const val = await evaluateBc(policy, validation ?? train);
+      const seconds = (performance.now() - started) / 1000;
+      const m: BcEpoch = { epoch, trainNll: sum / steps, validationNll: val.nll, validationMse: val.mse, seconds, samplesPerSecond: (steps * B) / seconds, numTensors: tf.memory().numTensors };
+      history.push(m);
+      options.onEpoch?.(m);
+      if (val.nll < best.nll) {
+        tf.dispose(best.weights);
+        best = { nll: val.nll, epoch, weights: vars.map((v) => tf.clone(v)) };
+      } else if (epoch - best.epoch >= options.patience) break;
+    }
+    if (best.weights.length) vars.forEach((v, i) => v.assign(best.weights[i]!));
+  } finally {
+    tf.dispose(best.weights);
+    optimizer.dispose();
+  }
+  return { history, bestEpoch: best.epoch };
+}
+
+export async function evaluateBc(policy: VlaPolicy, samples: BcSamples, chunk = 1024): Promise<{ nll: number; mse: number }> {
+  let nll = 0;
+  let mse = 0;
+  for (let i = 0; i < samples.count; i += chunk) {
+    const idx = Array.from({ length: Math.min(chunk, samples.count - i) }, (_, j) => i + j);
+    const g = gatherInput(samples, idx);
+    const [a, b] = tf.tidy(() => [tf.sum(tf.neg(policy.logProb(g.input, g.actions))), tf.sum(tf.mean(tf.square(tf.sub(policy.mean(g.input), g.actions)), 1))]);
+    nll += (await a!.data())[0]!;
+    mse += (await b!.data())[0]!;
+    tf.dispose([a!, b!]);
+    disposeGathered(g);
+  }
+  return { nll: nll / samples.count, mse: mse / samples.count };
+}

@@ -1,0 +1,141 @@
+/**
+ * The vision-language-action policy. Vision: the shared patch encoder's latent (frozen; it is
+ * the video world model's encoder, so imagination hands latents straight in). Language: token
+ * embeddings (one-hot × matrix: no gather gradient needed on wasm) of the first tokens kept in
+ * order, flattened and projected. Proprio: normalised joint positions and velocities.
+ * Language modulates the vision features (FiLM) before the fused trunk; a Gaussian head gives
+ * the action mean and a learned, state-independent log-std.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { newVariable, namedVariables } from '../core/variables.ts';
+import { Dense, swish } from '../nn/dense.ts';
+import { PatchEncoder, type PatchCodecConfig } from '../vision/patchCodec.ts';
+import { Normalizer, type NormalizerStats } from '../worldmodel/normalizer.ts';
+import { gaussianLogProb } from './gaussian.ts';
+import type { PolicyConfig } from './policyConfig.ts';
+import { Tokenizer } from './tokenizer.ts';
+
+/** Batched policy input. */
+export interface PolicyInput {
+  /** Encoder latents, [N, Z]. */
+  latent: tf.Tensor2D;
+  /** Joint positions then velocities (raw), [N, P]. */
+  proprio: tf.Tensor2D;
+  /** Token ids, [N, maxTokens] int32. */
+  tokens: tf.Tensor2D;
+}
+
+export interface PolicyOutput {
+  action: tf.Tensor2D;
+  logProb: tf.Tensor1D;
+  mean: tf.Tensor2D;
+}
+
+export interface PolicyMeta {
+  actionDim: number;
+  proprioDim: number;
+  tokenizer: { vocab: string[]; maxTokens: number };
+  proprio: NormalizerStats;
+}
+
+export class VlaPolicy {
+  readonly config: PolicyConfig;
+  readonly meta: PolicyMeta;
+  readonly tokenizer: Tokenizer;
+  readonly encoder: PatchEncoder;
+  readonly proprioNorm: Normalizer;
+  readonly embedding: tf.Variable;
+  readonly vision: Dense;
+  readonly language: Dense;
+  readonly film: Dense;
+  readonly proprio: Dense;
+  readonly trunk: Dense[];
+  readonly head: Dense;
+  readonly logStd: tf.Variable;
+
+  constructor(config: PolicyConfig, meta: PolicyMeta, encoder?: PatchEncoder) {
+    this.config = config;
+    this.meta = meta;
+    this.tokenizer = new Tokenizer(meta.tokenizer.vocab, meta.tokenizer.maxTokens);
+    this.encoder = encoder ?? new PatchEncoder(encoderConfig(config));
+    this.proprioNorm = new Normalizer(meta.proprio);
+    const s = config.seed * 101;
+    const F = config.features;
+    const Z = this.encoder.config.latent;
+    this.embedding = newVariable(tf.randomNormal([this.tokenizer.size, config.tokenDim], 0, 0.3, 'float32', s + 1), 'policy/embedding');
+    this.vision = new Dense('policy/vision', Z, F, s + 2);
+    this.language = new Dense('policy/language', config.maxTokens * config.tokenDim, F, s + 3);
+    // FiLM starts at identity (zero init): language first learns to gate, then to shift.
+    this.film = new Dense('policy/film', F, 2 * F, s + 4, { zeroInit: true });
+    this.proprio = new Dense('policy/proprio', meta.proprioDim, F, s + 5);
+    const widths = [3 * F, ...config.trunk];
+    this.trunk = widths.slice(1).map((w, i) => new Dense(`policy/trunk${i}`, widths[i]!, w, s + 10 + i));
+    this.head = new Dense('policy/head', widths.at(-1)!, meta.actionDim, s + 30);
+    this.logStd = newVariable(tf.fill([meta.actionDim], config.initLogStd), 'policy/log_std');
+  }
+
+  get actionDim(): number {
+    return this.meta.actionDim;
+  }
+
+  /** Action mean for a batch. */
+  mean(input: PolicyInput): tf.Tensor2D {
+    return tf.tidy(() => {
+      const n = input.tokens.shape[0];
+      const F = this.config.features;
+      const oneHot = tf.oneHot(input.tokens.reshape([-1]) as tf.Tensor1D, this.tokenizer.size);
+      const words = tf.matMul(oneHot, this.embedding).reshape([n, -1]) as tf.Tensor2D;
+      const lang = swish(this.language.apply(words));
+      const gammaBeta = this.film.apply(lang);
+      const vis = swish(this.vision.apply(input.latent));
+      const modulated = tf.add(tf.mul(vis, tf.add(1, gammaBeta.slice([0, 0], [n, F]))), gammaBeta.slice([0, F], [n, F])) as tf.Tensor2D;
+      const prop = swish(this.proprio.apply(this.proprioNorm.normalize(input.proprio)));
+      let h = tf.concat([modulated, lang, prop], 1) as tf.Tensor2D;
+      for (const layer of this.trunk) h = swish(layer.apply(h));
+      return this.head.apply(h);
+    });
+  }
+
+  /** Sample (or take the mean, `deterministic`) with log-probabilities. `seed` makes sampling reproducible. */
+  act(input: PolicyInput, options: { deterministic?: boolean; seed?: number } = {}): PolicyOutput {
+    return tf.tidy(() => {
+      const mean = this.mean(input);
+      const action = options.deterministic ? mean : (tf.add(mean, tf.mul(tf.exp(this.logStd), tf.randomNormal(mean.shape, 0, 1, 'float32', options.seed))) as tf.Tensor2D);
+      return { action, logProb: gaussianLogProb(action, mean, this.logStd), mean };
+    });
+  }
+
+  /** log π(action | input), [N]. */
+  logProb(input: PolicyInput, action: tf.Tensor2D): tf.Tensor1D {
+    return tf.tidy(() => gaussianLogProb(action, this.mean(input), this.logStd));
+  }
+
+  /** Trainable variables (the shared encoder is frozen). */
+  variables(): tf.Variable[] {
+    return [this.embedding, ...this.vision.variables(), ...this.language.variables(), ...this.film.variables(), ...this.proprio.variables(), ...this.trunk.flatMap((l) => l.variables()), ...this.head.variables(), this.logStd];
+  }
+
+  /** Trainable parameters (excluding the frozen encoder). */
+  get parameterCount(): number {
+    return this.variables().reduce((n, v) => n + v.size, 0);
+  }
+
+  get encoderParameterCount(): number {
+    return this.encoder.variables().reduce((n, v) => n + v.size, 0);
+  }
+
+  /** Every variable, encoder included, by stable name (for checkpoints). */
+  namedVariables(): Record<string, tf.Variable> {
+    return namedVariables([...this.variables(), ...this.encoder.variables()]);
+  }
+
+  dispose(): void {
+    tf.dispose([...this.variables(), ...this.encoder.variables()]);
+    this.proprioNorm.dispose();
+  }
+}
+
+export function encoderConfig(config: PolicyConfig): PatchCodecConfig {
+  const e = config.encoder;
+  return { imageSize: e.imageSize, patch: e.patch, patchDim: e.patchDim, latent: e.latent, seed: config.seed };
+}
