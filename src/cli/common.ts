@@ -2,6 +2,7 @@
 import { EpisodeStore, type EpisodeFilter } from '../data/episodeStore.ts';
 import type { Episode } from '../core/types.ts';
 import { isBackendName, selectBackend } from '../backend/selectBackend.ts';
+import { parseDottedOverrides } from '../core/config.ts';
 import { UsageError } from './args.ts';
 
 /** Every complete episode of a dataset (aborted ones are never served). */
@@ -17,4 +18,23 @@ export async function useBackend(name: string, requiredKernels: string[]): Promi
   if (!isBackendName(name)) throw new UsageError(`unknown backend '${name}'; use auto, tensorflow-gpu, tensorflow, wasm or cpu`);
   const chosen = await selectBackend(name, { requiredKernels });
   return chosen.backend;
+}
+
+/**
+ * Config overrides from argv: dotted keys (`--train.epochs=3`) and top-level config keys
+ * (`--members=3`) that are not the command's own flags. Everything else is returned in `rest`.
+ */
+export function configOverrides(argv: string[], topLevelKeys: readonly string[], commandFlags: readonly string[]): { overrides: Record<string, string>; rest: string[] } {
+  const { overrides, rest: afterDotted } = parseDottedOverrides(argv);
+  const rest: string[] = [];
+  for (let i = 0; i < afterDotted.length; i++) {
+    const arg = afterDotted[i]!;
+    const m = /^--([A-Za-z][\w-]*)(?:=(.*))?$/s.exec(arg);
+    if (m && topLevelKeys.includes(m[1]!) && !commandFlags.includes(m[1]!)) {
+      const value = m[2] ?? afterDotted[++i];
+      if (value === undefined) throw new UsageError(`--${m[1]} needs a value`);
+      overrides[m[1]!] = value;
+    } else rest.push(arg);
+  }
+  return { overrides, rest };
 }

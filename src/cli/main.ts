@@ -11,6 +11,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   collect: async () => (await import('./collect.ts')).command,
   info: async () => (await import('./info.ts')).command,
   wm: async () => (await import('./wm.ts')).command,
+  pretrain: async () => (await import('./pretrain.ts')).command,
+  eval: async () => (await import('./eval.ts')).command,
   demo: async () => (await import('./demo.ts')).command,
 };
 

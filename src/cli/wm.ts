@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { describeConfigSchema, parseDottedOverrides, resolveConfig } from '../core/config.ts';
+import { describeConfigSchema, resolveConfig } from '../core/config.ts';
 import { RunLog } from '../core/runLog.ts';
 import type { Episode } from '../core/types.ts';
 import { WorldModel } from '../worldmodel/worldModel.ts';
@@ -10,7 +10,7 @@ import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../worldmodel/world
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { WorldModelEvaluation } from '../worldmodel/evaluateModel.ts';
 import { intFlag, parseFlags, UsageError } from './args.ts';
-import { readEpisodes, useBackend } from './common.ts';
+import { configOverrides, readEpisodes, useBackend } from './common.ts';
 import { Progress } from './progress.ts';
 
 const TRAIN_HELP = `usage: wmrl wm train --data DIR --out DIR [--config FILE]... [--kind state|video] [--backend B] [--key.path=value]...
@@ -36,7 +36,8 @@ export const command = {
 };
 
 async function train(argv: string[]): Promise<number> {
-  const { overrides, rest } = parseDottedOverrides(argv);
+  const flags = ['data', 'out', 'config', 'kind', 'backend', 'seed', 'help'];
+  const { overrides, rest } = configOverrides(argv, Object.keys(worldModelConfigSchema.shape), flags);
   const { values } = parseFlags(rest, {
     data: { type: 'string', multiple: true },
     out: { type: 'string' },

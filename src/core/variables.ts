@@ -7,8 +7,11 @@ import * as tf from '@tensorflow/tfjs';
 
 let counter = 0;
 
+/** A trainable variable holding `initial`'s values; `initial` is disposed (the variable keeps its own reference). */
 export function newVariable(initial: tf.Tensor, name: string): tf.Variable {
-  return tf.variable(initial, true, `${name}#${counter++}`);
+  const v = tf.variable(initial, true, `${name}#${counter++}`);
+  initial.dispose();
+  return v;
 }
 
 export function stableName(v: tf.Variable): string {

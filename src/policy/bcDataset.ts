@@ -11,11 +11,14 @@ import type { Tokenizer } from './tokenizer.ts';
 
 export interface BcSamples {
   count: number;
+  /** Encoded latents (frozen encoder), or the frames themselves (encoder trained end to end). */
   latentDim: number;
+  imageSize: number;
+  frames?: Float32Array;
   proprioDim: number;
   actionDim: number;
   maxTokens: number;
-  latents: Float32Array;
+  latents?: Float32Array;
   proprio: Float32Array;
   tokens: Int32Array;
   actions: Float32Array;
@@ -28,7 +31,7 @@ const SHIFTS: [number, number][] = [
   [0, -1],
 ];
 
-export function buildBcSamples(encoder: PatchEncoder, tokenizer: Tokenizer, episodes: Episode[], options: { camera: string; shiftAugment: boolean }): BcSamples {
+export function buildBcSamples(encoder: PatchEncoder, tokenizer: Tokenizer, episodes: Episode[], options: { camera: string; shiftAugment: boolean; keepFrames: boolean }): BcSamples {
   const S = encoder.config.imageSize;
   const frameSize = S * S * 3;
   const copies = options.shiftAugment ? 1 + SHIFTS.length : 1;
@@ -61,7 +64,8 @@ export function buildBcSamples(encoder: PatchEncoder, tokenizer: Tokenizer, epis
       }
     }
   }
-  return { count, latentDim: encoder.config.latent, proprioDim: P, actionDim: A, maxTokens: L, latents: encodeFrames(encoder, frames), proprio, tokens, actions };
+  const pixels = options.keepFrames ? { frames } : { latents: encodeFrames(encoder, frames) };
+  return { count, latentDim: encoder.outputDim, imageSize: S, ...pixels, proprioDim: P, actionDim: A, maxTokens: L, proprio, tokens, actions };
 }
 
 /** Shift an S×S×3 frame by (dx, dy) pixels, repeating the edge. */

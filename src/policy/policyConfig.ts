@@ -17,7 +17,9 @@ export const policyConfigSchema = z
         patch: z.number().int().min(1).default(4),
         patchDim: z.number().int().min(1).default(16),
         latent: z.number().int().min(2).default(32),
+        keypoints: z.number().int().min(0).default(16).describe('spatial-softmax keypoints added to the latent'),
         camera: z.string().default('scene'),
+        trainable: z.boolean().default(true).describe('train the encoder end to end with behaviour cloning (the video world model then shares it frozen)'),
         epochs: z.number().int().min(1).default(8).describe('autoencoder epochs when pretrain trains its own encoder'),
       })
       .strict()

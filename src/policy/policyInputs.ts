@@ -11,7 +11,7 @@ export function encodeFrames(encoder: PatchEncoder, frames: Float32Array, chunk 
   const S = encoder.config.imageSize;
   const frameSize = S * S * 3;
   const n = frames.length / frameSize;
-  const Z = encoder.config.latent;
+  const Z = encoder.outputDim;
   const out = new Float32Array(n * Z);
   for (let i = 0; i < n; i += chunk) {
     const m = Math.min(chunk, n - i);
@@ -44,7 +44,7 @@ export function observationInput(encoder: PatchEncoder, tokenizer: Tokenizer, ca
 }
 
 export function disposeInput(input: PolicyInput): void {
-  tf.dispose([input.latent, input.proprio, input.tokens]);
+  tf.dispose([input.latent, input.images, input.proprio, input.tokens].filter((t) => t !== undefined));
 }
 
 /** Per-step proprio (qpos then qvel) of an episode's first `steps` observations. */

@@ -64,13 +64,13 @@ export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, 
   const tokenizer = Tokenizer.fromTexts(trainEps.map((e) => e.task.instruction), config.maxTokens);
   const proprioRows = trainEps.map((e) => episodeProprio(e));
   const P = 2 * trainEps[0]!.qposDim;
-  const proprio = Normalizer.fit(concat(proprioRows), P);
-  const policy = new VlaPolicy(config, { actionDim: trainEps[0]!.actionDim, proprioDim: P, tokenizer: tokenizer.toJSON(), proprio: proprio.toJSON() }, encoder);
-  proprio.dispose();
+  const proprio = Normalizer.fitStats(concat(proprioRows), P);
+  const policy = new VlaPolicy(config, { actionDim: trainEps[0]!.actionDim, proprioDim: P, tokenizer: tokenizer.toJSON(), proprio }, encoder);
   try {
     const camera = config.encoder.camera;
-    const train = buildBcSamples(encoder, tokenizer, trainEps, { camera, shiftAugment: config.bc.shiftAugment });
-    const validation = valEps.length ? buildBcSamples(encoder, tokenizer, valEps, { camera, shiftAugment: false }) : undefined;
+    const keepFrames = config.encoder.trainable;
+    const train = buildBcSamples(encoder, tokenizer, trainEps, { camera, shiftAugment: config.bc.shiftAugment, keepFrames });
+    const validation = valEps.length ? buildBcSamples(encoder, tokenizer, valEps, { camera, shiftAugment: false, keepFrames }) : undefined;
     hooks.onStage?.('bc');
     const bc = await trainBc(policy, train, validation, {
       epochs: config.bc.epochs,

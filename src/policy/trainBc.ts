@@ -31,25 +31,28 @@ export interface BcEpoch {
 
 export function gatherInput(s: BcSamples, idx: ArrayLike<number>): { input: PolicyInput; actions: tf.Tensor2D } {
   const n = idx.length;
-  const latent = new Float32Array(n * s.latentDim);
+  const S = s.imageSize;
+  const frameSize = S * S * 3;
+  const pixels = new Float32Array(n * (s.frames ? frameSize : s.latentDim));
   const proprio = new Float32Array(n * s.proprioDim);
   const tokens = new Int32Array(n * s.maxTokens);
   const actions = new Float32Array(n * s.actionDim);
   for (let j = 0; j < n; j++) {
     const i = idx[j]!;
-    latent.set(s.latents.subarray(i * s.latentDim, (i + 1) * s.latentDim), j * s.latentDim);
+    if (s.frames) pixels.set(s.frames.subarray(i * frameSize, (i + 1) * frameSize), j * frameSize);
+    else pixels.set(s.latents!.subarray(i * s.latentDim, (i + 1) * s.latentDim), j * s.latentDim);
     proprio.set(s.proprio.subarray(i * s.proprioDim, (i + 1) * s.proprioDim), j * s.proprioDim);
     tokens.set(s.tokens.subarray(i * s.maxTokens, (i + 1) * s.maxTokens), j * s.maxTokens);
     actions.set(s.actions.subarray(i * s.actionDim, (i + 1) * s.actionDim), j * s.actionDim);
   }
   return {
-    input: { latent: tf.tensor2d(latent, [n, s.latentDim]), proprio: tf.tensor2d(proprio, [n, s.proprioDim]), tokens: tf.tensor2d(tokens, [n, s.maxTokens], 'int32') },
+    input: { ...(s.frames ? { images: tf.tensor4d(pixels, [n, S, S, 3]) } : { latent: tf.tensor2d(pixels, [n, s.latentDim]) }), proprio: tf.tensor2d(proprio, [n, s.proprioDim]), tokens: tf.tensor2d(tokens, [n, s.maxTokens], 'int32') },
     actions: tf.tensor2d(actions, [n, s.actionDim]),
   };
 }
 
 function disposeGathered(g: { input: PolicyInput; actions: tf.Tensor2D }): void {
-  tf.dispose([g.input.latent, g.input.proprio, g.input.tokens, g.actions]);
+  tf.dispose([g.input.latent, g.input.images, g.input.proprio, g.input.tokens, g.actions].filter((t) => t !== undefined));
 }
 
 export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: BcSamples | undefined, options: BcOptions): Promise<{ history: BcEpoch[]; bestEpoch: number }> {

@@ -17,8 +17,10 @@ import { Tokenizer } from './tokenizer.ts';
 
 /** Batched policy input. */
 export interface PolicyInput {
-  /** Encoder latents, [N, Z]. */
-  latent: tf.Tensor2D;
+  /** Encoder latents, [N, Z] (imagination hands these in directly)... */
+  latent?: tf.Tensor2D;
+  /** ...or camera frames [N, S, S, 3] in [0,1], encoded inside the model (end-to-end training). */
+  images?: tf.Tensor4D;
   /** Joint positions then velocities (raw), [N, P]. */
   proprio: tf.Tensor2D;
   /** Token ids, [N, maxTokens] int32. */
@@ -61,7 +63,7 @@ export class VlaPolicy {
     this.proprioNorm = new Normalizer(meta.proprio);
     const s = config.seed * 101;
     const F = config.features;
-    const Z = this.encoder.config.latent;
+    const Z = this.encoder.outputDim;
     this.embedding = newVariable(tf.randomNormal([this.tokenizer.size, config.tokenDim], 0, 0.3, 'float32', s + 1), 'policy/embedding');
     this.vision = new Dense('policy/vision', Z, F, s + 2);
     this.language = new Dense('policy/language', config.maxTokens * config.tokenDim, F, s + 3);
@@ -87,13 +89,19 @@ export class VlaPolicy {
       const words = tf.matMul(oneHot, this.embedding).reshape([n, -1]) as tf.Tensor2D;
       const lang = swish(this.language.apply(words));
       const gammaBeta = this.film.apply(lang);
-      const vis = swish(this.vision.apply(input.latent));
+      const vis = swish(this.vision.apply(this.latent(input)));
       const modulated = tf.add(tf.mul(vis, tf.add(1, gammaBeta.slice([0, 0], [n, F]))), gammaBeta.slice([0, F], [n, F])) as tf.Tensor2D;
       const prop = swish(this.proprio.apply(this.proprioNorm.normalize(input.proprio)));
       let h = tf.concat([modulated, lang, prop], 1) as tf.Tensor2D;
       for (const layer of this.trunk) h = swish(layer.apply(h));
       return this.head.apply(h);
     });
+  }
+
+  latent(input: PolicyInput): tf.Tensor2D {
+    if (input.latent) return input.latent;
+    if (!input.images) throw new Error('policy input needs latents or images');
+    return this.encoder.encode(input.images);
   }
 
   /** Sample (or take the mean, `deterministic`) with log-probabilities. `seed` makes sampling reproducible. */
@@ -110,14 +118,19 @@ export class VlaPolicy {
     return tf.tidy(() => gaussianLogProb(action, this.mean(input), this.logStd));
   }
 
-  /** Trainable variables (the shared encoder is frozen). */
+  /** Trainable variables: the encoder's too when `encoder.trainable`. */
   variables(): tf.Variable[] {
+    return [...(this.config.encoder.trainable ? this.encoder.variables() : []), ...this.headVariables()];
+  }
+
+  /** Everything but the encoder. */
+  headVariables(): tf.Variable[] {
     return [this.embedding, ...this.vision.variables(), ...this.language.variables(), ...this.film.variables(), ...this.proprio.variables(), ...this.trunk.flatMap((l) => l.variables()), ...this.head.variables(), this.logStd];
   }
 
-  /** Trainable parameters (excluding the frozen encoder). */
+  /** Parameters outside the encoder. */
   get parameterCount(): number {
-    return this.variables().reduce((n, v) => n + v.size, 0);
+    return this.headVariables().reduce((n, v) => n + v.size, 0);
   }
 
   get encoderParameterCount(): number {
@@ -126,16 +139,17 @@ export class VlaPolicy {
 
   /** Every variable, encoder included, by stable name (for checkpoints). */
   namedVariables(): Record<string, tf.Variable> {
-    return namedVariables([...this.variables(), ...this.encoder.variables()]);
+    return namedVariables([...this.headVariables(), ...this.encoder.variables()]);
   }
 
   dispose(): void {
-    tf.dispose([...this.variables(), ...this.encoder.variables()]);
+    tf.dispose(this.headVariables());
+    this.encoder.dispose();
     this.proprioNorm.dispose();
   }
 }
 
 export function encoderConfig(config: PolicyConfig): PatchCodecConfig {
   const e = config.encoder;
-  return { imageSize: e.imageSize, patch: e.patch, patchDim: e.patchDim, latent: e.latent, seed: config.seed };
+  return { imageSize: e.imageSize, patch: e.patch, patchDim: e.patchDim, latent: e.latent, keypoints: e.keypoints, seed: config.seed };
 }

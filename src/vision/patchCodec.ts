@@ -3,10 +3,13 @@
  * convolution gradients): the image is cut into p×p patches, each patch is embedded by one
  * shared linear map, and a dense layer mixes all patches into a compact latent. The decoder
  * mirrors it. The encoder is shared by the video world model and the policy, so imagination
- * hands policies latents and never renders pixels.
+ * hands policies latents and never renders pixels. A keypoint branch (per-pixel features,
+ * spatial softmax, expected x/y; Finn et al. 2016, deep spatial autoencoders) adds precise
+ * positions of what the features respond to (e.g. a colour).
  */
 import * as tf from '@tensorflow/tfjs';
 import { newVariable } from '../core/variables.ts';
+import { swish } from '../nn/dense.ts';
 
 export interface PatchCodecConfig {
   /** Input image side (square), e.g. 32. */
@@ -15,18 +18,17 @@ export interface PatchCodecConfig {
   patch: number;
   /** Per-patch embedding width. */
   patchDim: number;
-  /** Latent size. */
+  /** Size of the dense (appearance) part of the latent. */
   latent: number;
+  /** Spatial-softmax keypoints (x, y each) appended to the latent: per-pixel features whose
+   * expected image position the network reports — precise object positions from pixels. */
+  keypoints: number;
   seed: number;
 }
 
 function glorot(shape: [number, number], seed: number, name: string): tf.Variable {
   const limit = Math.sqrt(6 / (shape[0] + shape[1]));
   return newVariable(tf.randomUniform(shape, -limit, limit, 'float32', seed), name);
-}
-
-function swish(x: tf.Tensor): tf.Tensor {
-  return tf.mul(x, tf.sigmoid(x));
 }
 
 /** [N, S, S, 3] → [N·P, p·p·3] patches, P = (S/p)², row-major over the patch grid. */
@@ -46,12 +48,22 @@ export function fromPatches(patches: tf.Tensor2D, n: number, size: number, patch
   });
 }
 
+/** Output size of the codec's latent: dense part + 2 per keypoint. */
+export function codecOutputDim(config: PatchCodecConfig): number {
+  return config.latent + 2 * config.keypoints;
+}
+
+const KEYPOINT_HIDDEN = 16;
+
 export class PatchEncoder {
   readonly config: PatchCodecConfig;
   readonly patchW: tf.Variable;
   readonly patchB: tf.Variable;
   readonly mixW: tf.Variable;
   readonly mixB: tf.Variable;
+  readonly pixelW: tf.Variable[] = [];
+  readonly pixelB: tf.Variable[] = [];
+  #coords: tf.Tensor2D | undefined;
 
   constructor(config: PatchCodecConfig, prefix = 'encoder') {
     if (config.imageSize % config.patch !== 0) throw new Error(`patch ${config.patch} does not divide image size ${config.imageSize}`);
@@ -61,23 +73,51 @@ export class PatchEncoder {
     this.patchB = newVariable(tf.zeros([config.patchDim]), `${prefix}/patch_b`);
     this.mixW = glorot([patches * config.patchDim, config.latent], config.seed * 31 + 2, `${prefix}/mix_w`);
     this.mixB = newVariable(tf.zeros([config.latent]), `${prefix}/mix_b`);
+    if (config.keypoints > 0) {
+      const sizes = [3, KEYPOINT_HIDDEN, config.keypoints];
+      for (let l = 0; l < 2; l++) {
+        this.pixelW.push(glorot([sizes[l]!, sizes[l + 1]!], config.seed * 31 + 10 + l, `${prefix}/pixel_w${l}`));
+        this.pixelB.push(newVariable(tf.zeros([sizes[l + 1]!]), `${prefix}/pixel_b${l}`));
+      }
+      // Pixel-centre coordinates in [-1, 1], row-major like the image.
+      const S = config.imageSize;
+      const xy = new Float32Array(S * S * 2);
+      for (let y = 0; y < S; y++) for (let x = 0; x < S; x++) xy.set([((x + 0.5) / S) * 2 - 1, ((y + 0.5) / S) * 2 - 1], (y * S + x) * 2);
+      this.#coords = tf.keep(tf.tensor2d(xy, [S * S, 2]));
+    }
   }
 
-  /** images [N, S, S, 3] in [0,1] → latents [N, latent] in (-1, 1). */
+  get outputDim(): number {
+    return codecOutputDim(this.config);
+  }
+
+  /** images [N, S, S, 3] in [0,1] → latents [N, outputDim]: dense part in (-1, 1), then keypoint x/y pairs in [-1, 1]. */
   encode(images: tf.Tensor4D): tf.Tensor2D {
     return tf.tidy(() => {
       const n = images.shape[0];
-      const h = swish(tf.add(tf.matMul(toPatches(tf.sub(images, 0.5) as tf.Tensor4D, this.config.patch), this.patchW), this.patchB));
-      return tf.tanh(tf.add(tf.matMul(h.reshape([n, -1]), this.mixW), this.mixB)) as tf.Tensor2D;
+      const centred = tf.sub(images, 0.5) as tf.Tensor4D;
+      const h = swish(tf.add(tf.matMul(toPatches(centred, this.config.patch), this.patchW), this.patchB));
+      const dense = tf.tanh(tf.add(tf.matMul(h.reshape([n, -1]), this.mixW), this.mixB)) as tf.Tensor2D;
+      if (this.config.keypoints === 0) return dense;
+      const S = this.config.imageSize;
+      const C = this.config.keypoints;
+      let f = centred.reshape([n * S * S, 3]) as tf.Tensor2D;
+      f = swish(tf.add(tf.matMul(f, this.pixelW[0]!), this.pixelB[0]!) as tf.Tensor2D);
+      f = tf.add(tf.matMul(f, this.pixelW[1]!), this.pixelB[1]!) as tf.Tensor2D;
+      // Spatial softmax: a distribution over pixels per feature channel, then its expected position.
+      const attention = tf.softmax(f.reshape([n, S * S, C]).transpose([0, 2, 1]).reshape([n * C, S * S]) as tf.Tensor2D);
+      const points = tf.matMul(attention, this.#coords!).reshape([n, 2 * C]);
+      return tf.concat([dense, points], 1) as tf.Tensor2D;
     });
   }
 
   variables(): tf.Variable[] {
-    return [this.patchW, this.patchB, this.mixW, this.mixB];
+    return [this.patchW, this.patchB, this.mixW, this.mixB, ...this.pixelW, ...this.pixelB];
   }
 
   dispose(): void {
     tf.dispose(this.variables());
+    this.#coords?.dispose();
   }
 }
 
@@ -91,13 +131,13 @@ export class PatchDecoder {
   constructor(config: PatchCodecConfig, prefix = 'decoder') {
     this.config = config;
     const patches = (config.imageSize / config.patch) ** 2;
-    this.expandW = glorot([config.latent, patches * config.patchDim], config.seed * 31 + 3, `${prefix}/expand_w`);
+    this.expandW = glorot([codecOutputDim(config), patches * config.patchDim], config.seed * 31 + 3, `${prefix}/expand_w`);
     this.expandB = newVariable(tf.zeros([patches * config.patchDim]), `${prefix}/expand_b`);
     this.pixelW = glorot([config.patchDim, config.patch * config.patch * 3], config.seed * 31 + 4, `${prefix}/pixel_w`);
     this.pixelB = newVariable(tf.zeros([config.patch * config.patch * 3]), `${prefix}/pixel_b`);
   }
 
-  /** latents [N, latent] → images [N, S, S, 3] in [0,1]. */
+  /** latents [N, outputDim] → images [N, S, S, 3] in [0,1]. */
   decode(latents: tf.Tensor2D): tf.Tensor4D {
     return tf.tidy(() => {
       const n = latents.shape[0];

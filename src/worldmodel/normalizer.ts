@@ -25,8 +25,8 @@ export class Normalizer {
     this.#stdT = tf.keep(tf.tensor1d(this.std));
   }
 
-  /** Fit on `rows` (flat, `dim` features per row). */
-  static fit(rows: Float32Array, dim: number): Normalizer {
+  /** Statistics of `rows` (flat, `dim` features per row); plain numbers, no tensors held. */
+  static fitStats(rows: Float32Array, dim: number): NormalizerStats {
     const n = rows.length / dim;
     if (!Number.isInteger(n) || n < 2) throw new Error(`cannot fit a normalizer on ${n} rows`);
     const mean = new Float64Array(dim);
@@ -35,7 +35,7 @@ export class Normalizer {
     for (let j = 0; j < dim; j++) mean[j]! /= n;
     for (let i = 0; i < n; i++) for (let j = 0; j < dim; j++) sq[j]! += (rows[i * dim + j]! - mean[j]!) ** 2;
     const std = Array.from(sq, (s) => Math.max(Math.sqrt(s / (n - 1)), MIN_STD));
-    return new Normalizer({ mean: Array.from(mean), std });
+    return { mean: Array.from(mean), std };
   }
 
   get dim(): number {

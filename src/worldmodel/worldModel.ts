@@ -158,7 +158,8 @@ export class WorldModel {
       latents = tf.tidy(() => this.encoder!.encode(tf.tensor4d(pixels, [B, size, size, 3])).dataSync() as Float32Array);
     }
     observations.forEach((o, i) => {
-      const extra = latents ? latents.subarray(i * this.config.video.latent, (i + 1) * this.config.video.latent) : o.state;
+      const Z = this.encoder?.outputDim ?? 0;
+      const extra = latents ? latents.subarray(i * Z, (i + 1) * Z) : o.state;
       if (!extra) throw new Error('the state world model needs privileged object state in observations (simulator episodes)');
       const v = stateVector(o.qpos, o.qvel, extra);
       if (v.length !== D) throw new Error(`observation gives a ${v.length}-dim state; this world model expects ${D}`);
@@ -178,7 +179,7 @@ export class WorldModel {
   decodeRollout(rollouts: ImaginedRollouts, b: number): { size: number; frames: Uint8Array } {
     if (!this.decoder) throw new Error('only the video world model decodes frames');
     const { horizon: H, members: K, rollouts: B, stateDim: D } = rollouts;
-    const Z = this.config.video.latent;
+    const Z = this.encoder!.outputDim;
     const offset = D - Z;
     const latents = new Float32Array((H + 1) * K * Z);
     for (let t = 0; t <= H; t++) for (let k = 0; k < K; k++) latents.set(rollouts.states.subarray(((t * K + k) * B + b) * D + offset, ((t * K + k) * B + b) * D + D), (t * K + k) * Z);
@@ -200,7 +201,7 @@ export class WorldModel {
 
 function codecConfig(config: WorldModelConfig): PatchCodecConfig {
   const v = config.video;
-  return { imageSize: v.imageSize, patch: v.patch, patchDim: v.patchDim, latent: v.latent, seed: config.seed };
+  return { imageSize: v.imageSize, patch: v.patch, patchDim: v.patchDim, latent: v.latent, keypoints: v.keypoints, seed: config.seed };
 }
 
 /** Mean/std of states and of one-step deltas over the training windows. */
@@ -215,7 +216,7 @@ function fitStats(w: Windows, trainIdx: number[]): StateModelStats {
       ds[j * D + d] = w.states[base + D + d]! - w.states[base + d]!;
     }
   });
-  return { state: Normalizer.fit(xs, D).toJSON(), delta: Normalizer.fit(ds, D).toJSON() };
+  return { state: Normalizer.fitStats(xs, D), delta: Normalizer.fitStats(ds, D) };
 }
 
 /** All frames of a camera as floats, with the episode index of each frame. */

@@ -111,6 +111,7 @@ test('imagination: B rollouts × K members × H steps with scores and variances'
 });
 
 test('save → load gives identical predictions; corrupt or mismatched checkpoints are refused', async () => {
+  const baseline = tf.memory().numTensors;
   const { model } = await WorldModel.train(episodes, tiny({ 'train.epochs': '1' }));
   const dir = join(tmp(), 'model');
   let loaded: WorldModel | undefined;
@@ -127,6 +128,7 @@ test('save → load gives identical predictions; corrupt or mismatched checkpoin
     model.dispose();
     loaded?.dispose();
   }
+  assert.ok(tf.memory().numTensors <= baseline + 1, `disposed models left ${tf.memory().numTensors - baseline} tensors`);
   const weights = join(dir, 'weights.bin');
   const bytes = readFileSync(weights);
   bytes[bytes.length >> 1]! ^= 0x40;

@@ -1,0 +1,109 @@
+/** `wmrl eval`: run a trained policy in the simulator; success per family and split with 95% intervals. */
+import { join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { loadRobot } from '../core/robotDescription.ts';
+import { RunLog, runStamp } from '../core/runLog.ts';
+import { Rng } from '../core/rng.ts';
+import type { TaskSpec } from '../core/types.ts';
+import { EpisodeStore } from '../data/episodeStore.ts';
+import { collectEpisodes } from '../data/collectEpisodes.ts';
+import { makeSimEnv } from '../envs/makeEnv.ts';
+import { SuccessTable } from '../eval/successTable.ts';
+import { loadPolicy } from '../policy/policyFiles.ts';
+import { PolicyController } from '../policy/policyController.ts';
+import { POLICY_KERNELS } from '../policy/policyConfig.ts';
+import { planEpisodes } from '../../sim/episodePlan.ts';
+import { TASK_FAMILIES, parseTaskSelectors, sampleTask } from '../../sim/taskSuite.ts';
+import { choiceFlag, intFlag, parseFlags, UsageError } from './args.ts';
+import { useBackend } from './common.ts';
+import { Progress } from './progress.ts';
+
+const HELP = `usage: wmrl eval --policy DIR [options]
+
+  --policy DIR          a policy checkpoint (or a pretrain output folder)
+  --episodes N          episodes per family and split (default 20)
+  --task SEL            family[:colour[:object|zone]], comma-separated, or 'all' (default all)
+  --split S             train | test | both (default both)
+  --seed S              first episode seed (default 900000: apart from collection seeds)
+  --stochastic          sample actions instead of taking the mean
+  --swap-instructions   give each episode another task's instruction (does language matter?)
+  --out DIR             where the evaluation episodes are stored (default runs/eval-<time>)
+  --backend B           auto | tensorflow-gpu | tensorflow | wasm | cpu`;
+
+/** Another task's instruction: the next family's, about a different colour. */
+export function swappedInstruction(task: TaskSpec): string {
+  const family = TASK_FAMILIES[(TASK_FAMILIES.indexOf(task.family) + 1) % TASK_FAMILIES.length]!;
+  for (let seed = 0; ; seed++) {
+    const other = sampleTask({ family }, 'train', new Rng(seed));
+    if (other.color !== task.color) return other.instruction;
+  }
+}
+
+export const command = {
+  summary: 'evaluate a policy in the simulator: success per family and split with 95% intervals',
+  async run(argv: string[]): Promise<number> {
+    const { values } = parseFlags(argv, {
+      policy: { type: 'string' },
+      episodes: { type: 'string' },
+      task: { type: 'string' },
+      split: { type: 'string' },
+      seed: { type: 'string' },
+      stochastic: { type: 'boolean' },
+      'swap-instructions': { type: 'boolean' },
+      out: { type: 'string' },
+      backend: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      console.log(HELP);
+      return 0;
+    }
+    if (!values.policy) throw new UsageError(`--policy is required\n\n${HELP}`);
+    const perCell = intFlag(values.episodes, 'episodes', 20, 1);
+    const split = choiceFlag(values.split, 'split', ['train', 'test', 'both'] as const, 'both');
+    const selectors = parseTaskSelectors(values.task ?? 'all');
+    const seed = intFlag(values.seed, 'seed', 900_000);
+    const out = values.out ?? join('runs', `eval-${runStamp()}`);
+    await useBackend(values.backend ?? 'auto', POLICY_KERNELS);
+    const dir = existsSync(join(values.policy, 'policy', 'model.json')) ? join(values.policy, 'policy') : values.policy;
+    const policy = await loadPolicy(dir);
+    const robot = loadRobot('vx300');
+    const env = await makeSimEnv(robot, { cameras: [policy.config.encoder.camera] });
+    const swap = values['swap-instructions'] ?? false;
+    const controller = new PolicyController(policy, { deterministic: !values.stochastic, instructionOverride: swap ? swappedInstruction : undefined, name: `vla:${dir}${swap ? ':swapped-instructions' : ''}` });
+    const splits = split === 'both' ? (['train', 'test'] as const) : [split];
+    const plan = splits.flatMap((s, si) => selectors.flatMap((sel, fi) => planEpisodes([sel], s, perCell, seed + 10_000 * si + 1000 * fi)));
+    const store = await EpisodeStore.openForAppend(out, { robot: robot.name });
+    const log = new RunLog(join(out, 'runs'), `eval-${runStamp()}`, { command: 'eval', policy: dir, episodesPerCell: perCell, split, task: values.task ?? 'all', seed, deterministic: !values.stochastic, swapInstructions: swap });
+    const table = new SuccessTable();
+    const progress = new Progress('eval', plan.length);
+    try {
+      await collectEpisodes({
+        env,
+        controller,
+        store,
+        plan,
+        initialStatus: () => env.status(),
+        onEpisode: (e, i) => {
+          table.add(e);
+          log.log({ episode: i, family: e.task.family, split: e.task.split, instruction: e.task.instruction, success: e.success, steps: e.steps });
+          progress.update(i + 1, `${e.task.family} ${e.success ? 'ok' : 'fail'}`);
+        },
+      });
+    } finally {
+      progress.stop();
+      await store.close();
+      await env.close();
+      policy.dispose();
+    }
+    writeFileSync(join(out, 'success.json'), JSON.stringify(table.rows(), null, 2) + '\n');
+    if (values.json) console.log(JSON.stringify(table.rows(), null, 2));
+    else {
+      console.log(`policy ${dir}${swap ? ' (instructions swapped for another task\'s)' : ''}, ${values.stochastic ? 'sampled' : 'mean'} actions:`);
+      console.log(table.format());
+      console.log(`episodes stored in ${out} (wmrl info ${out})`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,97 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../../src/backend/selectBackend.ts';
+import { resolveConfig } from '../../src/core/config.ts';
+import type { Episode } from '../../src/core/types.ts';
+import { loadRobot } from '../../src/core/robotDescription.ts';
+import { SimEnv } from '../../src/envs/simEnv.ts';
+import { runEpisode } from '../../src/envs/rollout.ts';
+import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
+import { planEpisodes } from '../../sim/episodePlan.ts';
+import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
+import { pretrainPolicy } from '../../src/policy/pretrain.ts';
+import { loadPolicy, savePolicy } from '../../src/policy/policyFiles.ts';
+import { PolicyController } from '../../src/policy/policyController.ts';
+import { Tokenizer, UNK } from '../../src/policy/tokenizer.ts';
+
+let demos: Episode[];
+const dir = mkdtempSync(join(tmpdir(), 'wmrl-policy-'));
+
+before(async () => {
+  await selectBackend('wasm', { requiredKernels: POLICY_KERNELS, log: () => {} });
+  const robot = loadRobot('vx300');
+  const env = await SimEnv.create({ robot });
+  const expert = await ScriptedExpert.create({ robot, noise: 0.1 });
+  try {
+    demos = [];
+    for (const p of planEpisodes([{ family: 'reach' }], 'train', 4, 40)) demos.push(await runEpisode(env, expert, p));
+  } finally {
+    expert.close();
+    await env.close();
+  }
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const config = (overrides: Record<string, string> = {}) =>
+  resolveConfig(policyConfigSchema, { overrides: { features: '32', trunk: '[64]', 'encoder.epochs': '1', 'encoder.keypoints': '4', 'bc.validationFraction': '0', 'bc.shiftAugment': 'false', 'bc.batchSize': '16', ...overrides } });
+
+test('tokenizer: words outside the training vocabulary map to <unk>, order is kept', () => {
+  const tok = Tokenizer.fromTexts(['pick up the red block'], 6);
+  const ids = Array.from(tok.encode('pick the purple block'));
+  assert.equal(ids[2], UNK);
+  assert.equal(ids[0], tok.vocab.indexOf('pick'));
+  assert.deepEqual(ids.slice(4), [0, 0]);
+});
+
+test('behaviour cloning overfits a handful of demos (action error near zero)', async () => {
+  const { policy, report } = await pretrainPolicy(demos, config({ 'bc.epochs': '120', 'bc.patience': '120', 'bc.learningRate': '3e-3', 'bc.batchSize': '8' }));
+  try {
+    const first = report.bc[0]!;
+    const last = report.bc.at(-1)!;
+    assert.ok(last.validationMse < 0.02, `action MSE ${first.validationMse} → ${last.validationMse}`);
+    assert.ok(last.validationMse < first.validationMse / 5);
+    assert.ok(last.trainNll < first.trainNll - 2, `NLL ${first.trainNll} → ${last.trainNll}`);
+  } finally {
+    policy.dispose();
+  }
+});
+
+test('save → load gives identical actions; disposing frees every tensor', async () => {
+  const baseline = tf.memory().numTensors;
+  const { policy } = await pretrainPolicy(demos, config({ 'bc.epochs': '2' }));
+  let loaded;
+  try {
+    assert.ok(policy.parameterCount > 1000);
+    await savePolicy(policy, join(dir, 'p'));
+    loaded = await loadPolicy(join(dir, 'p'));
+    const robot = loadRobot('vx300');
+    const env = await SimEnv.create({ robot });
+    try {
+      const [p] = planEpisodes([{ family: 'reach' }], 'test', 1, 5);
+      const obs = await env.reset(p!);
+      for (const deterministic of [true, false]) {
+        const a = new PolicyController(policy, { deterministic });
+        const b = new PolicyController(loaded, { deterministic });
+        a.reset(p!.task, 3);
+        b.reset(p!.task, 3);
+        assert.deepEqual(b.act(obs), a.act(obs));
+      }
+    } finally {
+      await env.close();
+    }
+  } finally {
+    policy.dispose();
+    loaded?.dispose();
+  }
+  assert.ok(tf.memory().numTensors <= baseline + 1, `tensors left: ${tf.memory().numTensors - baseline}`);
+});
+
+test('demonstrations: only train-split expert episodes with little noise are cloned', async () => {
+  const noisy = demos.map((e) => ({ ...e, policy: 'expert:noise=0.8' }));
+  const held = demos.map((e) => ({ ...e, task: { ...e.task, split: 'test' as const } }));
+  await assert.rejects(pretrainPolicy([...noisy, ...held], config()), /only 0 usable demonstrations/);
+});
