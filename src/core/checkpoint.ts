@@ -22,6 +22,7 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
+import { syncDir } from './durableFs.ts';
 
 export const MODEL_FILE = 'model.json';
 export const WEIGHTS_FILE = 'weights.bin';
@@ -466,19 +467,5 @@ async function writeFileSynced(file: string, data: Uint8Array | string): Promise
     await fh.sync();
   } finally {
     await fh.close();
-  }
-}
-
-/** fsyncs a folder so that creations and renames in it are durable (best effort where unsupported). */
-async function syncDir(dir: string): Promise<void> {
-  let fh;
-  try {
-    fh = await open(dir, 'r');
-    await fh.sync();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL') throw err;
-  } finally {
-    await fh?.close();
   }
 }

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { syncDir } from '../core/durableFs.ts';
 
 export const MANIFEST_FILE = 'dataset.json';
 export const DATASET_FORMAT = 'wmrl-episodes';
@@ -65,20 +66,6 @@ export async function readManifest(dir: string): Promise<DatasetManifest | null>
     throw new DatasetError(dir, `${file}: not a wmrl dataset manifest: field '${field}': ${issue?.message ?? 'invalid'}`);
   }
   return parsed.data;
-}
-
-/** fsyncs a directory so that renames and creations in it are durable (best effort off Linux). */
-export async function syncDir(dir: string): Promise<void> {
-  let fh;
-  try {
-    fh = await open(dir, 'r');
-    await fh.sync();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL') throw err;
-  } finally {
-    await fh?.close();
-  }
 }
 
 /** Writes `dir/dataset.json` atomically (temp file, fsync, rename, fsync dir). */

@@ -3,6 +3,7 @@
  * `Episode` the store writes.
  */
 import { randomUUID } from 'node:crypto';
+import { concatFloat32 as concat } from '../core/arrays.ts';
 import type { Action, Episode, EpisodeSource, EpisodeStatus, Observation, TaskSpec } from '../core/types.ts';
 
 export interface EpisodeMeta {
@@ -84,14 +85,4 @@ export class EpisodeRecorder {
     this.#progress.push(progress);
     this.#successes.push(success ? 1 : 0);
   }
-}
-
-function concat(parts: Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
 }

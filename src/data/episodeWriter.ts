@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Episode } from '../core/types.ts';
 import { ChunkWriter, type ChunkHeader } from './chunkFile.ts';
 import { chunkFileName, listChunkFiles } from './chunkNames.ts';
-import { syncDir } from './datasetManifest.ts';
+import { syncDir } from '../core/durableFs.ts';
 
 export const DEFAULT_EPISODES_PER_CHUNK = 32;
 

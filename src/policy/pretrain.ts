@@ -3,6 +3,7 @@
  * train split is used (test instructions stay unseen); only expert episodes recorded with
  * little action noise, and by default only successful ones.
  */
+import { concatFloat32 as concat } from '../core/arrays.ts';
 import type { Episode } from '../core/types.ts';
 import { Rng } from '../core/rng.ts';
 import { PatchDecoder, PatchEncoder } from '../vision/patchCodec.ts';
@@ -140,14 +141,4 @@ async function trainEncoder(trainEps: Episode[], valEps: Episode[], config: Poli
 
 function range(a: number, b: number): number[] {
   return Array.from({ length: b - a }, (_, i) => a + i);
-}
-
-function concat(parts: Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }

@@ -7,6 +7,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Episode, Observation, TaskFamily } from '../core/types.ts';
+import { concatFloat32 } from '../core/arrays.ts';
 import { Rng } from '../core/rng.ts';
 import { namedVariables } from '../core/variables.ts';
 import { PatchDecoder, PatchEncoder, type PatchCodecConfig } from '../vision/patchCodec.ts';
@@ -229,12 +230,7 @@ function episodeFrames(episodes: Episode[], camera: string, size: number): { fra
     parts.push(framesToFloat(cam.frames, cam.width, cam.height, size));
     for (let t = 0; t <= e.steps; t++) owner.push(i);
   });
-  const frames = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    frames.set(p, o);
-    o += p.length;
-  }
+  const frames = concatFloat32(parts);
   return { frames, owner };
 }
 
