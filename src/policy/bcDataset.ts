@@ -8,6 +8,7 @@ import { framesToFloat } from '../vision/frames.ts';
 import type { PatchEncoder } from '../vision/patchCodec.ts';
 import { encodeFrames, episodeProprio } from './policyInputs.ts';
 import type { Tokenizer } from './tokenizer.ts';
+import { AUX_DIM } from './vlaPolicy.ts';
 
 export interface BcSamples {
   count: number;
@@ -22,6 +23,8 @@ export interface BcSamples {
   proprio: Float32Array;
   tokens: Int32Array;
   actions: Float32Array;
+  /** Auxiliary targets (target object xyz, goal xyz, ×10) where episodes carry privileged state. */
+  aux?: Float32Array;
 }
 
 const SHIFTS: [number, number][] = [
@@ -46,6 +49,8 @@ export function buildBcSamples(encoder: PatchEncoder, tokenizer: Tokenizer, epis
   const proprio = new Float32Array(count * P);
   const tokens = new Int32Array(count * L);
   const actions = new Float32Array(count * A);
+  const withState = episodes.every((e) => e.stateDim >= 6);
+  const aux = withState ? new Float32Array(count * AUX_DIM) : undefined;
   let row = 0;
   for (const e of episodes) {
     const cam = e.cameras[options.camera];
@@ -61,11 +66,18 @@ export function buildBcSamples(encoder: PatchEncoder, tokenizer: Tokenizer, epis
         proprio.set(prop.subarray(t * P, (t + 1) * P), row * P);
         tokens.set(ids, row * L);
         actions.set(e.actions.subarray(t * A, (t + 1) * A), row * A);
+        if (aux) auxTargets(e, t, aux.subarray(row * AUX_DIM, (row + 1) * AUX_DIM));
       }
     }
   }
   const pixels = options.keepFrames ? { frames } : { latents: encodeFrames(encoder, frames) };
-  return { count, latentDim: encoder.outputDim, imageSize: S, ...pixels, proprioDim: P, actionDim: A, maxTokens: L, proprio, tokens, actions };
+  return { count, latentDim: encoder.outputDim, imageSize: S, ...pixels, proprioDim: P, actionDim: A, maxTokens: L, proprio, tokens, actions, ...(aux ? { aux } : {}) };
+}
+
+/** Target object position (first object of the state) and goal (last three numbers), ×10. */
+function auxTargets(e: Episode, t: number, out: Float32Array): void {
+  const s = e.state.subarray(t * e.stateDim, (t + 1) * e.stateDim);
+  out.set([s[0]!, s[1]!, s[2]!, s[e.stateDim - 3]!, s[e.stateDim - 2]!, s[e.stateDim - 1]!].map((v) => 10 * v));
 }
 
 /** Shift an S×S×3 frame by (dx, dy) pixels, repeating the edge. */

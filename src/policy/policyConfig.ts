@@ -35,6 +35,7 @@ export const policyConfigSchema = z
         successOnly: z.boolean().default(true).describe('clone only successful episodes'),
         maxNoise: z.number().min(0).default(0.2).describe('skip expert episodes recorded with more action noise than this'),
         shiftAugment: z.boolean().default(true).describe('add 1-pixel shifted copies of every frame'),
+        auxWeight: z.number().min(0).default(1).describe('weight of the auxiliary loss: the instructed object and goal positions from the vision features (simulator demos)'),
       })
       .strict()
       .prefault({}),

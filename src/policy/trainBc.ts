@@ -5,10 +5,13 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../core/rng.ts';
 import type { BcSamples } from './bcDataset.ts';
-import type { PolicyInput, VlaPolicy } from './vlaPolicy.ts';
+import { AUX_DIM, type PolicyInput, type VlaPolicy } from './vlaPolicy.ts';
+import { gaussianLogProb } from './gaussian.ts';
 
 export interface BcOptions {
   epochs: number;
+  /** Weight of the auxiliary position loss (0: off; needs samples with aux targets). */
+  auxWeight: number;
   batchSize: number;
   learningRate: number;
   patience: number;
@@ -29,7 +32,7 @@ export interface BcEpoch {
   numTensors: number;
 }
 
-export function gatherInput(s: BcSamples, idx: ArrayLike<number>): { input: PolicyInput; actions: tf.Tensor2D } {
+export function gatherInput(s: BcSamples, idx: ArrayLike<number>): { input: PolicyInput; actions: tf.Tensor2D; aux?: tf.Tensor2D } {
   const n = idx.length;
   const S = s.imageSize;
   const frameSize = S * S * 3;
@@ -37,6 +40,7 @@ export function gatherInput(s: BcSamples, idx: ArrayLike<number>): { input: Poli
   const proprio = new Float32Array(n * s.proprioDim);
   const tokens = new Int32Array(n * s.maxTokens);
   const actions = new Float32Array(n * s.actionDim);
+  const aux = s.aux ? new Float32Array(n * AUX_DIM) : undefined;
   for (let j = 0; j < n; j++) {
     const i = idx[j]!;
     if (s.frames) pixels.set(s.frames.subarray(i * frameSize, (i + 1) * frameSize), j * frameSize);
@@ -44,15 +48,17 @@ export function gatherInput(s: BcSamples, idx: ArrayLike<number>): { input: Poli
     proprio.set(s.proprio.subarray(i * s.proprioDim, (i + 1) * s.proprioDim), j * s.proprioDim);
     tokens.set(s.tokens.subarray(i * s.maxTokens, (i + 1) * s.maxTokens), j * s.maxTokens);
     actions.set(s.actions.subarray(i * s.actionDim, (i + 1) * s.actionDim), j * s.actionDim);
+    if (aux) aux.set(s.aux!.subarray(i * AUX_DIM, (i + 1) * AUX_DIM), j * AUX_DIM);
   }
   return {
     input: { ...(s.frames ? { images: tf.tensor4d(pixels, [n, S, S, 3]) } : { latent: tf.tensor2d(pixels, [n, s.latentDim]) }), proprio: tf.tensor2d(proprio, [n, s.proprioDim]), tokens: tf.tensor2d(tokens, [n, s.maxTokens], 'int32') },
     actions: tf.tensor2d(actions, [n, s.actionDim]),
+    ...(aux ? { aux: tf.tensor2d(aux, [n, AUX_DIM]) } : {}),
   };
 }
 
-function disposeGathered(g: { input: PolicyInput; actions: tf.Tensor2D }): void {
-  tf.dispose([g.input.latent, g.input.images, g.input.proprio, g.input.tokens, g.actions].filter((t) => t !== undefined));
+function disposeGathered(g: { input: PolicyInput; actions: tf.Tensor2D; aux?: tf.Tensor2D }): void {
+  tf.dispose([g.input.latent, g.input.images, g.input.proprio, g.input.tokens, g.actions, g.aux].filter((t) => t !== undefined));
 }
 
 export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: BcSamples | undefined, options: BcOptions): Promise<{ history: BcEpoch[]; bestEpoch: number }> {
@@ -72,7 +78,7 @@ export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: B
       for (let s = 0; s < steps; s++) {
         const g = gatherInput(train, order.subarray(s * B, (s + 1) * B));
         try {
-          const loss = optimizer.minimize(() => tf.neg(tf.mean(policy.logProb(g.input, g.actions))) as tf.Scalar, true, vars)!;
+          const loss = optimizer.minimize(() => bcLoss(policy, g, options.auxWeight), true, vars)!;
           sum += (await loss.data())[0]!;
           loss.dispose();
         } finally {
@@ -97,6 +103,16 @@ export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: B
     optimizer.dispose();
   }
   return { history, bestEpoch: best.epoch };
+}
+
+/** Negative log-likelihood of the expert's actions, plus the weighted auxiliary position error. */
+function bcLoss(policy: VlaPolicy, g: { input: PolicyInput; actions: tf.Tensor2D; aux?: tf.Tensor2D }, auxWeight: number): tf.Scalar {
+  return tf.tidy(() => {
+    if (!g.aux || auxWeight === 0) return tf.neg(tf.mean(policy.logProb(g.input, g.actions))) as tf.Scalar;
+    const { mean, aux } = policy.meanAndAuxiliary(g.input);
+    const nll = tf.neg(tf.mean(gaussianLogProb(g.actions, mean, policy.logStd)));
+    return tf.add(nll, tf.mul(auxWeight, tf.mean(tf.square(tf.sub(aux, g.aux))))) as tf.Scalar;
+  });
 }
 
 export async function evaluateBc(policy: VlaPolicy, samples: BcSamples, chunk = 1024): Promise<{ nll: number; mse: number }> {

@@ -53,6 +53,9 @@ export class VlaPolicy {
   readonly proprio: Dense;
   readonly trunk: Dense[];
   readonly head: Dense;
+  /** Training-only auxiliary head: the instructed object's and the goal's positions from the
+   * language-modulated vision features (privileged supervision from simulator demos). */
+  readonly aux: Dense;
   readonly logStd: tf.Variable;
 
   constructor(config: PolicyConfig, meta: PolicyMeta, encoder?: PatchEncoder) {
@@ -73,6 +76,7 @@ export class VlaPolicy {
     const widths = [3 * F, ...config.trunk];
     this.trunk = widths.slice(1).map((w, i) => new Dense(`policy/trunk${i}`, widths[i]!, w, s + 10 + i));
     this.head = new Dense('policy/head', widths.at(-1)!, meta.actionDim, s + 30);
+    this.aux = new Dense('policy/aux', F, AUX_DIM, s + 31);
     this.logStd = newVariable(tf.fill([meta.actionDim], config.initLogStd), 'policy/log_std');
   }
 
@@ -82,6 +86,23 @@ export class VlaPolicy {
 
   /** Action mean for a batch. */
   mean(input: PolicyInput): tf.Tensor2D {
+    return tf.tidy(() => this.head.apply(this.#forward(input).trunk));
+  }
+
+  /** Auxiliary prediction (target object xyz, goal xyz; ×10, in decimetres), [N, 6]. */
+  auxiliary(input: PolicyInput): tf.Tensor2D {
+    return tf.tidy(() => this.aux.apply(this.#forward(input).vision));
+  }
+
+  /** Action mean and auxiliary prediction from one forward pass. */
+  meanAndAuxiliary(input: PolicyInput): { mean: tf.Tensor2D; aux: tf.Tensor2D } {
+    return tf.tidy(() => {
+      const f = this.#forward(input);
+      return { mean: this.head.apply(f.trunk), aux: this.aux.apply(f.vision) };
+    });
+  }
+
+  #forward(input: PolicyInput): { vision: tf.Tensor2D; trunk: tf.Tensor2D } {
     return tf.tidy(() => {
       const n = input.tokens.shape[0];
       const F = this.config.features;
@@ -94,7 +115,7 @@ export class VlaPolicy {
       const prop = swish(this.proprio.apply(this.proprioNorm.normalize(input.proprio)));
       let h = tf.concat([modulated, lang, prop], 1) as tf.Tensor2D;
       for (const layer of this.trunk) h = swish(layer.apply(h));
-      return this.head.apply(h);
+      return { vision: modulated, trunk: h };
     });
   }
 
@@ -125,7 +146,7 @@ export class VlaPolicy {
 
   /** Everything but the encoder. */
   headVariables(): tf.Variable[] {
-    return [this.embedding, ...this.vision.variables(), ...this.language.variables(), ...this.film.variables(), ...this.proprio.variables(), ...this.trunk.flatMap((l) => l.variables()), ...this.head.variables(), this.logStd];
+    return [this.embedding, ...this.vision.variables(), ...this.language.variables(), ...this.film.variables(), ...this.proprio.variables(), ...this.trunk.flatMap((l) => l.variables()), ...this.head.variables(), ...this.aux.variables(), this.logStd];
   }
 
   /** Parameters outside the encoder. */
@@ -148,6 +169,9 @@ export class VlaPolicy {
     this.proprioNorm.dispose();
   }
 }
+
+/** Auxiliary targets per sample: target object position and goal position, in decimetres. */
+export const AUX_DIM = 6;
 
 export function encoderConfig(config: PolicyConfig): PatchCodecConfig {
   const e = config.encoder;

@@ -63,6 +63,9 @@ export class PatchEncoder {
   readonly mixB: tf.Variable;
   readonly pixelW: tf.Variable[] = [];
   readonly pixelB: tf.Variable[] = [];
+  /** Log of the spatial-softmax gain: objects are a few pixels of ~1000, so the softmax must
+   * start sharp (gain 10) to place mass on them at all. */
+  readonly keypointLogGain: tf.Variable | undefined;
   #coords: tf.Tensor2D | undefined;
 
   constructor(config: PatchCodecConfig, prefix = 'encoder') {
@@ -79,6 +82,7 @@ export class PatchEncoder {
         this.pixelW.push(glorot([sizes[l]!, sizes[l + 1]!], config.seed * 31 + 10 + l, `${prefix}/pixel_w${l}`));
         this.pixelB.push(newVariable(tf.zeros([sizes[l + 1]!]), `${prefix}/pixel_b${l}`));
       }
+      this.keypointLogGain = newVariable(tf.scalar(Math.log(10)), `${prefix}/keypoint_log_gain`);
       // Pixel-centre coordinates in [-1, 1], row-major like the image.
       const S = config.imageSize;
       const xy = new Float32Array(S * S * 2);
@@ -105,14 +109,15 @@ export class PatchEncoder {
       f = swish(tf.add(tf.matMul(f, this.pixelW[0]!), this.pixelB[0]!) as tf.Tensor2D);
       f = tf.add(tf.matMul(f, this.pixelW[1]!), this.pixelB[1]!) as tf.Tensor2D;
       // Spatial softmax: a distribution over pixels per feature channel, then its expected position.
-      const attention = tf.softmax(f.reshape([n, S * S, C]).transpose([0, 2, 1]).reshape([n * C, S * S]) as tf.Tensor2D);
+      const logits = tf.mul(f.reshape([n, S * S, C]).transpose([0, 2, 1]).reshape([n * C, S * S]), tf.exp(this.keypointLogGain!)) as tf.Tensor2D;
+      const attention = tf.softmax(logits);
       const points = tf.matMul(attention, this.#coords!).reshape([n, 2 * C]);
       return tf.concat([dense, points], 1) as tf.Tensor2D;
     });
   }
 
   variables(): tf.Variable[] {
-    return [this.patchW, this.patchB, this.mixW, this.mixB, ...this.pixelW, ...this.pixelB];
+    return [this.patchW, this.patchB, this.mixW, this.mixB, ...this.pixelW, ...this.pixelB, ...(this.keypointLogGain ? [this.keypointLogGain] : [])];
   }
 
   dispose(): void {

@@ -147,3 +147,25 @@ test('wm train → wm eval on a tiny dataset; bad config values are named', asyn
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('pretrain → eval: the evaluation lists the train and held-out splits separately', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-cli-'));
+  try {
+    const data = join(dir, 'demos');
+    assert.equal((await wmrl('collect', '--task', 'reach', '--episodes', '4', '--out', data)).code, 0);
+    const out = join(dir, 'bc');
+    let r = await wmrl('pretrain', '--data', data, '--out', out, '--config', 'configs/policy/tiny.yaml', '--bc.epochs=1', '--encoder.epochs=1', '--backend', 'cpu');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /trainable parameters/);
+    assert.match(r.stdout, /policy saved/);
+    r = await wmrl('eval', '--policy', out, '--task', 'reach', '--episodes', '1', '--out', join(dir, 'eval'), '--backend', 'cpu');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^train\s+reach\s/m);
+    assert.match(r.stdout, /^test\s+reach\s/m);
+    assert.match(r.stdout, /95% interval/);
+    r = await wmrl('info', join(dir, 'eval'), '--json');
+    assert.equal(JSON.parse(r.stdout).episodes, 2, 'evaluation episodes are stored');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
