@@ -5,13 +5,19 @@ import { isBackendName, selectBackend } from '../backend/selectBackend.ts';
 import { parseDottedOverrides } from '../core/config.ts';
 import { UsageError } from './args.ts';
 
-/** Every complete episode of a dataset (aborted ones are never served). */
-export async function readEpisodes(dir: string, filter: EpisodeFilter = {}): Promise<{ store: EpisodeStore; episodes: Episode[] }> {
-  const store = await EpisodeStore.open(dir);
+/** Every complete episode of the given datasets (aborted ones are never served). */
+export async function readEpisodes(dirs: string[], filter: EpisodeFilter = {}): Promise<Episode[]> {
   const episodes: Episode[] = [];
-  for await (const e of store.episodes(filter)) episodes.push(e);
-  if (episodes.length === 0) throw new Error(`${dir} holds no complete episodes`);
-  return { store, episodes };
+  for (const dir of dirs) {
+    const store = await EpisodeStore.open(dir);
+    let count = 0;
+    for await (const e of store.episodes(filter)) {
+      episodes.push(e);
+      count++;
+    }
+    if (count === 0) throw new Error(`${dir} holds no complete episodes`);
+  }
+  return episodes;
 }
 
 export async function useBackend(name: string, requiredKernels: string[]): Promise<string> {

@@ -9,7 +9,6 @@ import { selectBackend } from '../backend/selectBackend.ts';
 import { resolveConfig } from '../core/config.ts';
 import { loadRobot } from '../core/robotDescription.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
-import type { Episode } from '../core/types.ts';
 import { EpisodeStore } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
 import { makeController, makeSimEnv } from '../envs/makeEnv.ts';
@@ -62,7 +61,7 @@ export const command = {
 
     console.log('\n2/3 training the ensemble world model (state kind)');
     const backend = (await selectBackend(wmConfig.backend as 'auto', { requiredKernels: WORLD_MODEL_KERNELS })).backend;
-    const episodes: Episode[] = (await readEpisodes(dataDir)).episodes;
+    const episodes = await readEpisodes([dataDir]);
     let progress: Progress | undefined;
     const { model, report } = await WorldModel.train(episodes, wmConfig, {
       onStep: (step, steps, epoch) => {

@@ -3,7 +3,6 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeConfigSchema, resolveConfig } from '../core/config.ts';
 import { RunLog } from '../core/runLog.ts';
-import type { Episode } from '../core/types.ts';
 import { PatchEncoder } from '../vision/patchCodec.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../policy/policyConfig.ts';
@@ -64,8 +63,7 @@ export const command = {
         wm.dispose();
       }
     }
-    const episodes: Episode[] = [];
-    for (const dir of values.data) episodes.push(...(await readEpisodes(dir)).episodes);
+    const episodes = await readEpisodes(values.data);
     const log = new RunLog(values.out, 'pretrain', { command: 'pretrain', data: values.data, encoder: values.encoder ?? null, backend, config });
     let progress: Progress | undefined;
     let stage = '';

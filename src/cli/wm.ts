@@ -1,10 +1,9 @@
 /** `wmrl wm train|eval`: fit an ensemble world model on a dataset; evaluate it on held-out episodes. */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { describeConfigSchema, resolveConfig } from '../core/config.ts';
 import { RunLog } from '../core/runLog.ts';
-import type { Episode } from '../core/types.ts';
 import { WorldModel } from '../worldmodel/worldModel.ts';
 import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
@@ -60,8 +59,7 @@ async function train(argv: string[]): Promise<number> {
   const modelDir = join(values.out, 'model');
   if (existsSync(modelDir) && !existsSync(join(modelDir, 'model.json'))) throw new Error(`${modelDir} exists and is not a world-model checkpoint; refusing to overwrite it`);
   const backend = await useBackend(config.backend, WORLD_MODEL_KERNELS);
-  const episodes: Episode[] = [];
-  for (const dir of values.data) episodes.push(...(await readEpisodes(dir)).episodes);
+  const episodes = await readEpisodes(values.data);
   const log = new RunLog(values.out, 'wm-train', { command: 'wm train', data: values.data, backend, config });
   console.error(`training a ${config.kind} world model (K=${config.members}) on ${episodes.length} episodes, backend ${backend}`);
   let progress: Progress | undefined;
@@ -93,7 +91,6 @@ async function train(argv: string[]): Promise<number> {
       const held = episodes.filter((e) => model.meta.validationEpisodeIds.includes(e.id));
       const evaluation = model.evaluate(held.length > 0 ? held : episodes);
       log.log({ stage: 'eval', ...evaluation });
-      const { writeFileSync } = await import('node:fs');
       writeFileSync(join(values.out, 'eval.json'), JSON.stringify({ report: { ...report, dynamics: { ...report.dynamics, history: undefined } }, evaluation }, null, 2) + '\n');
       console.log(`world model saved to ${modelDir} (${report.dynamics.epochs} epochs, best ${report.dynamics.bestEpoch + 1}, ${report.seconds.toFixed(0)} s); tensors in memory: ${tf.memory().numTensors}`);
       printEvaluation(evaluation, 'validation episodes');
@@ -127,8 +124,7 @@ async function evaluate(argv: string[]): Promise<number> {
   const dir = existsSync(join(values.model, 'model', 'model.json')) ? join(values.model, 'model') : values.model;
   const model = await loadWorldModel(dir);
   try {
-    const episodes: Episode[] = [];
-    for (const d of values.data) episodes.push(...(await readEpisodes(d)).episodes);
+    const episodes = await readEpisodes(values.data);
     const held = values.all ? [] : episodes.filter((e) => model.meta.validationEpisodeIds.includes(e.id));
     const which = held.length > 0 ? held : episodes;
     const evaluation = model.evaluate(which, intFlag(values.horizon, 'horizon', model.config.eval.horizon, 1));

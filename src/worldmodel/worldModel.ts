@@ -99,7 +99,7 @@ export class WorldModel {
         onEpoch: (m) => hooks.onEpoch?.('autoencoder', m),
         signal: hooks.signal,
       });
-      modelEpisodes = episodes.map((e) => withLatentState(e, encodeFloatFrames(encoder!, frames, owner, episodes.indexOf(e), codec.imageSize)));
+      modelEpisodes = episodes.map((e, i) => withLatentState(e, encodeFloatFrames(encoder!, frames, owner, i, codec.imageSize)));
     }
     const windows = buildWindows(modelEpisodes, config.train.k);
     const trainIdx: number[] = [];
