@@ -78,7 +78,7 @@ export const command = {
         onEpoch: (s, m) => {
           progress?.stop();
           log.log({ stage: s, ...m });
-          if (s === 'bc') console.error(`bc epoch ${(m.epoch as number) + 1}: train NLL ${(m.trainNll as number).toFixed(3)}, validation NLL ${(m.validationNll as number).toFixed(3)}, action MSE ${(m.validationMse as number).toFixed(4)}`);
+          if (s === 'bc') console.error(`bc epoch ${(m.epoch as number) + 1}: train NLL ${(m.trainNll as number).toFixed(3)}, validation NLL ${(m.validationNll as number).toFixed(3)}, action MSE ${(m.validationMse as number).toFixed(4)}, object/goal position RMSE ${(m.validationAuxRmseCm as number).toFixed(1)} cm`);
           else console.error(`encoder epoch ${(m.epoch as number) + 1}: reconstruction ${(m.validationLoss as number).toFixed(4)}`);
         },
       },

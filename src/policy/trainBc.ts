@@ -27,6 +27,8 @@ export interface BcEpoch {
   validationNll: number;
   /** Mean squared error of the action mean against the expert's action (validation). */
   validationMse: number;
+  /** Auxiliary position RMSE in cm (validation): does vision find the instructed object? */
+  validationAuxRmseCm: number;
   seconds: number;
   samplesPerSecond: number;
   numTensors: number;
@@ -89,7 +91,7 @@ export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: B
       }
       const val = await evaluateBc(policy, validation ?? train);
       const seconds = (performance.now() - started) / 1000;
-      const m: BcEpoch = { epoch, trainNll: sum / steps, validationNll: val.nll, validationMse: val.mse, seconds, samplesPerSecond: (steps * B) / seconds, numTensors: tf.memory().numTensors };
+      const m: BcEpoch = { epoch, trainNll: sum / steps, validationNll: val.nll, validationMse: val.mse, validationAuxRmseCm: val.auxRmseCm, seconds, samplesPerSecond: (steps * B) / seconds, numTensors: tf.memory().numTensors };
       history.push(m);
       options.onEpoch?.(m);
       if (val.nll < best.nll) {
@@ -115,17 +117,37 @@ function bcLoss(policy: VlaPolicy, g: { input: PolicyInput; actions: tf.Tensor2D
   });
 }
 
-export async function evaluateBc(policy: VlaPolicy, samples: BcSamples, chunk = 1024): Promise<{ nll: number; mse: number }> {
+export interface BcEvaluation {
+  nll: number;
+  /** Action-mean squared error against the expert. */
+  mse: number;
+  /** RMSE of the auxiliary head's positions in cm (how well vision localises the instructed
+   * object and goal); NaN without privileged state. */
+  auxRmseCm: number;
+}
+
+export async function evaluateBc(policy: VlaPolicy, samples: BcSamples, chunk = 1024): Promise<BcEvaluation> {
   let nll = 0;
   let mse = 0;
+  let aux = 0;
   for (let i = 0; i < samples.count; i += chunk) {
     const idx = Array.from({ length: Math.min(chunk, samples.count - i) }, (_, j) => i + j);
     const g = gatherInput(samples, idx);
-    const [a, b] = tf.tidy(() => [tf.sum(tf.neg(policy.logProb(g.input, g.actions))), tf.sum(tf.mean(tf.square(tf.sub(policy.mean(g.input), g.actions)), 1))]);
-    nll += (await a!.data())[0]!;
-    mse += (await b!.data())[0]!;
-    tf.dispose([a!, b!]);
+    const sums = tf.tidy(() => {
+      const out = policy.meanAndAuxiliary(g.input);
+      return [
+        tf.sum(tf.neg(gaussianLogProb(g.actions, out.mean, policy.logStd))),
+        tf.sum(tf.mean(tf.square(tf.sub(out.mean, g.actions)), 1)),
+        g.aux ? tf.sum(tf.mean(tf.square(tf.sub(out.aux, g.aux)), 1)) : tf.scalar(NaN),
+      ];
+    });
+    const [a, b, c] = await Promise.all(sums.map(async (t) => (await t.data())[0]!));
+    nll += a!;
+    mse += b!;
+    aux += c!;
+    tf.dispose(sums);
     disposeGathered(g);
   }
-  return { nll: nll / samples.count, mse: mse / samples.count };
+  // Aux targets are in decimetres: ×10 for centimetres.
+  return { nll: nll / samples.count, mse: mse / samples.count, auxRmseCm: 10 * Math.sqrt(aux / samples.count) };
 }
