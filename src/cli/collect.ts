@@ -63,7 +63,11 @@ export const command = {
     const plan = planEpisodes(parseTaskSelectors(config.task), config.split, config.episodes, config.seed);
     const env = await makeSimEnv(robot, { cameras: config.cameras, imageSize: config.imageSize });
     const controller = await makeController(config.policy, robot, { noise: config.noise });
-    const store = await EpisodeStore.openForAppend(config.out, { robot: robot.name });
+    const store = await EpisodeStore.openForAppend(config.out, { robot: robot.name }).catch(async (err: unknown) => {
+      controller.close?.();
+      await env.close();
+      throw err;
+    });
     const log = new RunLog(join(config.out, 'runs'), `collect-${runStamp()}`, { ...config, cameras: env.cameras });
     const progress = new Progress('collect', plan.length);
     const stop = new AbortController();

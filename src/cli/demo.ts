@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { selectBackend } from '../backend/selectBackend.ts';
 import { resolveConfig } from '../core/config.ts';
-import { loadRobot } from '../core/robotDescription.ts';
+import { CONFIGS_DIR, loadRobot } from '../core/robotDescription.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { EpisodeStore } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
@@ -41,7 +41,7 @@ export const command = {
     const seed = intFlag(values.seed, 'seed', 0);
     const out = values.out ?? join('runs', `demo-${runStamp()}`);
     const robot = loadRobot('vx300');
-    const wmConfig = resolveConfig(worldModelConfigSchema, { files: ['configs/wm/state.yaml'], overrides: { seed: String(seed) } });
+    const wmConfig = resolveConfig(worldModelConfigSchema, { files: [join(CONFIGS_DIR, 'wm', 'state.yaml')], overrides: { seed: String(seed) } });
     const log = new RunLog(out, 'demo', { command: 'demo', robot: robot.name, episodesPerCell: perCell, seed, out, worldModel: wmConfig });
     const started = performance.now();
 

@@ -93,6 +93,8 @@ export type RobotDescription = z.infer<typeof robotDescriptionSchema> & {
 };
 
 export const ROBOTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../robots');
+/** The presets shipped with wmrl (commands given relative paths resolve them from the working directory). */
+export const CONFIGS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../configs');
 
 export class RobotDescriptionError extends Error {
   override name = 'RobotDescriptionError';
