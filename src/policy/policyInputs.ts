@@ -1,7 +1,7 @@
 /** Building batched policy inputs from live observations and from stored episodes. */
 import * as tf from '@tensorflow/tfjs';
 import type { Episode, Observation } from '../core/types.ts';
-import { downsampleFrame } from '../vision/frames.ts';
+import { observationFrames } from '../vision/frames.ts';
 import type { PatchEncoder } from '../vision/patchCodec.ts';
 import type { PolicyInput } from './vlaPolicy.ts';
 import type { Tokenizer } from './tokenizer.ts';
@@ -24,14 +24,11 @@ export function encodeFrames(encoder: PatchEncoder, frames: Float32Array, chunk 
 /** Policy input for a batch of live observations (one encoder pass). */
 export function observationInput(encoder: PatchEncoder, tokenizer: Tokenizer, camera: string, observations: Observation[]): PolicyInput {
   const S = encoder.config.imageSize;
-  const pixels = new Float32Array(observations.length * S * S * 3);
+  const pixels = observationFrames(observations, camera, S, 'this policy');
   const P = observations[0]!.qpos.length * 2;
   const proprio = new Float32Array(observations.length * P);
   const tokens = new Int32Array(observations.length * tokenizer.maxTokens);
   observations.forEach((o, i) => {
-    const img = o.images[camera];
-    if (!img) throw new Error(`observation has no '${camera}' camera frame, which this policy sees`);
-    downsampleFrame(img.data, img.width, img.height, S, pixels, i * S * S * 3);
     proprio.set(o.qpos, i * P);
     proprio.set(o.qvel, i * P + o.qpos.length);
     tokens.set(tokenizer.encode(o.instruction), i * tokenizer.maxTokens);

@@ -45,3 +45,14 @@ export function floatToBytes(frames: ArrayLike<number>): Uint8Array {
   for (let i = 0; i < frames.length; i++) out[i] = Math.max(0, Math.min(255, Math.round(frames[i]! * 255)));
   return out;
 }
+
+/** One camera's frames from a batch of observations, downsampled into [N, size, size, 3] floats. */
+export function observationFrames(observations: readonly { images: Record<string, { width: number; height: number; data: Uint8Array }> }[], camera: string, size: number, user: string): Float32Array {
+  const pixels = new Float32Array(observations.length * size * size * 3);
+  observations.forEach((o, i) => {
+    const img = o.images[camera];
+    if (!img) throw new Error(`observation has no '${camera}' camera frame, which ${user} sees`);
+    downsampleFrame(img.data, img.width, img.height, size, pixels, i * size * size * 3);
+  });
+  return pixels;
+}

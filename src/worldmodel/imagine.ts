@@ -99,15 +99,14 @@ export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts:
 }
 
 /** Per member: best success probability over the horizon; then mean and variance over members. */
-export function rolloutScores(successProb: Float32Array, horizon: number, K: number, B: number, steps?: ArrayLike<number>): { score: Float32Array; variance: Float32Array } {
+function rolloutScores(successProb: Float32Array, horizon: number, K: number, B: number): { score: Float32Array; variance: Float32Array } {
   const score = new Float32Array(B);
   const variance = new Float32Array(B);
   for (let b = 0; b < B; b++) {
-    const n = steps ? steps[b]! : horizon;
     const perMember: number[] = [];
     for (let k = 0; k < K; k++) {
       let best = 0;
-      for (let t = 0; t < n; t++) best = Math.max(best, successProb[(t * K + k) * B + b]!);
+      for (let t = 0; t < horizon; t++) best = Math.max(best, successProb[(t * K + k) * B + b]!);
       perMember.push(best);
     }
     const mean = perMember.reduce((a, v) => a + v, 0) / K;

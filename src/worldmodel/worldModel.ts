@@ -11,7 +11,7 @@ import { concatFloat32 } from '../core/arrays.ts';
 import { Rng } from '../core/rng.ts';
 import { namedVariables } from '../core/variables.ts';
 import { PatchDecoder, PatchEncoder, type PatchCodecConfig } from '../vision/patchCodec.ts';
-import { downsampleFrame, floatToBytes, framesToFloat } from '../vision/frames.ts';
+import { floatToBytes, framesToFloat, observationFrames } from '../vision/frames.ts';
 import { evaluateDynamics, type WorldModelEvaluation } from './evaluateModel.ts';
 import { fitEnsemble, type EpochMetrics, type FitReport } from './fitEnsemble.ts';
 import { imagine, type ImaginationPolicy, type ImaginationStarts, type ImaginedRollouts } from './imagine.ts';
@@ -150,12 +150,7 @@ export class WorldModel {
     let latents: Float32Array | undefined;
     if (this.kind === 'video') {
       const size = this.config.video.imageSize;
-      const pixels = new Float32Array(B * size * size * 3);
-      observations.forEach((o, i) => {
-        const img = o.images[this.config.video.camera];
-        if (!img) throw new Error(`observation has no '${this.config.video.camera}' camera frame, which this video world model encodes`);
-        downsampleFrame(img.data, img.width, img.height, size, pixels, i * size * size * 3);
-      });
+      const pixels = observationFrames(observations, this.config.video.camera, size, 'this video world model');
       latents = tf.tidy(() => this.encoder!.encode(tf.tensor4d(pixels, [B, size, size, 3])).dataSync() as Float32Array);
     }
     observations.forEach((o, i) => {
