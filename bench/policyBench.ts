@@ -59,7 +59,7 @@ for (const size of ['tiny', 'small', 'base']) {
         for (const n of [1, 64]) {
           const obs = batch(n);
           row[`latencyMsBatch${n}`] = latency(() => {
-            const input = observationInput(policy.encoder, policy.tokenizer, 'scene', obs);
+            const input = observationInput(policy.tokenizer, 'scene', config.encoder.imageSize, obs);
             tf.tidy(() => policy.act(input, { seed: 1 }).action.dataSync());
             disposeInput(input);
           }, n === 1 ? 200 : 20);

@@ -72,18 +72,16 @@ function tryLayout(task: TaskSpec, rng: Rng): SceneLayout | undefined {
     if (!other) return undefined;
     zones.push({ color: rng.pick(COLOR_NAMES.filter((c) => c !== task.zoneColor && c !== task.color)), pos: other, radius: ZONE_RADIUS });
   }
+  const used = new Set<ColorName>([task.color as ColorName, ...zones.map((z) => z.color)]);
   const objects: PlacedObject[] = [object(targetKind, task.color as ColorName, target, rng)];
   for (let i = 0; i < DISTRACTORS[task.family]; i++) {
     const p = place();
     if (!p) return undefined;
-    // A distractor never matches the target in both colour and kind, so the instruction is unambiguous.
-    let kind: ObjectKind;
-    let color: ColorName;
-    do {
-      kind = rng.pick(OBJECT_KINDS);
-      color = rng.pick(COLOR_NAMES);
-    } while (kind === targetKind && color === task.color);
-    objects.push(object(kind, color, p, rng));
+    // Every object and zone in a scene has its own colour: the colour word alone names the
+    // target, which a camera at 32×32 pixels can see (shapes there are a few pixels).
+    const color = rng.pick(COLOR_NAMES.filter((c) => !used.has(c)));
+    used.add(color);
+    objects.push(object(rng.pick(OBJECT_KINDS), color, p, rng));
   }
   return { objects, zones };
 }

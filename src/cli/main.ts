@@ -13,6 +13,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   wm: async () => (await import('./wm.ts')).command,
   pretrain: async () => (await import('./pretrain.ts')).command,
   eval: async () => (await import('./eval.ts')).command,
+  train: async () => (await import('./train.ts')).command,
   demo: async () => (await import('./demo.ts')).command,
 };
 

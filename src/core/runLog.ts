@@ -1,7 +1,7 @@
 /**
  * Every run writes its resolved config and a JSONL metrics log beside its outputs.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export class RunLog {
@@ -9,14 +9,15 @@ export class RunLog {
   readonly configFile: string;
   readonly metricsFile: string;
 
-  /** `name` prefixes the files, e.g. `collect-2026-11-30T04-43-00Z`. */
-  constructor(dir: string, name: string, resolvedConfig: unknown) {
+  /** `name` prefixes the files, e.g. `collect-2026-11-30T04-43-00Z`. `append` keeps an existing
+   * metrics log (a resumed run) instead of starting it afresh. */
+  constructor(dir: string, name: string, resolvedConfig: unknown, options: { append?: boolean } = {}) {
     mkdirSync(dir, { recursive: true });
     this.dir = dir;
     this.configFile = join(dir, `${name}.config.json`);
     this.metricsFile = join(dir, `${name}.metrics.jsonl`);
     writeFileSync(this.configFile, JSON.stringify(resolvedConfig, null, 2) + '\n');
-    writeFileSync(this.metricsFile, '');
+    if (!options.append || !existsSync(this.metricsFile)) writeFileSync(this.metricsFile, '');
   }
 
   /** Append one metrics record (a line of JSON with a timestamp). */

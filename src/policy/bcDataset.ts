@@ -1,30 +1,34 @@
 /**
- * Behaviour-cloning samples (latent, proprio, tokens, action) cut from episodes. Latents are
- * computed once with the frozen encoder; with `shiftAugment`, four 1-pixel-shifted copies of
- * every training frame are encoded too (small camera-pose changes the policy must tolerate).
+ * Behaviour-cloning samples (frame, proprio, tokens, action) cut from episodes. With
+ * `shiftAugment`, four 1-pixel-shifted copies of every training frame are added (small
+ * camera-pose changes the policy must tolerate).
  */
 import type { Episode } from '../core/types.ts';
 import { framesToFloat } from '../vision/frames.ts';
-import type { PatchEncoder } from '../vision/patchCodec.ts';
-import { encodeFrames, episodeProprio } from './policyInputs.ts';
+import { loadRobot } from '../core/robotDescription.ts';
+import { projectToImage, type FixedCamera } from '../vision/cameraProjection.ts';
+import { episodeProprio } from './policyInputs.ts';
 import type { Tokenizer } from './tokenizer.ts';
-import { AUX_DIM } from './vlaPolicy.ts';
+import { AUX_DIM, IMAGE_TARGET_HEADS } from './vlaPolicy.ts';
 
 export interface BcSamples {
   count: number;
-  /** Encoded latents (frozen encoder), or the frames themselves (encoder trained end to end). */
-  latentDim: number;
   imageSize: number;
-  frames?: Float32Array;
+  /** [count, S, S, 3] floats in [0,1]. */
+  frames: Float32Array;
   proprioDim: number;
   actionDim: number;
   maxTokens: number;
-  latents?: Float32Array;
   proprio: Float32Array;
   tokens: Int32Array;
   actions: Float32Array;
   /** Auxiliary targets (target object xyz, goal xyz, ×10) where episodes carry privileged state. */
   aux?: Float32Array;
+  /** With privileged state and a world-fixed camera: where the instructed object and the goal
+   * appear in the image ([count, 2·IMAGE_TARGET_HEADS]), and each one's weight (0 for a goal
+   * that is not on the table, e.g. a lift point in the air). */
+  imageTargets?: Float32Array;
+  imageWeights?: Float32Array;
 }
 
 const SHIFTS: [number, number][] = [
@@ -34,8 +38,8 @@ const SHIFTS: [number, number][] = [
   [0, -1],
 ];
 
-export function buildBcSamples(encoder: PatchEncoder, tokenizer: Tokenizer, episodes: Episode[], options: { camera: string; shiftAugment: boolean; keepFrames: boolean }): BcSamples {
-  const S = encoder.config.imageSize;
+export function buildBcSamples(tokenizer: Tokenizer, episodes: Episode[], options: { camera: string; imageSize: number; shiftAugment: boolean }): BcSamples {
+  const S = options.imageSize;
   const frameSize = S * S * 3;
   const copies = options.shiftAugment ? 1 + SHIFTS.length : 1;
   const steps = episodes.reduce((n, e) => n + e.steps, 0);
@@ -51,6 +55,9 @@ export function buildBcSamples(encoder: PatchEncoder, tokenizer: Tokenizer, epis
   const actions = new Float32Array(count * A);
   const withState = episodes.every((e) => e.stateDim >= 6);
   const aux = withState ? new Float32Array(count * AUX_DIM) : undefined;
+  const camera = withState ? fixedCamera(first.robot, options.camera) : undefined;
+  const imageTargets = camera ? new Float32Array(count * 2 * IMAGE_TARGET_HEADS) : undefined;
+  const imageWeights = camera ? new Float32Array(count * IMAGE_TARGET_HEADS) : undefined;
   let row = 0;
   for (const e of episodes) {
     const cam = e.cameras[options.camera];
@@ -67,11 +74,25 @@ export function buildBcSamples(encoder: PatchEncoder, tokenizer: Tokenizer, epis
         tokens.set(ids, row * L);
         actions.set(e.actions.subarray(t * A, (t + 1) * A), row * A);
         if (aux) auxTargets(e, t, aux.subarray(row * AUX_DIM, (row + 1) * AUX_DIM));
+        if (camera) imageTargetsOf(e, t, camera, imageTargets!.subarray(row * 2 * IMAGE_TARGET_HEADS, (row + 1) * 2 * IMAGE_TARGET_HEADS), imageWeights!.subarray(row * IMAGE_TARGET_HEADS, (row + 1) * IMAGE_TARGET_HEADS));
       }
     }
   }
-  const pixels = options.keepFrames ? { frames } : { latents: encodeFrames(encoder, frames) };
-  return { count, latentDim: encoder.outputDim, imageSize: S, ...pixels, proprioDim: P, actionDim: A, maxTokens: L, proprio, tokens, actions, ...(aux ? { aux } : {}) };
+  return { count, imageSize: S, frames, proprioDim: P, actionDim: A, maxTokens: L, proprio, tokens, actions, ...(aux ? { aux } : {}), ...(camera ? { imageTargets, imageWeights } : {}) };
+}
+
+/** The camera as a world-fixed one, or undefined (e.g. a wrist camera, which moves). */
+function fixedCamera(robot: string, name: string): FixedCamera | undefined {
+  const c = loadRobot(robot).cameras.find((cam) => cam.name === name);
+  return c?.pos && c.lookAt ? { pos: c.pos, lookAt: c.lookAt, fovy: c.fovy } : undefined;
+}
+
+/** Image positions of the instructed object (the first object of the state) and of the goal. */
+function imageTargetsOf(e: Episode, t: number, camera: FixedCamera, targets: Float32Array, weights: Float32Array): void {
+  const s = e.state.subarray(t * e.stateDim, (t + 1) * e.stateDim);
+  const goal = s.subarray(e.stateDim - 3);
+  targets.set([...projectToImage(camera, s.subarray(0, 3)), ...projectToImage(camera, goal)]);
+  weights.set([1, Math.abs(goal[2]!) < 0.01 ? 1 : 0]);
 }
 
 /** Target object position (first object of the state) and goal (last three numbers), ×10. */

@@ -15,3 +15,12 @@ export function gaussianLogProb(action: tf.Tensor2D, mean: tf.Tensor2D, logStd: 
 export function gaussianEntropy(logStd: tf.Tensor1D): tf.Scalar {
   return tf.tidy(() => tf.sum(tf.add(logStd, 0.5 + HALF_LOG_2PI)) as tf.Scalar);
 }
+
+/** KL(p ‖ q) between diagonal Gaussians with state-independent log-stds: [N, A] means → [N]. */
+export function gaussianKl(meanP: tf.Tensor2D, logStdP: tf.Tensor, meanQ: tf.Tensor2D, logStdQ: tf.Tensor): tf.Tensor1D {
+  return tf.tidy(() => {
+    const varQ = tf.exp(tf.mul(2, logStdQ));
+    const term = tf.div(tf.add(tf.exp(tf.mul(2, logStdP)), tf.square(tf.sub(meanP, meanQ))), tf.mul(2, varQ));
+    return tf.sum(tf.sub(tf.add(tf.sub(logStdQ, logStdP), term), 0.5), 1) as tf.Tensor1D;
+  });
+}

@@ -17,7 +17,7 @@ export const policyConfigSchema = z
         patch: z.number().int().min(1).default(4),
         patchDim: z.number().int().min(1).default(16),
         latent: z.number().int().min(2).default(32),
-        keypoints: z.number().int().min(0).default(16).describe('spatial-softmax keypoints added to the latent'),
+        keypoints: z.number().int().min(0).default(0).describe('spatial-softmax keypoints added to the latent (language-blind; the grounded attention finds what the instruction names)'),
         camera: z.string().default('scene'),
         trainable: z.boolean().default(true).describe('train the encoder end to end with behaviour cloning (the video world model then shares it frozen)'),
         epochs: z.number().int().min(1).default(8).describe('autoencoder epochs when pretrain trains its own encoder'),
@@ -25,6 +25,15 @@ export const policyConfigSchema = z
       .strict()
       .prefault({})
       .describe('the shared vision encoder (taken from a video world model with --encoder, else trained as an autoencoder)'),
+    grounding: z
+      .object({
+        heads: z.number().int().min(1).default(2).describe('attention heads, each locating one thing the instruction names'),
+        dim: z.number().int().min(1).default(16).describe('per-pixel feature and query width'),
+        hidden: z.number().int().min(1).default(32).describe('hidden width of the per-pixel MLP'),
+      })
+      .strict()
+      .prefault({})
+      .describe('language-grounded spatial attention over the camera image'),
     bc: z
       .object({
         epochs: z.number().int().min(1).default(30),
@@ -36,6 +45,7 @@ export const policyConfigSchema = z
         maxNoise: z.number().min(0).default(0.2).describe('skip expert episodes recorded with more action noise than this'),
         shiftAugment: z.boolean().default(true).describe('add 1-pixel shifted copies of every frame'),
         auxWeight: z.number().min(0).default(1).describe('weight of the auxiliary loss: the instructed object and goal positions from the vision features (simulator demos)'),
+        imageWeight: z.number().min(0).default(100).describe('weight of the grounding loss: where the instructed object and the goal appear in the image (positions in half-frames; simulator demos with a fixed camera)'),
       })
       .strict()
       .prefault({}),

@@ -10,6 +10,8 @@ export interface PolicyControllerOptions {
   deterministic: boolean;
   /** Replace every instruction by this text (a language-grounding ablation). */
   instructionOverride?: (task: TaskSpec) => string;
+  /** Added to the episode seed for the action noise: rollouts of one scene that must differ. */
+  noiseSeed?: number;
   name?: string;
 }
 
@@ -29,13 +31,13 @@ export class PolicyController implements Controller {
 
   reset(task: TaskSpec, seed: number): void {
     this.#task = task;
-    this.#seed = seed;
+    this.#seed = seed + (this.#options.noiseSeed ?? 0);
     this.#t = 0;
   }
 
   act(observation: Observation): Action {
     const instruction = this.#options.instructionOverride && this.#task ? this.#options.instructionOverride(this.#task) : observation.instruction;
-    const input = observationInput(this.policy.encoder, this.policy.tokenizer, this.policy.config.encoder.camera, [{ ...observation, instruction }]);
+    const input = observationInput(this.policy.tokenizer, this.policy.config.encoder.camera, this.policy.config.encoder.imageSize, [{ ...observation, instruction }]);
     try {
       return tf.tidy(() => {
         const out = this.policy.act(input, { deterministic: this.#options.deterministic, seed: this.#seed * 1000 + this.#t++ });

@@ -2,28 +2,12 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Episode, Observation } from '../core/types.ts';
 import { observationFrames } from '../vision/frames.ts';
-import type { PatchEncoder } from '../vision/patchCodec.ts';
 import type { PolicyInput } from './vlaPolicy.ts';
 import type { Tokenizer } from './tokenizer.ts';
 
-/** Encode [N, S, S, 3] float frames in chunks (bounded memory). */
-export function encodeFrames(encoder: PatchEncoder, frames: Float32Array, chunk = 512): Float32Array {
-  const S = encoder.config.imageSize;
-  const frameSize = S * S * 3;
-  const n = frames.length / frameSize;
-  const Z = encoder.outputDim;
-  const out = new Float32Array(n * Z);
-  for (let i = 0; i < n; i += chunk) {
-    const m = Math.min(chunk, n - i);
-    const z = tf.tidy(() => encoder.encode(tf.tensor4d(frames.subarray(i * frameSize, (i + m) * frameSize), [m, S, S, 3])).dataSync());
-    out.set(z, i * Z);
-  }
-  return out;
-}
-
-/** Policy input for a batch of live observations (one encoder pass). */
-export function observationInput(encoder: PatchEncoder, tokenizer: Tokenizer, camera: string, observations: Observation[]): PolicyInput {
-  const S = encoder.config.imageSize;
+/** Policy input (camera frames, proprio, tokens) for a batch of live observations. */
+export function observationInput(tokenizer: Tokenizer, camera: string, imageSize: number, observations: Observation[]): PolicyInput {
+  const S = imageSize;
   const pixels = observationFrames(observations, camera, S, 'this policy');
   const P = observations[0]!.qpos.length * 2;
   const proprio = new Float32Array(observations.length * P);
@@ -34,7 +18,7 @@ export function observationInput(encoder: PatchEncoder, tokenizer: Tokenizer, ca
     tokens.set(tokenizer.encode(o.instruction), i * tokenizer.maxTokens);
   });
   return {
-    latent: tf.tidy(() => encoder.encode(tf.tensor4d(pixels, [observations.length, S, S, 3]))),
+    images: tf.tensor4d(pixels, [observations.length, S, S, 3]),
     proprio: tf.tensor2d(proprio, [observations.length, P]),
     tokens: tf.tensor2d(tokens, [observations.length, tokenizer.maxTokens], 'int32'),
   };

@@ -69,9 +69,9 @@ export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, 
   const policy = new VlaPolicy(config, { actionDim: trainEps[0]!.actionDim, proprioDim: P, tokenizer: tokenizer.toJSON(), proprio }, encoder);
   try {
     const camera = config.encoder.camera;
-    const keepFrames = config.encoder.trainable;
-    const train = buildBcSamples(encoder, tokenizer, trainEps, { camera, shiftAugment: config.bc.shiftAugment, keepFrames });
-    const validation = valEps.length ? buildBcSamples(encoder, tokenizer, valEps, { camera, shiftAugment: false, keepFrames }) : undefined;
+    const imageSize = encoder.config.imageSize;
+    const train = buildBcSamples(tokenizer, trainEps, { camera, imageSize, shiftAugment: config.bc.shiftAugment });
+    const validation = valEps.length ? buildBcSamples(tokenizer, valEps, { camera, imageSize, shiftAugment: false }) : undefined;
     hooks.onStage?.('bc');
     const bc = await trainBc(policy, train, validation, {
       epochs: config.bc.epochs,
@@ -79,6 +79,7 @@ export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, 
       learningRate: config.bc.learningRate,
       patience: config.bc.patience,
       auxWeight: config.bc.auxWeight,
+      imageWeight: config.bc.imageWeight,
       seed: config.seed,
       onStep: hooks.onStep,
       onEpoch: (m) => hooks.onEpoch?.('bc', { ...m }),

@@ -5,13 +5,15 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../core/rng.ts';
 import type { BcSamples } from './bcDataset.ts';
-import { AUX_DIM, type PolicyInput, type VlaPolicy } from './vlaPolicy.ts';
+import { AUX_DIM, IMAGE_TARGET_HEADS, type PolicyInput, type VlaPolicy } from './vlaPolicy.ts';
 import { gaussianLogProb } from './gaussian.ts';
 
 export interface BcOptions {
   epochs: number;
   /** Weight of the auxiliary position loss (0: off; needs samples with aux targets). */
   auxWeight: number;
+  /** Weight of the grounding heads' image-position loss (0: off; needs image targets). */
+  imageWeight: number;
   batchSize: number;
   learningRate: number;
   patience: number;
@@ -29,38 +31,54 @@ export interface BcEpoch {
   validationMse: number;
   /** Auxiliary position RMSE in cm (validation): does vision find the instructed object? */
   validationAuxRmseCm: number;
+  /** RMSE of the grounding heads' image positions against the projected object/goal, in pixels (validation). */
+  validationImageRmsePx: number;
   seconds: number;
   samplesPerSecond: number;
   numTensors: number;
 }
 
-export function gatherInput(s: BcSamples, idx: ArrayLike<number>): { input: PolicyInput; actions: tf.Tensor2D; aux?: tf.Tensor2D } {
+/** A training batch: policy input, expert actions, auxiliary targets where the samples have them. */
+export interface BcBatch {
+  input: PolicyInput;
+  actions: tf.Tensor2D;
+  aux?: tf.Tensor2D;
+  imageTargets?: tf.Tensor2D;
+  imageWeights?: tf.Tensor2D;
+}
+
+export function gatherInput(s: BcSamples, idx: ArrayLike<number>): BcBatch {
   const n = idx.length;
   const S = s.imageSize;
   const frameSize = S * S * 3;
-  const pixels = new Float32Array(n * (s.frames ? frameSize : s.latentDim));
+  const pixels = new Float32Array(n * frameSize);
   const proprio = new Float32Array(n * s.proprioDim);
   const tokens = new Int32Array(n * s.maxTokens);
   const actions = new Float32Array(n * s.actionDim);
   const aux = s.aux ? new Float32Array(n * AUX_DIM) : undefined;
+  const H = IMAGE_TARGET_HEADS;
+  const imageTargets = s.imageTargets ? new Float32Array(n * 2 * H) : undefined;
+  const imageWeights = s.imageWeights ? new Float32Array(n * H) : undefined;
   for (let j = 0; j < n; j++) {
     const i = idx[j]!;
-    if (s.frames) pixels.set(s.frames.subarray(i * frameSize, (i + 1) * frameSize), j * frameSize);
-    else pixels.set(s.latents!.subarray(i * s.latentDim, (i + 1) * s.latentDim), j * s.latentDim);
+    pixels.set(s.frames.subarray(i * frameSize, (i + 1) * frameSize), j * frameSize);
     proprio.set(s.proprio.subarray(i * s.proprioDim, (i + 1) * s.proprioDim), j * s.proprioDim);
     tokens.set(s.tokens.subarray(i * s.maxTokens, (i + 1) * s.maxTokens), j * s.maxTokens);
     actions.set(s.actions.subarray(i * s.actionDim, (i + 1) * s.actionDim), j * s.actionDim);
     if (aux) aux.set(s.aux!.subarray(i * AUX_DIM, (i + 1) * AUX_DIM), j * AUX_DIM);
+    if (imageTargets) imageTargets.set(s.imageTargets!.subarray(i * 2 * H, (i + 1) * 2 * H), j * 2 * H);
+    if (imageWeights) imageWeights.set(s.imageWeights!.subarray(i * H, (i + 1) * H), j * H);
   }
   return {
-    input: { ...(s.frames ? { images: tf.tensor4d(pixels, [n, S, S, 3]) } : { latent: tf.tensor2d(pixels, [n, s.latentDim]) }), proprio: tf.tensor2d(proprio, [n, s.proprioDim]), tokens: tf.tensor2d(tokens, [n, s.maxTokens], 'int32') },
+    input: { images: tf.tensor4d(pixels, [n, S, S, 3]), proprio: tf.tensor2d(proprio, [n, s.proprioDim]), tokens: tf.tensor2d(tokens, [n, s.maxTokens], 'int32') },
     actions: tf.tensor2d(actions, [n, s.actionDim]),
     ...(aux ? { aux: tf.tensor2d(aux, [n, AUX_DIM]) } : {}),
+    ...(imageTargets ? { imageTargets: tf.tensor2d(imageTargets, [n, 2 * H]), imageWeights: tf.tensor2d(imageWeights!, [n, H]) } : {}),
   };
 }
 
-function disposeGathered(g: { input: PolicyInput; actions: tf.Tensor2D; aux?: tf.Tensor2D }): void {
-  tf.dispose([g.input.latent, g.input.images, g.input.proprio, g.input.tokens, g.actions, g.aux].filter((t) => t !== undefined));
+export function disposeBatch(g: BcBatch): void {
+  tf.dispose([g.input.latent, g.input.images, g.input.proprio, g.input.tokens, g.actions, g.aux, g.imageTargets, g.imageWeights].filter((t) => t !== undefined));
 }
 
 export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: BcSamples | undefined, options: BcOptions): Promise<{ history: BcEpoch[]; bestEpoch: number }> {
@@ -80,18 +98,18 @@ export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: B
       for (let s = 0; s < steps; s++) {
         const g = gatherInput(train, order.subarray(s * B, (s + 1) * B));
         try {
-          const loss = optimizer.minimize(() => bcLoss(policy, g, options.auxWeight), true, vars)!;
+          const loss = optimizer.minimize(() => bcLoss(policy, g, options.auxWeight, options.imageWeight), true, vars)!;
           sum += (await loss.data())[0]!;
           loss.dispose();
         } finally {
-          disposeGathered(g);
+          disposeBatch(g);
         }
         options.onStep?.(s + 1, steps, epoch);
         if (s % 8 === 7) await new Promise((r) => setImmediate(r));
       }
       const val = await evaluateBc(policy, validation ?? train);
       const seconds = (performance.now() - started) / 1000;
-      const m: BcEpoch = { epoch, trainNll: sum / steps, validationNll: val.nll, validationMse: val.mse, validationAuxRmseCm: val.auxRmseCm, seconds, samplesPerSecond: (steps * B) / seconds, numTensors: tf.memory().numTensors };
+      const m: BcEpoch = { epoch, trainNll: sum / steps, validationNll: val.nll, validationMse: val.mse, validationAuxRmseCm: val.auxRmseCm, validationImageRmsePx: val.imageRmsePx, seconds, samplesPerSecond: (steps * B) / seconds, numTensors: tf.memory().numTensors };
       history.push(m);
       options.onEpoch?.(m);
       if (val.nll < best.nll) {
@@ -107,13 +125,26 @@ export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: B
   return { history, bestEpoch: best.epoch };
 }
 
-/** Negative log-likelihood of the expert's actions, plus the weighted auxiliary position error. */
-function bcLoss(policy: VlaPolicy, g: { input: PolicyInput; actions: tf.Tensor2D; aux?: tf.Tensor2D }, auxWeight: number): tf.Scalar {
+/** Negative log-likelihood of the expert's actions, plus the weighted auxiliary losses. */
+function bcLoss(policy: VlaPolicy, g: BcBatch, auxWeight: number, imageWeight: number): tf.Scalar {
   return tf.tidy(() => {
-    if (!g.aux || auxWeight === 0) return tf.neg(tf.mean(policy.logProb(g.input, g.actions))) as tf.Scalar;
-    const { mean, aux } = policy.meanAndAuxiliary(g.input);
+    if (!g.aux || (auxWeight === 0 && imageWeight === 0)) return tf.neg(tf.mean(policy.logProb(g.input, g.actions))) as tf.Scalar;
+    const { mean, aux, positions } = policy.meanAndAuxiliary(g.input);
     const nll = tf.neg(tf.mean(gaussianLogProb(g.actions, mean, policy.logStd)));
-    return tf.add(nll, tf.mul(auxWeight, tf.mean(tf.square(tf.sub(aux, g.aux))))) as tf.Scalar;
+    let loss = tf.add(nll, tf.mul(auxWeight, tf.mean(tf.square(tf.sub(aux, g.aux)))));
+    if (positions && g.imageTargets && imageWeight > 0) loss = tf.add(loss, tf.mul(imageWeight, imagePositionError(positions, g.imageTargets, g.imageWeights!)));
+    return loss as tf.Scalar;
+  });
+}
+
+/** Weighted mean squared error of the grounding heads' image positions. */
+function imagePositionError(positions: tf.Tensor2D, targets: tf.Tensor2D, weights: tf.Tensor2D): tf.Scalar {
+  return tf.tidy(() => {
+    const [n, width] = positions.shape;
+    const heads = width / 2;
+    const err = tf.sum(tf.square(tf.sub(positions, targets.slice([0, 0], [n, width]))).reshape([n, heads, 2]), 2);
+    const w = weights.slice([0, 0], [n, heads]);
+    return tf.div(tf.sum(tf.mul(err, w)), tf.maximum(tf.sum(w), 1)) as tf.Scalar;
   });
 }
 
@@ -124,12 +155,15 @@ export interface BcEvaluation {
   /** RMSE of the auxiliary head's positions in cm (how well vision localises the instructed
    * object and goal); NaN without privileged state. */
   auxRmseCm: number;
+  /** RMSE of the grounding heads' image positions in pixels; NaN without image targets. */
+  imageRmsePx: number;
 }
 
 export async function evaluateBc(policy: VlaPolicy, samples: BcSamples, chunk = 1024): Promise<BcEvaluation> {
   let nll = 0;
   let mse = 0;
   let aux = 0;
+  let image = 0;
   for (let i = 0; i < samples.count; i += chunk) {
     const idx = Array.from({ length: Math.min(chunk, samples.count - i) }, (_, j) => i + j);
     const g = gatherInput(samples, idx);
@@ -139,15 +173,18 @@ export async function evaluateBc(policy: VlaPolicy, samples: BcSamples, chunk = 
         tf.sum(tf.neg(gaussianLogProb(g.actions, out.mean, policy.logStd))),
         tf.sum(tf.mean(tf.square(tf.sub(out.mean, g.actions)), 1)),
         g.aux ? tf.sum(tf.mean(tf.square(tf.sub(out.aux, g.aux)), 1)) : tf.scalar(NaN),
+        out.positions && g.imageTargets ? tf.mul(imagePositionError(out.positions, g.imageTargets, g.imageWeights!), idx.length) : tf.scalar(NaN),
       ];
     });
-    const [a, b, c] = await Promise.all(sums.map(async (t) => (await t.data())[0]!));
+    const [a, b, c, d] = await Promise.all(sums.map(async (t) => (await t.data())[0]!));
     nll += a!;
     mse += b!;
     aux += c!;
+    image += d!;
     tf.dispose(sums);
-    disposeGathered(g);
+    disposeBatch(g);
   }
   // Aux targets are in decimetres: ×10 for centimetres.
-  return { nll: nll / samples.count, mse: mse / samples.count, auxRmseCm: 10 * Math.sqrt(aux / samples.count) };
+  // Image positions span [-1, 1] across the frame: × size/2 for pixels (the error is per head, summed over x and y).
+  return { nll: nll / samples.count, mse: mse / samples.count, auxRmseCm: 10 * Math.sqrt(aux / samples.count), imageRmsePx: (samples.imageSize / 2) * Math.sqrt(image / samples.count) };
 }

@@ -1,10 +1,12 @@
 /**
- * The vision-language-action policy. Vision: the shared patch encoder's latent (frozen; it is
- * the video world model's encoder, so imagination hands latents straight in). Language: token
- * embeddings (one-hot × matrix: no gather gradient needed on wasm) of the first tokens kept in
- * order, flattened and projected. Proprio: normalised joint positions and velocities.
- * Language modulates the vision features (FiLM) before the fused trunk; a Gaussian head gives
- * the action mean and a learned, state-independent log-std.
+ * The vision-language-action policy.
+ * - Language: adjacent-word features max-pooled over the instruction (LanguageEncoder).
+ * - Vision: the patch encoder's global latent (the video world model's encoder) and
+ *   language-grounded spatial attention (where the named object and zone are, in pixels).
+ *   Together they form the perception latent; imagination can hand that in directly.
+ * - Proprio: normalised joint positions and velocities.
+ * Language also modulates the vision features (FiLM) before the fused trunk; a Gaussian head
+ * gives the action mean and a learned, state-independent log-std.
  */
 import * as tf from '@tensorflow/tfjs';
 import { newVariable, namedVariables } from '../core/variables.ts';
@@ -12,14 +14,16 @@ import { Dense, swish } from '../nn/dense.ts';
 import { PatchEncoder, type PatchCodecConfig } from '../vision/patchCodec.ts';
 import { Normalizer, type NormalizerStats } from '../worldmodel/normalizer.ts';
 import { gaussianLogProb } from './gaussian.ts';
+import { GroundedAttention } from './groundedAttention.ts';
+import { LanguageEncoder } from './languageEncoder.ts';
 import type { PolicyConfig } from './policyConfig.ts';
 import { Tokenizer } from './tokenizer.ts';
 
 /** Batched policy input. */
 export interface PolicyInput {
-  /** Encoder latents, [N, Z] (imagination hands these in directly)... */
+  /** Perception latents, [N, Z] (see VlaPolicy.perceive; imagination hands these in)... */
   latent?: tf.Tensor2D;
-  /** ...or camera frames [N, S, S, 3] in [0,1], encoded inside the model (end-to-end training). */
+  /** ...or camera frames [N, S, S, 3] in [0,1], perceived inside the model. */
   images?: tf.Tensor4D;
   /** Joint positions then velocities (raw), [N, P]. */
   proprio: tf.Tensor2D;
@@ -46,9 +50,9 @@ export class VlaPolicy {
   readonly tokenizer: Tokenizer;
   readonly encoder: PatchEncoder;
   readonly proprioNorm: Normalizer;
-  readonly embedding: tf.Variable;
+  readonly language: LanguageEncoder;
+  readonly grounding: GroundedAttention;
   readonly vision: Dense;
-  readonly language: Dense;
   readonly film: Dense;
   readonly proprio: Dense;
   readonly trunk: Dense[];
@@ -66,10 +70,9 @@ export class VlaPolicy {
     this.proprioNorm = new Normalizer(meta.proprio);
     const s = config.seed * 101;
     const F = config.features;
-    const Z = this.encoder.outputDim;
-    this.embedding = newVariable(tf.randomNormal([this.tokenizer.size, config.tokenDim], 0, 0.3, 'float32', s + 1), 'policy/embedding');
-    this.vision = new Dense('policy/vision', Z, F, s + 2);
-    this.language = new Dense('policy/language', config.maxTokens * config.tokenDim, F, s + 3);
+    this.language = new LanguageEncoder('policy/language', this.tokenizer.size, config.tokenDim, F, s + 1);
+    this.grounding = new GroundedAttention('policy/grounding', config.grounding, config.encoder.imageSize, F, s + 40);
+    this.vision = new Dense('policy/vision', this.latentDim, F, s + 2);
     // FiLM starts at identity (zero init): language first learns to gate, then to shift.
     this.film = new Dense('policy/film', F, 2 * F, s + 4, { zeroInit: true });
     this.proprio = new Dense('policy/proprio', meta.proprioDim, F, s + 5);
@@ -84,6 +87,11 @@ export class VlaPolicy {
     return this.meta.actionDim;
   }
 
+  /** Width of the perception latent: the encoder's latent, then the grounded attention's output. */
+  get latentDim(): number {
+    return this.encoder.outputDim + this.grounding.outputDim;
+  }
+
   /** Action mean for a batch. */
   mean(input: PolicyInput): tf.Tensor2D {
     return tf.tidy(() => this.head.apply(this.#forward(input).trunk));
@@ -94,35 +102,45 @@ export class VlaPolicy {
     return tf.tidy(() => this.aux.apply(this.#forward(input).vision));
   }
 
-  /** Action mean and auxiliary prediction from one forward pass. */
-  meanAndAuxiliary(input: PolicyInput): { mean: tf.Tensor2D; aux: tf.Tensor2D } {
+  /** Action mean, auxiliary prediction and (from images) the grounded attention's image
+   * positions of its first IMAGE_TARGET_HEADS heads, [N, 2·heads], from one forward pass. */
+  meanAndAuxiliary(input: PolicyInput): { mean: tf.Tensor2D; aux: tf.Tensor2D; positions?: tf.Tensor2D } {
     return tf.tidy(() => {
       const f = this.#forward(input);
-      return { mean: this.head.apply(f.trunk), aux: this.aux.apply(f.vision) };
+      return { mean: this.head.apply(f.trunk), aux: this.aux.apply(f.vision), ...(f.positions ? { positions: f.positions } : {}) };
     });
   }
 
-  #forward(input: PolicyInput): { vision: tf.Tensor2D; trunk: tf.Tensor2D } {
+  #forward(input: PolicyInput): { vision: tf.Tensor2D; trunk: tf.Tensor2D; positions?: tf.Tensor2D } {
     return tf.tidy(() => {
       const n = input.tokens.shape[0];
       const F = this.config.features;
-      const oneHot = tf.oneHot(input.tokens.reshape([-1]) as tf.Tensor1D, this.tokenizer.size);
-      const words = tf.matMul(oneHot, this.embedding).reshape([n, -1]) as tf.Tensor2D;
-      const lang = swish(this.language.apply(words));
+      const lang = this.language.apply(input.tokens);
       const gammaBeta = this.film.apply(lang);
-      const vis = swish(this.vision.apply(this.latent(input)));
+      const perceived = input.latent ? undefined : this.#perceive(input.images, lang);
+      const vis = swish(this.vision.apply(input.latent ?? perceived!.latent));
       const modulated = tf.add(tf.mul(vis, tf.add(1, gammaBeta.slice([0, 0], [n, F]))), gammaBeta.slice([0, F], [n, F])) as tf.Tensor2D;
       const prop = swish(this.proprio.apply(this.proprioNorm.normalize(input.proprio)));
       let h = tf.concat([modulated, lang, prop], 1) as tf.Tensor2D;
       for (const layer of this.trunk) h = swish(layer.apply(h));
-      return { vision: modulated, trunk: h };
+      return { vision: modulated, trunk: h, ...(perceived ? { positions: perceived.positions } : {}) };
     });
   }
 
-  latent(input: PolicyInput): tf.Tensor2D {
-    if (input.latent) return input.latent;
-    if (!input.images) throw new Error('policy input needs latents or images');
-    return this.encoder.encode(input.images);
+  /** Perception latents [N, latentDim] of camera frames under their instructions. */
+  perceive(images: tf.Tensor4D, tokens: tf.Tensor2D): tf.Tensor2D {
+    return tf.tidy(() => this.#perceive(images, this.language.apply(tokens)).latent);
+  }
+
+  #perceive(images: tf.Tensor4D | undefined, lang: tf.Tensor2D): { latent: tf.Tensor2D; positions: tf.Tensor2D } {
+    if (!images) throw new Error('policy input needs perception latents or images');
+    const n = images.shape[0];
+    const grounded = this.grounding.attend(images, lang);
+    const heads = Math.min(IMAGE_TARGET_HEADS, this.config.grounding.heads);
+    return {
+      latent: tf.concat([this.encoder.encode(images), grounded.output], 1) as tf.Tensor2D,
+      positions: grounded.positions.slice([0, 0, 0], [n, heads, 2]).reshape([n, 2 * heads]) as tf.Tensor2D,
+    };
   }
 
   /** Sample (or take the mean, `deterministic`) with log-probabilities. `seed` makes sampling reproducible. */
@@ -144,9 +162,15 @@ export class VlaPolicy {
     return [...(this.config.encoder.trainable ? this.encoder.variables() : []), ...this.headVariables()];
   }
 
+  /** What reinforcement learning updates: everything after perception and language, so the
+   * perception latents a world model was trained on stay valid. */
+  rlVariables(): tf.Variable[] {
+    return [...this.vision.variables(), ...this.film.variables(), ...this.proprio.variables(), ...this.trunk.flatMap((l) => l.variables()), ...this.head.variables(), this.logStd];
+  }
+
   /** Everything but the encoder. */
   headVariables(): tf.Variable[] {
-    return [this.embedding, ...this.vision.variables(), ...this.language.variables(), ...this.film.variables(), ...this.proprio.variables(), ...this.trunk.flatMap((l) => l.variables()), ...this.head.variables(), ...this.aux.variables(), this.logStd];
+    return [...this.language.variables(), ...this.grounding.variables(), ...this.vision.variables(), ...this.film.variables(), ...this.proprio.variables(), ...this.trunk.flatMap((l) => l.variables()), ...this.head.variables(), ...this.aux.variables(), this.logStd];
   }
 
   /** Parameters outside the encoder. */
@@ -165,6 +189,7 @@ export class VlaPolicy {
 
   dispose(): void {
     tf.dispose(this.headVariables());
+    this.grounding.dispose();
     this.encoder.dispose();
     this.proprioNorm.dispose();
   }
@@ -172,6 +197,8 @@ export class VlaPolicy {
 
 /** Auxiliary targets per sample: target object position and goal position, in decimetres. */
 export const AUX_DIM = 6;
+/** Grounding heads supervised with image positions (the instructed object, then the goal). */
+export const IMAGE_TARGET_HEADS = 2;
 
 export function encoderConfig(config: PolicyConfig): PatchCodecConfig {
   const e = config.encoder;

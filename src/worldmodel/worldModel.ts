@@ -129,6 +129,32 @@ export class WorldModel {
     return { model, report };
   }
 
+  /**
+   * Warm-started refit: continue training the dynamics for `epochs` on episodes already in this
+   * model's state layout (e.g. old data plus new anchor episodes), keeping its normalisation.
+   */
+  async refit(modelEpisodes: Episode[], options: { epochs: number; seed: number; hooks?: TrainHooks }): Promise<FitReport> {
+    const rng = new Rng(options.seed);
+    const split = splitEpisodes(modelEpisodes.length, this.config.train.validationFraction, (xs) => rng.shuffle(xs));
+    const windows = buildWindows(modelEpisodes, this.config.train.k);
+    if (windows.stateDim !== this.meta.dims.state) throw new Error(`refit: episodes give ${windows.stateDim}-dim states; this world model has ${this.meta.dims.state}`);
+    const trainIdx: number[] = [];
+    const valIdx: number[] = [];
+    for (let n = 0; n < windows.count; n++) (split.train.has(windows.episode[n]!) ? trainIdx : valIdx).push(n);
+    const hooks = options.hooks ?? {};
+    return fitEnsemble(this.dynamics, windows, trainIdx, valIdx, {
+      epochs: options.epochs,
+      batchSize: this.config.train.batchSize,
+      learningRate: this.config.train.learningRate,
+      patience: options.epochs,
+      seed: options.seed,
+      maxStepsPerEpoch: this.config.train.maxStepsPerEpoch,
+      onStep: hooks.onStep,
+      onEpoch: (m: EpochMetrics) => hooks.onEpoch?.('dynamics', { ...m }),
+      signal: hooks.signal,
+    });
+  }
+
   /** Episodes in this model's state layout (the video kind replaces object state by latents). */
   toModelEpisodes(episodes: Episode[]): Episode[] {
     if (this.kind === 'state') return episodes;

@@ -76,10 +76,11 @@ test('the same task and seed give bit-identical episodes', async () => {
 
 test('scripted experts succeed on every family, on both splits', async () => {
   for (const family of TASK_FAMILIES) {
-    const plan = planEpisodes([{ family }], 'both', 6, 1000);
+    // 12 episodes: the pusher sometimes wedges the block between its fingers (~5%; see bench:sim).
+    const plan = planEpisodes([{ family }], 'both', 12, 1000);
     let successes = 0;
     for (const p of plan) if ((await runEpisode(env, expert, p)).success) successes++;
-    assert.ok(successes >= 5, `${family}: expert succeeded in ${successes}/6`);
+    assert.ok(successes >= 10, `${family}: expert succeeded in ${successes}/12`);
   }
 });
 

@@ -1,0 +1,103 @@
+/** `wmrl train`: WMRL post-training of a behaviour-cloned policy (and its baselines/ablations). */
+import { join } from 'node:path';
+import { describeConfigSchema, resolveConfig } from '../core/config.ts';
+import { loadRobot } from '../core/robotDescription.ts';
+import { makeSimEnv } from '../envs/makeEnv.ts';
+import { POLICY_KERNELS } from '../policy/policyConfig.ts';
+import { runTraining } from '../rl/runTraining.ts';
+import { TRAIN_MODES, wmrlConfigSchema } from '../rl/wmrlConfig.ts';
+import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
+import { CONFIGS_DIR } from '../core/robotDescription.ts';
+import { parseFlags, UsageError } from './args.ts';
+import { configOverrides, readEpisodes, useBackend } from './common.ts';
+
+const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE]... [options] [--key.path=value]...
+
+  --policy DIR     behaviour-cloned policy (wmrl pretrain's policy/ folder): the start and the KL reference
+  --data DIR       dataset folder(s): the world model's data and the pool of group starts (train split)
+  --out DIR        run folder: config, metrics JSONL, checkpoint/, anchors/, policy/, report.json
+  --config FILE    preset(s), e.g. configs/train/quickstart.yaml
+  --wm-config FILE world-model preset (default configs/wm/perception.yaml)
+  --mode M         ${TRAIN_MODES.join(' | ')}
+  --no-debias      ablation: no isotonic calibration of world-model scores
+  --no-denoise     ablation: no anchor weight, no ensemble weights
+  --no-refit       ablation: anchor episodes never enter the world model's data
+  --resume         continue the run in --out from its last checkpoint
+  --env E          sim (the in-process simulator; default)
+  --seed S, --backend B
+
+config keys:
+`;
+
+export const command = {
+  summary: 'post-train a policy with WMRL (imagination + anchors), or a baseline',
+  async run(argv: string[]): Promise<number> {
+    const flags = ['policy', 'data', 'out', 'config', 'wm-config', 'mode', 'no-debias', 'no-denoise', 'no-refit', 'resume', 'env', 'seed', 'backend', 'help'];
+    const { overrides, rest } = configOverrides(argv, Object.keys(wmrlConfigSchema.shape), flags);
+    const { values } = parseFlags(rest, {
+      policy: { type: 'string' },
+      data: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      config: { type: 'string', multiple: true },
+      'wm-config': { type: 'string', multiple: true },
+      mode: { type: 'string' },
+      'no-debias': { type: 'boolean' },
+      'no-denoise': { type: 'boolean' },
+      'no-refit': { type: 'boolean' },
+      resume: { type: 'boolean' },
+      env: { type: 'string' },
+      seed: { type: 'string' },
+      backend: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      console.log(HELP + describeConfigSchema(wmrlConfigSchema).map((l) => `  ${l}`).join('\n'));
+      return 0;
+    }
+    if (!values.policy || !values.data?.length || !values.out) throw new UsageError(`--policy, --data and --out are required\n\n${HELP}`);
+    if (values.env && values.env !== 'sim') throw new UsageError(`--env '${values.env}': only 'sim' is available (rosbridge robots come with issue 6)`);
+    const shorthand: Record<string, string> = {};
+    if (values.mode) shorthand.mode = values.mode;
+    if (values['no-debias']) shorthand.debias = 'false';
+    if (values['no-denoise']) shorthand.denoise = 'false';
+    if (values['no-refit']) shorthand.refit = 'false';
+    if (values.seed) shorthand.seed = values.seed;
+    if (values.backend) shorthand.backend = values.backend;
+    const config = resolveConfig(wmrlConfigSchema, { files: values.config ?? [], overrides: { ...overrides, ...shorthand } });
+    await useBackend(config.backend, [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
+    const data = await readEpisodes(values.data);
+    if (data.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
+    const robot = loadRobot(data[0]!.robot);
+    const env = await makeSimEnv(robot);
+    try {
+      const report = await runTraining({
+        config,
+        policyDir: values.policy,
+        data,
+        runDir: values.out,
+        env,
+        resume: values.resume ?? false,
+        worldModelConfig: { files: values['wm-config'] ?? [join(CONFIGS_DIR, 'wm', 'perception.yaml')] },
+        onProgress: (what) => console.error(`  ${what}`),
+        onStep: (m) =>
+          console.error(
+            `step ${m.step}/${config.steps}: imagined ${fmt(m.successImagined)} calibrated ${fmt(m.successCalibrated)} anchors ${fmt(m.successAnchors)}` +
+              (m.ppi ? ` PPI ${fmt(m.ppi.estimate)} [${fmt(m.ppi.lower)}, ${fmt(m.ppi.upper)}]` : '') +
+              ` KL ${m.kl.toFixed(4)} robot ${m.robotSeconds.toFixed(0)} s`,
+          ),
+        onEval: (e) => console.error(`eval at step ${e.step}: ${e.split} success ${e.successes}/${e.episodes} (${(100 * e.successRate).toFixed(0)}%)`),
+      });
+      const first = report.evaluations[0];
+      const last = report.evaluations.at(-1);
+      console.log(`trained ${report.steps} steps: held-out success ${first ? (100 * first.successRate).toFixed(0) : '?'}% → ${last ? (100 * last.successRate).toFixed(0) : '?'}%, robot time ${report.robotSeconds.toFixed(0)} s (${report.realEpisodes} real episodes), compute ${report.computeSeconds.toFixed(0)} s`);
+      console.log(`policy: ${report.policyDir}\nmetrics: ${join(values.out, 'train.metrics.jsonl')}`);
+      return 0;
+    } finally {
+      await env.close();
+    }
+  },
+};
+
+function fmt(v: number | null): string {
+  return v === null ? '-' : v.toFixed(2);
+}

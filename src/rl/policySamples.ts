@@ -1,0 +1,92 @@
+/**
+ * Policy-gradient samples: one row per (rollout, step) the policy acted in, imagined or real,
+ * with the perception latent it saw, the action it took, that action's log-probability under
+ * the acting policy, and the row's weighted advantage.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { PolicyInput, VlaPolicy } from '../policy/vlaPolicy.ts';
+
+export interface PolicySamples {
+  count: number;
+  latentDim: number;
+  proprioDim: number;
+  actionDim: number;
+  maxTokens: number;
+  latents: Float32Array;
+  proprio: Float32Array;
+  tokens: Int32Array;
+  actions: Float32Array;
+  /** log π_old(action | input), filled by `withOldLogProb`. */
+  oldLogProb: Float32Array;
+  /** Advantage × denoising weight × row weight (e.g. 1/K for each ensemble member's copy). */
+  advantage: Float32Array;
+}
+
+export function emptySamples(dims: { latentDim: number; proprioDim: number; actionDim: number; maxTokens: number }, count: number): PolicySamples {
+  return {
+    count,
+    ...dims,
+    latents: new Float32Array(count * dims.latentDim),
+    proprio: new Float32Array(count * dims.proprioDim),
+    tokens: new Int32Array(count * dims.maxTokens),
+    actions: new Float32Array(count * dims.actionDim),
+    oldLogProb: new Float32Array(count),
+    advantage: new Float32Array(count),
+  };
+}
+
+export function concatSamples(parts: PolicySamples[]): PolicySamples {
+  const nonEmpty = parts.filter((p) => p.count > 0);
+  if (nonEmpty.length === 0) throw new Error('no policy samples');
+  const out = emptySamples(nonEmpty[0]!, nonEmpty.reduce((n, p) => n + p.count, 0));
+  let row = 0;
+  for (const p of nonEmpty) {
+    out.latents.set(p.latents, row * out.latentDim);
+    out.proprio.set(p.proprio, row * out.proprioDim);
+    out.tokens.set(p.tokens, row * out.maxTokens);
+    out.actions.set(p.actions, row * out.actionDim);
+    out.oldLogProb.set(p.oldLogProb, row);
+    out.advantage.set(p.advantage, row);
+    row += p.count;
+  }
+  return out;
+}
+
+/** Policy input and actions of the given rows. */
+export function sampleBatch(s: PolicySamples, rows: ArrayLike<number>): { input: PolicyInput; actions: tf.Tensor2D; oldLogProb: tf.Tensor1D; advantage: tf.Tensor1D } {
+  const n = rows.length;
+  const pick = <T extends Float32Array | Int32Array>(src: T, width: number, make: (n: number) => T): T => {
+    const out = make(n * width);
+    for (let j = 0; j < n; j++) out.set(src.subarray(rows[j]! * width, (rows[j]! + 1) * width), j * width);
+    return out;
+  };
+  const f32 = (k: number) => new Float32Array(k);
+  return {
+    input: {
+      latent: tf.tensor2d(pick(s.latents, s.latentDim, f32), [n, s.latentDim]),
+      proprio: tf.tensor2d(pick(s.proprio, s.proprioDim, f32), [n, s.proprioDim]),
+      tokens: tf.tensor2d(pick(s.tokens, s.maxTokens, (k) => new Int32Array(k)), [n, s.maxTokens], 'int32'),
+    },
+    actions: tf.tensor2d(pick(s.actions, s.actionDim, f32), [n, s.actionDim]),
+    oldLogProb: tf.tensor1d(pick(s.oldLogProb, 1, f32)),
+    advantage: tf.tensor1d(pick(s.advantage, 1, f32)),
+  };
+}
+
+export function disposeSampleBatch(b: ReturnType<typeof sampleBatch>): void {
+  tf.dispose([b.input.latent!, b.input.proprio, b.input.tokens, b.actions, b.oldLogProb, b.advantage]);
+}
+
+/** Fill oldLogProb with the policy's current log-probabilities (before an update), in chunks. */
+export function withOldLogProb(policy: VlaPolicy, s: PolicySamples, chunk = 2048): PolicySamples {
+  for (let i = 0; i < s.count; i += chunk) {
+    const rows = Array.from({ length: Math.min(chunk, s.count - i) }, (_, j) => i + j);
+    const b = sampleBatch(s, rows);
+    try {
+      s.oldLogProb.set(tf.tidy(() => policy.logProb(b.input, b.actions).dataSync()), i);
+    } finally {
+      disposeSampleBatch(b);
+    }
+  }
+  return s;
+}

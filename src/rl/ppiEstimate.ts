@@ -1,0 +1,41 @@
+/**
+ * Prediction-powered inference (Angelopoulos et al. 2023) of the policy's true success rate:
+ * the mean calibrated prediction over all imagined rollouts, corrected by the mean prediction
+ * error on the randomly chosen anchors, θ̂ = mean f(imagined) − mean(f(anchor) − y), with the
+ * normal-approximation interval ± z·sqrt(σ²_f/N + σ²_{f−y}/n).
+ */
+export interface PpiEstimate {
+  estimate: number;
+  lower: number;
+  upper: number;
+  /** The uncorrected mean prediction (biased when the world model is). */
+  naive: number;
+  imagined: number;
+  anchors: number;
+}
+
+export function ppiEstimate(imagined: ArrayLike<number>, anchorPredicted: ArrayLike<number>, anchorOutcomes: ArrayLike<number>, z = 1.96): PpiEstimate {
+  const N = imagined.length;
+  const n = anchorOutcomes.length;
+  if (anchorPredicted.length !== n) throw new Error(`PPI: ${anchorPredicted.length} anchor predictions but ${n} outcomes`);
+  if (N < 2 || n < 2) throw new Error(`PPI needs at least 2 imagined and 2 anchor rollouts (got ${N} and ${n})`);
+  const rectifier = Array.from({ length: n }, (_, i) => anchorPredicted[i]! - anchorOutcomes[i]!);
+  const naive = mean(imagined);
+  const estimate = naive - mean(rectifier);
+  const half = z * Math.sqrt(variance(imagined) / N + variance(rectifier) / n);
+  return { estimate, lower: estimate - half, upper: estimate + half, naive, imagined: N, anchors: n };
+}
+
+function mean(a: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]!;
+  return s / a.length;
+}
+
+/** Unbiased sample variance. */
+function variance(a: ArrayLike<number>): number {
+  const m = mean(a);
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += (a[i]! - m) ** 2;
+  return s / (a.length - 1);
+}

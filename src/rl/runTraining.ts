@@ -1,0 +1,150 @@
+/**
+ * A whole `wmrl train` run in a folder: set-up (or resume), the steps, evaluations, metrics and
+ * checkpoints. The folder holds config.json (resolved), train.metrics.jsonl, checkpoint/,
+ * anchors/ (the real episodes the run executed) and, at the end, policy/ and report.json.
+ */
+import * as tf from '@tensorflow/tfjs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveConfig } from '../core/config.ts';
+import { RunLog } from '../core/runLog.ts';
+import type { Episode } from '../core/types.ts';
+import { EpisodeStore } from '../data/episodeStore.ts';
+import type { Env } from '../envs/env.ts';
+import { loadPolicy, savePolicy } from '../policy/policyFiles.ts';
+import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import type { WorldModel } from '../worldmodel/worldModel.ts';
+import { worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
+import { AnchorWeight } from './denoisingWeights.ts';
+import { IsotonicCalibrator } from './isotonicCalibrator.ts';
+import { perceptionEpisodes, trainPerceptionWorldModel } from './perceptionWorldModel.ts';
+import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics, type TrainerState } from './trainCheckpoint.ts';
+import type { WmrlConfig } from './wmrlConfig.ts';
+import { evaluatePolicy, startPool, trainStep, type EvalMetrics, type StepMetrics, type TrainerParts } from './wmrlTrainer.ts';
+
+export interface RunOptions {
+  config: WmrlConfig;
+  /** The behaviour-cloned policy checkpoint: the start and the KL reference. */
+  policyDir: string;
+  /** Episodes the world model learns from and group starts are drawn from. */
+  data: Episode[];
+  runDir: string;
+  env: Env;
+  resume: boolean;
+  /** World-model preset files and overrides (trained here over the policy's perception). */
+  worldModelConfig: { files: string[]; overrides?: Record<string, string> };
+  onProgress?: (what: string) => void;
+  onStep?: (m: StepMetrics) => void;
+  onEval?: (m: EvalMetrics) => void;
+}
+
+export interface RunReport {
+  steps: number;
+  robotSeconds: number;
+  computeSeconds: number;
+  realEpisodes: number;
+  evaluations: EvalMetrics[];
+  policyDir: string;
+}
+
+export async function runTraining(o: RunOptions): Promise<RunReport> {
+  const { config, runDir } = o;
+  const resuming = o.resume && hasTrainCheckpoint(runDir);
+  if (!o.resume && hasTrainCheckpoint(runDir)) throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
+  const log = new RunLog(runDir, 'train', { command: 'train', policy: o.policyDir, config, worldModel: o.worldModelConfig }, { append: resuming });
+  const reference = await loadPolicy(o.policyDir);
+  const optimizer = tf.train.adam(config.ppo.learningRate);
+  const needsModel = config.mode !== 'real';
+  let policy: VlaPolicy | undefined;
+  let worldModel: WorldModel | undefined;
+  let state: TrainerState;
+  let calibrator: IsotonicCalibrator;
+  let anchorWeight: AnchorWeight;
+  let anchorEpisodes: Episode[] = [];
+  const anchorDir = join(runDir, 'anchors');
+  try {
+    if (resuming) {
+      o.onProgress?.('resuming from the checkpoint');
+      const loaded = await loadTrainCheckpoint(runDir, optimizer);
+      policy = loaded.policy;
+      worldModel = loaded.worldModel;
+      state = loaded.state;
+      calibrator = IsotonicCalibrator.fromJSON(state.calibrator);
+      anchorWeight = AnchorWeight.fromJSON(state.anchorWeight);
+      await truncateMetrics(log.metricsFile, state.step);
+      // Only anchors of completed steps count; a killed step's partial ones are run again.
+      const ids = new Set(state.anchorEpisodeIds);
+      if (existsSync(anchorDir)) for await (const e of (await EpisodeStore.open(anchorDir)).episodes()) if (ids.has(e.id)) anchorEpisodes.push(e);
+      if (anchorEpisodes.length !== ids.size) throw new Error(`${anchorDir} holds ${anchorEpisodes.length} of the ${ids.size} anchor episodes the checkpoint counts`);
+    } else {
+      policy = await loadPolicy(o.policyDir);
+      calibrator = new IsotonicCalibrator(config.isotonic);
+      anchorWeight = new AnchorWeight(config.anchorWeight);
+      state = { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, calibrator: calibrator.toJSON(), anchorWeight: anchorWeight.toJSON(), anchorEpisodeIds: [] };
+      if (needsModel) {
+        o.onProgress?.('training the world model over the policy perception');
+        const wmConfig = resolveConfig(worldModelConfigSchema, { files: o.worldModelConfig.files, overrides: { seed: String(config.seed), ...o.worldModelConfig.overrides } });
+        worldModel = await trainPerceptionWorldModel(reference, o.data, wmConfig, {
+          onEpoch: (stage, m) => {
+            const v = (m.validation as Record<string, number> | undefined) ?? {};
+            log.log({ kind: 'worldmodel', stage, ...m });
+            o.onProgress?.(`world model epoch ${(m.epoch as number) + 1}: validation ${Object.entries(v).map(([k, x]) => `${k} ${x.toFixed(3)}`).join(', ')}`);
+          },
+        });
+      }
+      const initial = await evaluatePolicy(o.env, policy, config, 0);
+      log.log({ kind: 'eval', ...initial });
+      o.onEval?.(initial);
+      await saveTrainCheckpoint(runDir, { state, policy, optimizer, worldModel });
+    }
+    const modelData = needsModel ? perceptionEpisodes(reference, o.data) : [];
+    const parts: TrainerParts = {
+      config,
+      policy,
+      reference,
+      optimizer,
+      worldModel,
+      modelData,
+      pool: startPool(reference, o.data),
+      env: o.env,
+      anchorDir,
+      state,
+      calibrator,
+      anchorWeight,
+      anchorModelEpisodes: worldModel ? perceptionEpisodes(reference, anchorEpisodes) : [],
+      onProgress: o.onProgress,
+    };
+    while (state.step < config.steps) {
+      const m = await trainStep(parts);
+      log.log({ kind: 'step', ...m });
+      o.onStep?.(m);
+      if (m.step % config.eval.every === 0 || m.step === config.steps) {
+        const e = await evaluatePolicy(o.env, policy, config, m.step);
+        log.log({ kind: 'eval', ...e, trainingRobotSeconds: state.robotSeconds });
+        o.onEval?.(e);
+      }
+      state.calibrator = calibrator.toJSON();
+      state.anchorWeight = anchorWeight.toJSON();
+      await saveTrainCheckpoint(runDir, { state, policy, optimizer, worldModel });
+    }
+    const policyDir = join(runDir, 'policy');
+    await savePolicy(policy, policyDir);
+    const evaluations = readEvaluations(log.metricsFile);
+    const report: RunReport = { steps: state.step, robotSeconds: state.robotSeconds, computeSeconds: state.computeSeconds, realEpisodes: state.realEpisodes, evaluations, policyDir };
+    writeFileSync(join(runDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
+    return report;
+  } finally {
+    policy?.dispose();
+    reference.dispose();
+    worldModel?.dispose();
+    optimizer.dispose();
+  }
+}
+
+function readEvaluations(file: string): EvalMetrics[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { kind?: string } & EvalMetrics)
+    .filter((r) => r.kind === 'eval');
+}

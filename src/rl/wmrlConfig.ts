@@ -1,0 +1,74 @@
+/** Configuration of `wmrl train`: WMRL post-training and its baselines/ablations (DESIGN.md §1). */
+import { z } from 'zod';
+import { BACKEND_NAMES } from '../backend/selectBackend.ts';
+
+export const TRAIN_MODES = ['wmrl', 'real', 'wm-only'] as const;
+
+export const wmrlConfigSchema = z
+  .object({
+    mode: z.enum(TRAIN_MODES).default('wmrl').describe("wmrl (imagination + anchors) | real (every group executed: GRPO on the environment, the baseline) | wm-only (no anchors, no correction)"),
+    debias: z.boolean().default(true).describe('online debiasing: isotonic map of world-model scores fitted on anchor pairs'),
+    denoise: z.boolean().default(true).describe('inverse-variance denoising: anchor-group weight and per-rollout ensemble weights'),
+    refit: z.boolean().default(true).describe('anchor episodes join the world model data; the model is refitted every worldModel.refitEvery steps'),
+    steps: z.number().int().min(1).default(20).describe('training steps'),
+    groups: z.number().int().min(1).default(8).describe('G: groups per step (one instruction + one start each)'),
+    rolloutsPerGroup: z.number().int().min(2).default(8).describe('M: rollouts per group'),
+    anchorFraction: z.number().min(0).max(1).default(0.1).describe('fraction of groups executed for real (uniformly at random)'),
+    minAnchorGroups: z.number().int().min(0).default(1).describe('floor on anchor groups per step (wmrl mode)'),
+    horizon: z.number().int().min(1).default(30).describe('imagination horizon (control steps)'),
+    isotonic: z
+      .object({
+        bins: z.number().int().min(1).default(10),
+        minPairs: z.number().int().min(1).default(200).describe('identity map below this many anchor pairs (paper: 200)'),
+        refitEvery: z.number().int().min(1).default(64).describe('refit after this many new pairs (paper: 64)'),
+        window: z.number().int().min(1).default(5000).describe('newest pairs kept (paper: 5000)'),
+      })
+      .strict()
+      .prefault({}),
+    anchorWeight: z
+      .object({
+        halfLife: z.number().positive().default(64).describe('half-life of the s² moving average, in anchor groups (paper: 64)'),
+        calibrationGroups: z.number().int().min(1).default(32).describe('anchor groups observed before c is fixed so that w = 2 (paper: 32)'),
+        maxWeight: z.number().min(1).default(4),
+      })
+      .strict()
+      .prefault({}),
+    sigma0Squared: z.number().positive().default(0.01).describe('σ₀² in the per-rollout ensemble weights 1/(σ² + σ₀²)'),
+    ppo: z
+      .object({
+        epochs: z.number().int().min(1).default(2),
+        batchSize: z.number().int().min(1).default(512),
+        learningRate: z.number().positive().default(3e-4),
+        clip: z.number().positive().default(0.2),
+        klCoef: z.number().min(0).default(0.02).describe('weight of KL(π ‖ π_BC)'),
+      })
+      .strict()
+      .prefault({}),
+    worldModel: z
+      .object({
+        refitEvery: z.number().int().min(1).default(5).describe('steps between world-model refits on data + anchors'),
+        refitEpochs: z.number().int().min(1).default(3).describe('epochs of each warm-started refit'),
+      })
+      .strict()
+      .prefault({}),
+    eval: z
+      .object({
+        every: z.number().int().min(1).default(5).describe('steps between held-out evaluations (also at the start and the end)'),
+        episodes: z.number().int().min(1).default(30).describe('real evaluation episodes (not charged as training robot time)'),
+        split: z.enum(['train', 'test']).default('test'),
+      })
+      .strict()
+      .prefault({}),
+    seed: z.number().int().default(0),
+    backend: z.enum(BACKEND_NAMES as unknown as [string, ...string[]]).default('auto'),
+  })
+  .strict();
+
+export type WmrlConfig = z.infer<typeof wmrlConfigSchema>;
+
+/** Anchor groups this step: a share of G, with the floor; all in real mode, none in wm-only. */
+export function anchorGroupCount(config: WmrlConfig): number {
+  if (config.mode === 'real') return config.groups;
+  if (config.mode === 'wm-only') return 0;
+  return Math.min(config.groups, Math.max(config.minAnchorGroups, Math.round(config.anchorFraction * config.groups)));
+}

@@ -1,0 +1,280 @@
+/**
+ * The WMRL loop (DESIGN.md §1), one step at a time:
+ *  1. draw G groups (instruction + start) from the start pool, and the anchor groups among them
+ *     uniformly at random (their inclusion probability is logged);
+ *  2. imagine the other groups' M rollouts in the world model; execute the anchor groups on the
+ *     environment and score those real trajectories with the world model too;
+ *  3. debias every world-model score through the isotonic map, fitted on anchor pairs;
+ *  4. GRPO advantages, weighted by the anchor weight and the per-rollout ensemble weights;
+ *  5. a PPO-clip update with a KL penalty to the behaviour-cloned reference;
+ *  6. the PPI estimate of the policy's true success rate;
+ *  7. every few steps the world model is refitted with the anchor episodes;
+ *  8. a checkpoint, so a killed run resumes exactly here.
+ * `real` mode executes every group (GRPO on the environment: the baseline); `wm-only` runs no
+ * anchors and corrects nothing. Each step's randomness derives from (seed, step) alone.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { Episode } from '../core/types.ts';
+import { Rng } from '../core/rng.ts';
+import type { Env } from '../envs/env.ts';
+import { runEpisode } from '../envs/rollout.ts';
+import { EpisodeStore } from '../data/episodeStore.ts';
+import { PolicyController } from '../policy/policyController.ts';
+import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import type { WorldModel } from '../worldmodel/worldModel.ts';
+import { CONTEXT_DIM, familyOneHot, stateVector } from '../worldmodel/transitionData.ts';
+import { planEpisodes } from '../../sim/episodePlan.ts';
+import { TASK_FAMILIES } from '../../sim/taskSuite.ts';
+import { AnchorWeight, ensembleWeights } from './denoisingWeights.ts';
+import { groupAdvantages } from './groupAdvantages.ts';
+import { imagineGroups } from './imaginedGroups.ts';
+import { IsotonicCalibrator } from './isotonicCalibrator.ts';
+import { perceptionEpisodes, scoreTrajectories } from './perceptionWorldModel.ts';
+import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
+import { ppiEstimate, type PpiEstimate } from './ppiEstimate.ts';
+import { ppoUpdate } from './ppoUpdate.ts';
+import { runRealGroups, type GroupSpec } from './realGroups.ts';
+import type { TrainerState } from './trainCheckpoint.ts';
+import { anchorGroupCount, type WmrlConfig } from './wmrlConfig.ts';
+import type { ImaginationStarts } from '../worldmodel/imagine.ts';
+
+/** A group start: a recorded episode's first observation (its task and scene seed reproduce it). */
+export interface StartPool {
+  specs: GroupSpec[];
+  /** Perception state of each start (2·qposDim + latent), for imagination. */
+  states: Float32Array;
+  stateDim: number;
+}
+
+/** Starts from recorded train-split episodes: one per distinct (instruction, seed). */
+export function startPool(policy: VlaPolicy, episodes: Episode[]): StartPool {
+  const seen = new Set<string>();
+  const chosen = episodes.filter((e) => {
+    const key = `${e.task.instruction}|${e.seed}`;
+    if (e.task.split !== 'train' || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  if (chosen.length === 0) throw new Error('no train-split episodes to draw group starts from');
+  const perceived = perceptionEpisodes(policy, chosen.map((e) => ({ ...e, steps: 0 })));
+  const D = 2 * chosen[0]!.qposDim + perceived[0]!.stateDim;
+  const states = new Float32Array(chosen.length * D);
+  perceived.forEach((e, i) => states.set(stateVector(e.qpos.subarray(0, e.qposDim), e.qvel.subarray(0, e.qposDim), e.state.subarray(0, e.stateDim)), i * D));
+  return { specs: chosen.map((e) => ({ task: e.task, seed: e.seed })), states, stateDim: D };
+}
+
+export interface StepMetrics {
+  step: number;
+  mode: WmrlConfig['mode'];
+  anchorGroups: number;
+  anchorInclusionProbability: number;
+  imaginedRollouts: number;
+  realRollouts: number;
+  successImagined: number | null;
+  successCalibrated: number | null;
+  successAnchors: number | null;
+  ppi: PpiEstimate | null;
+  debiasMap: { x: number[]; y: number[] };
+  calibrationPairs: number;
+  anchorWeight: number;
+  ensembleWeight: { min: number; max: number } | null;
+  ensembleVariance: number | null;
+  kl: number;
+  clipFraction: number;
+  worldModelRefit: boolean;
+  robotSeconds: number;
+  computeSeconds: number;
+  numTensors: number;
+}
+
+export interface EvalMetrics {
+  step: number;
+  split: string;
+  episodes: number;
+  successes: number;
+  successRate: number;
+  perFamily: Record<string, { episodes: number; successes: number }>;
+  robotSeconds: number;
+}
+
+export interface TrainerParts {
+  config: WmrlConfig;
+  policy: VlaPolicy;
+  reference: VlaPolicy;
+  optimizer: tf.Optimizer;
+  worldModel?: WorldModel;
+  /** The world model's training data in its layout (perception episodes), for refits. */
+  modelData: Episode[];
+  pool: StartPool;
+  env: Env;
+  /** Where anchor episodes are stored (one closed chunk per step: durable at the checkpoint). */
+  anchorDir: string;
+  state: TrainerState;
+  calibrator: IsotonicCalibrator;
+  anchorWeight: AnchorWeight;
+  /** Anchor episodes of completed steps (model layout), for refits. */
+  anchorModelEpisodes: Episode[];
+  onProgress?: (what: string) => void;
+}
+
+/** Held-out evaluation on the environment (deterministic policy; never charged as training robot time). */
+export async function evaluatePolicy(env: Env, policy: VlaPolicy, config: WmrlConfig, step: number): Promise<EvalMetrics> {
+  const plan = planEpisodes(
+    TASK_FAMILIES.map((family) => ({ family })),
+    config.eval.split,
+    config.eval.episodes,
+    // The same evaluation episodes at every step, in every mode, for every training seed: paired comparisons.
+    900_000,
+  );
+  const perFamily: EvalMetrics['perFamily'] = {};
+  let successes = 0;
+  let robotSeconds = 0;
+  for (const p of plan) {
+    const e = await runEpisode(env, new PolicyController(policy, { deterministic: true }), p);
+    const f = (perFamily[e.task.family] ??= { episodes: 0, successes: 0 });
+    f.episodes++;
+    if (e.success) {
+      f.successes++;
+      successes++;
+    }
+    robotSeconds += e.steps / e.controlHz;
+  }
+  return { step, split: config.eval.split, episodes: plan.length, successes, successRate: successes / plan.length, perFamily, robotSeconds };
+}
+
+/** One training step; mutates the policy, optimizer, world model, calibration and state. */
+export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
+  const started = performance.now();
+  const { config, policy, state } = p;
+  const step = state.step + 1;
+  const rng = new Rng(hashSeed(config.seed, step));
+  const M = config.rolloutsPerGroup;
+  const G = config.groups;
+  const groupIdx = Array.from({ length: G }, () => rng.int(p.pool.specs.length));
+  const nAnchor = anchorGroupCount(config);
+  const anchorSet = new Set(rng.shuffle(Array.from({ length: G }, (_, i) => i)).slice(0, nAnchor));
+  const anchorGroups = [...anchorSet].sort((a, b) => a - b);
+  const imaginedGroups = Array.from({ length: G }, (_, i) => i).filter((i) => !anchorSet.has(i));
+  const parts: PolicySamples[] = [];
+
+  // Imagined groups.
+  let imagined: { score: Float32Array; calibrated: Float32Array; variance: Float32Array } | undefined;
+  let ensembleW: Float32Array | undefined;
+  if (imaginedGroups.length > 0) {
+    if (!p.worldModel) throw new Error(`mode '${config.mode}' imagines rollouts but no world model was given`);
+    p.onProgress?.(`imagining ${imaginedGroups.length}×${M} rollouts`);
+    const starts = groupStarts(p.pool, imaginedGroups.map((g) => groupIdx[g]!));
+    const out = imagineGroups(policy, p.worldModel, starts, M, config.horizon, hashSeed(config.seed, step, 1));
+    const correct = config.mode === 'wmrl';
+    const calibrated = correct && config.debias ? p.calibrator.mapAll(out.score) : out.score;
+    let advantage = groupAdvantages(calibrated, M);
+    if (correct && config.denoise) {
+      ensembleW = ensembleWeights(out.variance, config.sigma0Squared);
+      advantage = advantage.map((a, i) => a * ensembleW![i]!);
+    }
+    // Every ensemble member's copy of a rollout is one sample of it: each weighs 1/K.
+    for (let r = 0; r < out.samples.count; r++) out.samples.advantage[r] = advantage[out.rolloutOf[r]!]! / out.members;
+    parts.push(out.samples);
+    imagined = { score: out.score, calibrated, variance: out.variance };
+  }
+
+  // Anchor (real) groups.
+  let anchors: { outcomes: Float32Array; predicted?: Float32Array; robotSeconds: number } | undefined;
+  if (anchorGroups.length > 0) {
+    p.onProgress?.(`executing ${anchorGroups.length}×${M} anchor episodes`);
+    const real = await runRealGroups(p.env, policy, anchorGroups.map((g) => p.pool.specs[groupIdx[g]!]!), M, hashSeed(config.seed, step, 2), (done, total) => p.onProgress?.(`anchor episode ${done}/${total}`));
+    let predicted: Float32Array | undefined;
+    if (config.mode === 'wmrl' && p.worldModel) {
+      const raw = scoreTrajectories(policy, p.worldModel, real.episodes).score;
+      predicted = config.debias ? p.calibrator.mapAll(raw) : raw;
+      for (let g = 0; g < anchorGroups.length; g++) p.anchorWeight.observe(predicted.subarray(g * M, (g + 1) * M), real.outcomes.subarray(g * M, (g + 1) * M));
+      // Pairs enter the map after this step's predictions were made with it.
+      p.calibrator.add(raw, real.outcomes);
+    }
+    const w = config.mode === 'wmrl' && config.denoise ? p.anchorWeight.weight : 1;
+    const advantage = groupAdvantages(real.outcomes, M).map((a) => a * w);
+    for (let r = 0; r < real.samples.count; r++) real.samples.advantage[r] = advantage[real.rolloutOf[r]!]!;
+    parts.push(real.samples);
+    state.robotSeconds += real.robotSeconds;
+    state.realEpisodes += real.episodes.length;
+    await storeAnchors(p, real.episodes);
+    anchors = { outcomes: real.outcomes, robotSeconds: real.robotSeconds, ...(predicted ? { predicted } : {}) };
+  }
+
+  // Policy update.
+  p.onProgress?.('policy update');
+  const samples = withOldLogProb(policy, concatSamples(parts));
+  const ppo = await ppoUpdate(policy, p.reference, p.optimizer, samples, config.ppo, new Rng(hashSeed(config.seed, step, 3)));
+
+  // PPI estimate of the true success rate (needs imagined rollouts and ≥ 2 anchor pairs).
+  let ppi: PpiEstimate | null = null;
+  if (imagined && anchors?.predicted && anchors.outcomes.length >= 2) ppi = ppiEstimate(imagined.calibrated, anchors.predicted, anchors.outcomes);
+
+  // World-model refit with the anchors gathered so far.
+  let refitted = false;
+  if (config.mode === 'wmrl' && config.refit && p.worldModel && step % config.worldModel.refitEvery === 0 && p.anchorModelEpisodes.length > 0) {
+    p.onProgress?.('refitting the world model');
+    await p.worldModel.refit([...p.modelData, ...p.anchorModelEpisodes], { epochs: config.worldModel.refitEpochs, seed: hashSeed(config.seed, step, 4) });
+    refitted = true;
+  }
+
+  state.step = step;
+  state.computeSeconds += (performance.now() - started) / 1000;
+  const mean = (a: Float32Array | undefined) => (a && a.length ? a.reduce((s, v) => s + v, 0) / a.length : null);
+  return {
+    step,
+    mode: config.mode,
+    anchorGroups: anchorGroups.length,
+    anchorInclusionProbability: nAnchor / G,
+    imaginedRollouts: imaginedGroups.length * M,
+    realRollouts: anchorGroups.length * M,
+    successImagined: mean(imagined?.score),
+    successCalibrated: mean(imagined?.calibrated),
+    successAnchors: mean(anchors?.outcomes),
+    ppi,
+    debiasMap: p.calibrator.knots(),
+    calibrationPairs: p.calibrator.pairs,
+    anchorWeight: config.mode === 'wmrl' && config.denoise ? p.anchorWeight.weight : 1,
+    ensembleWeight: ensembleW ? { min: Math.min(...ensembleW), max: Math.max(...ensembleW) } : null,
+    ensembleVariance: mean(imagined?.variance),
+    kl: ppo.kl,
+    clipFraction: ppo.clipFraction,
+    worldModelRefit: refitted,
+    robotSeconds: state.robotSeconds,
+    computeSeconds: state.computeSeconds,
+    numTensors: tf.memory().numTensors,
+  };
+}
+
+function groupStarts(pool: StartPool, indices: number[]): ImaginationStarts {
+  const D = pool.stateDim;
+  const states = new Float32Array(indices.length * D);
+  const context = new Float32Array(indices.length * CONTEXT_DIM);
+  indices.forEach((idx, i) => {
+    states.set(pool.states.subarray(idx * D, (idx + 1) * D), i * D);
+    context.set(familyOneHot(pool.specs[idx]!.task.family), i * CONTEXT_DIM);
+  });
+  return { states, stateDim: D, context, instructions: indices.map((idx) => pool.specs[idx]!.task.instruction) };
+}
+
+/** Append a step's anchor episodes in their own closed chunk, and keep them (model layout) for refits. */
+async function storeAnchors(p: TrainerParts, episodes: Episode[]): Promise<void> {
+  const store = await EpisodeStore.openForAppend(p.anchorDir, { robot: p.env.robot.name });
+  try {
+    for (const e of episodes) await store.append(e);
+  } finally {
+    await store.close();
+  }
+  p.state.anchorEpisodeIds.push(...episodes.map((e) => e.id));
+  if (p.worldModel) p.anchorModelEpisodes.push(...perceptionEpisodes(p.policy, episodes));
+}
+
+/** A 32-bit seed from a run seed and step (and a purpose), so each step's draws stand alone. */
+export function hashSeed(...parts: number[]): number {
+  let h = 0x811c9dc5;
+  for (const p of parts) {
+    h = Math.imul(h ^ (p >>> 0), 0x01000193) >>> 0;
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
+  }
+  return h;
+}

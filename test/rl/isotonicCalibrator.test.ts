@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { IsotonicCalibrator, fitBinnedIsotonic, poolAdjacentViolators } from '../../src/rl/isotonicCalibrator.ts';
+import { Rng } from '../../src/core/rng.ts';
+
+test('pool-adjacent-violators: a hand-computed case', () => {
+  // 1, 3, 2, 2, 5 (unit weights): 3 > 2 pools to 2.5, then 2.5 > 2 pools (3+2+2)/3 = 7/3.
+  const out = poolAdjacentViolators([1, 3, 2, 2, 5], [1, 1, 1, 1, 1]);
+  assert.deepEqual(out.map((v) => +v.toFixed(6)), [1, 2.333333, 2.333333, 2.333333, 5]);
+  // Weights count: (0.8·3 + 0.2·1) / 4 with weights 3 and 1.
+  assert.deepEqual(poolAdjacentViolators([0.8, 0.2], [3, 1]).map((v) => +v.toFixed(12)), [0.65, 0.65]);
+});
+
+test('binned isotonic fit: knots at bin mean scores, pooled outcomes, empty bins skipped', () => {
+  // Bin 0 (scores 0.05, 0.15→bin 1)... scores and outcomes chosen so bins 1 and 2 violate.
+  const scores = [0.05, 0.05, 0.15, 0.15, 0.25, 0.25, 0.95];
+  const outcomes = [0, 0, 1, 1, 0, 1, 1];
+  const { x, y } = fitBinnedIsotonic(scores, outcomes, 10);
+  assert.deepEqual(x.map((v) => +v.toFixed(6)), [0.05, 0.15, 0.25, 0.95]);
+  // Bin means 0, 1, 0.5, 1 with weights 2, 2, 2, 1: bins 1 and 2 pool to 0.75.
+  assert.deepEqual(y, [0, 0.75, 0.75, 1]);
+});
+
+test('calibrator: identity below the minimum pair count, then a monotone map', () => {
+  const cal = new IsotonicCalibrator({ bins: 10, minPairs: 50, refitEvery: 10, window: 1000 });
+  const rng = new Rng(3);
+  // A biased world model: true success probability is r̂² (over-optimistic).
+  const draw = (n: number) => {
+    const s = Array.from({ length: n }, () => rng.uniform(0, 1));
+    return { s, y: s.map((v) => (rng.uniform(0, 1) < v * v ? 1 : 0)) };
+  };
+  const a = draw(49);
+  assert.equal(cal.add(a.s, a.y), false);
+  assert.equal(cal.fitted, false);
+  for (const v of [0, 0.3, 0.77, 1]) assert.equal(cal.map(v), v, 'identity before minPairs');
+  const b = draw(951);
+  assert.equal(cal.add(b.s, b.y), true);
+  assert.ok(cal.fitted);
+  let prev = -Infinity;
+  for (let v = 0; v <= 1.0001; v += 0.01) {
+    const m = cal.map(v);
+    assert.ok(m >= prev - 1e-12, `monotone at ${v}`);
+    prev = m;
+  }
+  // Close to the truth v² in the middle of the range, and clearly non-affine.
+  assert.ok(Math.abs(cal.map(0.5) - 0.25) < 0.08, `f(0.5) = ${cal.map(0.5)}`);
+  assert.ok(Math.abs(cal.map(0.9) - 0.81) < 0.08, `f(0.9) = ${cal.map(0.9)}`);
+  const restored = IsotonicCalibrator.fromJSON(JSON.parse(JSON.stringify(cal.toJSON())));
+  assert.equal(restored.map(0.42), cal.map(0.42));
+});
+
+test('calibrator keeps only the newest window of pairs and refits every refitEvery pairs', () => {
+  const cal = new IsotonicCalibrator({ bins: 2, minPairs: 4, refitEvery: 4, window: 4 });
+  assert.equal(cal.add([0.2, 0.2, 0.8, 0.8], [0, 0, 1, 1]), true);
+  assert.equal(cal.map(0.8), 1);
+  assert.equal(cal.add([0.8, 0.8], [0, 0]), false, 'not yet due');
+  assert.equal(cal.pairs, 4);
+  assert.equal(cal.add([0.8, 0.8], [0, 0]), true);
+  // Only the newest four pairs remain: all high scores with outcome 0.
+  assert.equal(cal.map(0.8), 0);
+  assert.throws(() => cal.add([0.1], [Number.NaN]), /non-finite/);
+});

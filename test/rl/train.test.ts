@@ -1,0 +1,97 @@
+/**
+ * `wmrl train` end to end at toy scale: a real simulator, a behaviour-cloned policy, a world
+ * model over its perception. Kill-and-resume (a real SIGKILL of the CLI) must give the same
+ * policy as an uninterrupted run.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../../src/backend/selectBackend.ts';
+import { resolveConfig } from '../../src/core/config.ts';
+import { EpisodeStore } from '../../src/data/episodeStore.ts';
+import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
+import { pretrainPolicy } from '../../src/policy/pretrain.ts';
+import { savePolicy, loadPolicy } from '../../src/policy/policyFiles.ts';
+import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'wmrl-train-'));
+const data = join(dir, 'data');
+const policyDir = join(dir, 'bc', 'policy');
+const bin = join(import.meta.dirname, '..', '..', 'bin', 'wmrl.js');
+
+before(async () => {
+  await selectBackend('wasm', { requiredKernels: POLICY_KERNELS, log: () => {} });
+  const episodes = await collectMixedEpisodes({ families: ['reach'], perKind: 8, seed: 500 });
+  const store = await EpisodeStore.create(data, { robot: 'vx300' });
+  for (const e of episodes) await store.append(e);
+  await store.close();
+  const config = resolveConfig(policyConfigSchema, { overrides: { features: '16', trunk: '[32]', 'encoder.epochs': '1', 'bc.epochs': '2', 'bc.shiftAugment': 'false', 'bc.maxNoise': '0.2' } });
+  const { policy } = await pretrainPolicy(episodes, config);
+  await savePolicy(policy, policyDir);
+  policy.dispose();
+});
+after(() => (process.env.WMRL_KEEP_TEST_DIR ? console.error(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true })));
+
+const TOY = ['--steps=3', '--groups=2', '--rolloutsPerGroup=2', '--anchorFraction=0.5', '--horizon=4', '--eval.episodes=2', '--eval.every=3', '--ppo.batchSize=16', '--worldModel.refitEvery=2', '--worldModel.refitEpochs=1', '--isotonic.minPairs=2', '--isotonic.refitEvery=2'];
+const WM = ['--wm-config', join(dir, 'wm.yaml')];
+
+function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, 'train', ...args], { encoding: 'utf8'});
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+async function weights(run: string): Promise<Float32Array[]> {
+  const p = await loadPolicy(join(run, 'policy'));
+  try {
+    return p.rlVariables().map((v) => v.dataSync() as Float32Array);
+  } finally {
+    p.dispose();
+  }
+}
+
+test('train: a killed run resumes exactly where it stopped (same policy as an uninterrupted run)', async () => {
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(join(dir, 'wm.yaml'), 'kind: state\nmembers: 2\nhidden: [32]\ntrain: { epochs: 1, k: 2 }\n');
+  const whole = join(dir, 'whole');
+  const r = cli(['--policy', policyDir, '--data', data, '--out', whole, '--backend', 'wasm', ...WM, ...TOY]);
+  assert.equal(r.status, 0, r.stderr);
+  const metrics = readFileSync(join(whole, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const steps = metrics.filter((m) => m.kind === 'step');
+  assert.deepEqual(steps.map((m) => m.step), [1, 2, 3]);
+  for (const key of ['successImagined', 'successAnchors', 'ppi', 'debiasMap', 'anchorWeight', 'ensembleVariance', 'kl', 'robotSeconds', 'computeSeconds']) assert.ok(key in steps[0]!, `metrics lack ${key}`);
+  assert.ok((steps[2]!.robotSeconds as number) > 0);
+  assert.equal(metrics.filter((m) => m.kind === 'eval').length, 2, 'evaluations at the start and the end');
+
+  // The same run, SIGKILLed once its second step is logged, then resumed.
+  const killed = join(dir, 'killed');
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'train', '--policy', policyDir, '--data', data, '--out', killed, '--backend', 'wasm', ...WM, ...TOY], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (/step 2\/3/.test(err)) child.kill('SIGKILL');
+    });
+    child.on('exit', (code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`not killed (exit ${code}): ${err}`))));
+  });
+  assert.ok(!existsSync(join(killed, 'policy')), 'the killed run did not finish');
+  const again = cli(['--policy', policyDir, '--data', data, '--out', killed, '--backend', 'wasm', ...WM, ...TOY]);
+  assert.notEqual(again.status, 0, 'a second run into the same folder without --resume is refused');
+  assert.match(again.stderr, /--resume/);
+  const resumed = cli(['--policy', policyDir, '--data', data, '--out', killed, '--backend', 'wasm', '--resume', ...WM, ...TOY]);
+  assert.equal(resumed.status, 0, resumed.stderr);
+  const a = await weights(whole);
+  const b = await weights(killed);
+  assert.equal(a.length, b.length);
+  a.forEach((w, i) => assert.deepEqual(Array.from(b[i]!), Array.from(w), `variable ${i} differs after resume`));
+  const resumedSteps = readFileSync(join(killed, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((m) => m.kind === 'step');
+  assert.deepEqual(resumedSteps.map((m) => m.step), [1, 2, 3], 'each step logged exactly once');
+  const report = JSON.parse(readFileSync(join(killed, 'report.json'), 'utf8')) as { robotSeconds: number; realEpisodes: number };
+  const wholeReport = JSON.parse(readFileSync(join(whole, 'report.json'), 'utf8')) as { robotSeconds: number; realEpisodes: number };
+  assert.equal(report.realEpisodes, wholeReport.realEpisodes, 'no anchor episode counted twice');
+  assert.ok(Math.abs(report.robotSeconds - wholeReport.robotSeconds) < 1e-9);
+  assert.ok(tf.memory().numTensors < 1000);
+});
