@@ -1,123 +1,159 @@
 /**
- * `wmrl demo`: the main job end to end on the embedded default (simulator, no robot, no GPU).
- * Today's pipeline: demonstrations (scripted expert, noisy experts, random) for every task
- * family on both splits → the episode store → an ensemble world model trained and evaluated
- * on held-out episodes. Behaviour cloning and WMRL post-training join here as they land.
+ * `wmrl demo`: the main job end to end on the embedded default (simulator, no robot, no GPU):
+ *  1. demonstrations: scripted experts (for behaviour cloning) and noisy experts (successes and
+ *     failures, for the world model), train-split instructions only;
+ *  2. behaviour cloning of the tiny VLA policy;
+ *  3. WMRL post-training from it (a world model over the policy's perception, imagined groups,
+ *     anchor episodes, debiasing, denoising, PPI), and GRPO on the simulator alone for comparison;
+ *  4. held-out success before and after, and the robot time each used.
  */
 import { join } from 'node:path';
-import { selectBackend } from '../backend/selectBackend.ts';
 import { resolveConfig } from '../core/config.ts';
 import { CONFIGS_DIR, loadRobot } from '../core/robotDescription.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { EpisodeStore } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
 import { makeController, makeSimEnv } from '../envs/makeEnv.ts';
+import { POLICY_KERNELS, policyConfigSchema } from '../policy/policyConfig.ts';
+import { pretrainPolicy } from '../policy/pretrain.ts';
+import { savePolicy } from '../policy/policyFiles.ts';
+import { runTraining, type RunReport } from '../rl/runTraining.ts';
+import { wmrlConfigSchema } from '../rl/wmrlConfig.ts';
+import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { planEpisodes } from '../../sim/episodePlan.ts';
 import { TASK_FAMILIES } from '../../sim/taskSuite.ts';
-import { WorldModel } from '../worldmodel/worldModel.ts';
-import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
-import { saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import { intFlag, parseFlags } from './args.ts';
+import { readEpisodes, useBackend } from './common.ts';
 import { Progress } from './progress.ts';
-import { readEpisodes } from './common.ts';
 
-/** Behaviours that make the demo data: successes and failures, so the world model learns both. */
+/** Behaviours that make the demo data (train split). Experts teach the policy; the noisy ones give the world model failures too. */
 const BEHAVIOURS = [
-  { label: 'expert', policy: 'expert', noise: 0.1, share: 1 },
-  { label: 'noisy expert (0.5)', policy: 'expert', noise: 0.5, share: 1 },
-  { label: 'noisy expert (1.0)', policy: 'expert', noise: 1.0, share: 1 },
-  { label: 'random', policy: 'random', noise: 0, share: 0.5 },
+  { label: 'expert', noise: 0, share: 1, folder: 'demos' },
+  { label: 'expert, noise 0.1', noise: 0.1, share: 0.35, folder: 'demos' },
+  { label: 'noisy expert (0.6)', noise: 0.6, share: 0.3, folder: 'mixed' },
+  { label: 'noisy expert (1.5)', noise: 1.5, share: 0.3, folder: 'mixed' },
 ] as const;
 
 export const command = {
-  summary: 'run the main job end to end in the simulator (today: demos → world model → held-out evaluation)',
+  summary: 'the main job end to end in the simulator: demos → behaviour cloning → WMRL (vs real-only GRPO) → held-out success',
   async run(argv: string[]): Promise<number> {
-    const { values } = parseFlags(argv, { out: { type: 'string' }, episodes: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+    const { values } = parseFlags(argv, { out: { type: 'string' }, episodes: { type: 'string' }, steps: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
     if (values.help) {
-      console.log('usage: wmrl demo [--out DIR] [--episodes N per behaviour, family and split (default 6)] [--seed S]');
+      console.log('usage: wmrl demo [--out DIR] [--episodes N expert demos per family (default 120)] [--steps N post-training steps (default 8)] [--seed S]');
       return 0;
     }
-    const perCell = intFlag(values.episodes, 'episodes', 6, 1);
+    const perFamily = intFlag(values.episodes, 'episodes', 120, 4);
+    const steps = intFlag(values.steps, 'steps', 8, 1);
     const seed = intFlag(values.seed, 'seed', 0);
     const out = values.out ?? join('runs', `demo-${runStamp()}`);
     const robot = loadRobot('vx300');
-    const wmConfig = resolveConfig(worldModelConfigSchema, { files: [join(CONFIGS_DIR, 'wm', 'state.yaml')], overrides: { seed: String(seed) } });
-    const log = new RunLog(out, 'demo', { command: 'demo', robot: robot.name, episodesPerCell: perCell, seed, out, worldModel: wmConfig });
+    const policyConfig = resolveConfig(policyConfigSchema, { files: [join(CONFIGS_DIR, 'policy', 'tiny.yaml')], overrides: { seed: String(seed), 'bc.epochs': '12', 'bc.shiftAugment': 'false' } });
+    const trainConfig = resolveConfig(wmrlConfigSchema, { files: [join(CONFIGS_DIR, 'train', 'quickstart.yaml')], overrides: { seed: String(seed), steps: String(steps), 'eval.every': String(Math.max(1, Math.ceil(steps / 2))) } });
+    const log = new RunLog(out, 'demo', { command: 'demo', robot: robot.name, perFamily, steps, seed, out, policy: policyConfig, train: trainConfig });
     const started = performance.now();
+    const backend = await useBackend('auto', [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
 
-    console.log('1/3 collecting demonstrations in the simulator');
-    const dataDir = join(out, 'episodes');
-    const rows = await collectDemos(robot, dataDir, perCell, seed, log);
-    console.log(`\n${'behaviour'.padEnd(20)} ${'family'.padEnd(7)} ${'train'.padStart(6)} ${'test'.padStart(6)}`);
-    for (const b of BEHAVIOURS) {
-      for (const family of TASK_FAMILIES) {
-        const cell = (split: string) => {
-          const r = rows.find((x) => x.label === b.label && x.family === family && x.split === split)!;
-          return `${((100 * r.successes) / r.episodes).toFixed(0)}%`.padStart(6);
-        };
-        console.log(`${b.label.padEnd(20)} ${family.padEnd(7)} ${cell('train')} ${cell('test')}`);
-      }
-    }
+    console.log(`1/4 collecting demonstrations in the simulator (${backend} backend)`);
+    await collectDemos(robot, out, perFamily, seed, log);
+    const demos = await readEpisodes([join(out, 'demos')]);
+    const mixed = await readEpisodes([join(out, 'mixed')]);
 
-    console.log('\n2/3 training the ensemble world model (state kind)');
-    const backend = (await selectBackend(wmConfig.backend as 'auto', { requiredKernels: WORLD_MODEL_KERNELS })).backend;
-    const episodes = await readEpisodes([dataDir]);
+    console.log('\n2/4 behaviour cloning of the tiny VLA policy');
     let progress: Progress | undefined;
-    const { model, report } = await WorldModel.train(episodes, wmConfig, {
-      onStep: (step, steps, epoch) => {
-        if (step === 1) progress = new Progress(`world model epoch ${epoch + 1}/${wmConfig.train.epochs}`, steps);
-        progress!.update(step);
-      },
-      onEpoch: (stage, m) => {
-        progress?.stop();
-        log.log({ stage: `wm-${stage}`, ...m });
+    const { policy, report: bc } = await pretrainPolicy(demos, policyConfig, {
+      hooks: {
+        onStep: (step, total, epoch) => {
+          if (step === 1) progress = new Progress(`  bc epoch ${epoch + 1}/${policyConfig.bc.epochs}`, total);
+          progress!.update(step);
+        },
+        onEpoch: (stage, m) => {
+          progress?.stop();
+          log.log({ stage, ...m });
+        },
       },
     });
+    const policyDir = join(out, 'bc', 'policy');
     try {
-      await saveWorldModel(model, join(out, 'worldmodel'));
-      console.log('\n3/3 evaluating the world model on held-out episodes');
-      const held = episodes.filter((e) => model.meta.validationEpisodeIds.includes(e.id));
-      const evaluation = model.evaluate(held);
-      log.log({ stage: 'wm-eval', ...evaluation });
-      const f = (x: number, d = 3) => x.toFixed(d);
-      console.log(`  ${held.length} held-out episodes, ${evaluation.starts} start states, backend ${backend}, trained in ${report.seconds.toFixed(0)} s`);
-      console.log(`  success within ${evaluation.horizon} steps: AUROC ${f(evaluation.success.auroc)}, ECE ${f(evaluation.success.ece)}`);
-      console.log(`  ${evaluation.horizon}-step joint error ${f(evaluation.hStep.jointRmse)} rad, target object error ${f(evaluation.hStep.objectRmse * 100, 1)} cm`);
-      console.log(`  ensemble variance vs actual error, Spearman ${f(evaluation.varianceErrorSpearman)}`);
+      await savePolicy(policy, policyDir);
     } finally {
-      model.dispose();
+      policy.dispose();
     }
-    console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s. Outputs in ${out}: episodes/ (wmrl info), worldmodel/ (wmrl wm eval), demo.config.json, demo.metrics.jsonl`);
+    const best = bc.bc[bc.bestEpoch]!;
+    console.log(`  ${bc.episodesUsed} demonstrations, ${bc.parameters.toLocaleString()} parameters, ${bc.seconds.toFixed(0)} s; validation action MSE ${best.validationMse.toFixed(4)}, instructed object found to ${best.validationImageRmsePx.toFixed(1)} px`);
+
+    const env = await makeSimEnv(robot);
+    const reports: Record<string, RunReport> = {};
+    let episodeBar: Progress | undefined;
+    try {
+      for (const mode of ['wmrl', 'real'] as const) {
+        console.log(mode === 'wmrl' ? '\n3/4 WMRL post-training: imagined groups in a world model over the policy perception, a few anchor episodes on the simulator' : '\n4/4 for comparison: GRPO on the simulator alone (every rollout executed for real)');
+        reports[mode] = await runTraining({
+          config: { ...trainConfig, mode },
+          policyDir,
+          data: [...demos, ...mixed],
+          runDir: join(out, mode),
+          env,
+          resume: false,
+          worldModelConfig: { files: [join(CONFIGS_DIR, 'wm', 'perception.yaml')] },
+          worldModelDir: join(out, 'worldmodel'),
+          onProgress: (what) => process.stderr.write(`  ${what}\n`),
+          onEpisode: (done, total) => {
+            if (done === 1) episodeBar = new Progress('  real episodes', total);
+            episodeBar!.update(done);
+            if (done === total) episodeBar!.stop();
+          },
+          onStep: (m) => console.log(`  step ${m.step}/${steps}: ${m.successImagined === null ? '' : `imagined success ${pct(m.successCalibrated ?? m.successImagined)}, `}${m.successAnchors === null ? '' : `real rollouts ${pct(m.successAnchors)}, `}${m.ppi ? `PPI ${pct(m.ppi.estimate)} [${pct(m.ppi.lower)}, ${pct(m.ppi.upper)}], ` : ''}robot time ${m.robotSeconds.toFixed(0)} s`),
+          onEval: (e) => console.log(`  held-out evaluation after step ${e.step}: ${e.successes}/${e.episodes} (${pct(e.successRate)})`),
+        });
+      }
+    } finally {
+      await env.close();
+    }
+    const w = reports.wmrl!;
+    const r = reports.real!;
+    const before = w.evaluations[0]!.successRate;
+    const after = (rep: RunReport) => rep.evaluations.at(-1)!.successRate;
+    console.log(`\nheld-out instructions (${trainConfig.eval.episodes} evaluation episodes, never charged as robot time):`);
+    console.log(`  behaviour cloning         ${pct(before)}`);
+    console.log(`  after WMRL                ${pct(after(w))}   robot time ${w.robotSeconds.toFixed(0)} s (${w.realEpisodes} real episodes)`);
+    console.log(`  after real-only GRPO      ${pct(after(r))}   robot time ${r.robotSeconds.toFixed(0)} s (${r.realEpisodes} real episodes)`);
+    const ratio = w.robotSeconds > 0 ? r.robotSeconds / w.robotSeconds : Infinity;
+    console.log(`  WMRL used ${ratio.toFixed(1)}× less robot time than real-only GRPO for ${after(w) >= after(r) ? 'at least the same' : 'a smaller'} gain (${signed(after(w) - before)} vs ${signed(after(r) - before)}).`);
+    console.log(`  At this scale one seed's held-out gains are within a few episodes of noise: npm run bench measures them over seeds.`);
+    log.log({ stage: 'summary', before, afterWmrl: after(w), afterReal: after(r), robotSecondsWmrl: w.robotSeconds, robotSecondsReal: r.robotSeconds });
+    console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s. Outputs in ${out}: demos/ mixed/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, policy/), demo.metrics.jsonl`);
     return 0;
   },
 };
 
-async function collectDemos(robot: ReturnType<typeof loadRobot>, dataDir: string, perCell: number, seed: number, log: RunLog) {
+function pct(x: number): string {
+  return `${(100 * x).toFixed(0)}%`;
+}
+
+function signed(x: number): string {
+  return `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)} points`;
+}
+
+async function collectDemos(robot: ReturnType<typeof loadRobot>, out: string, perFamily: number, seed: number, log: RunLog): Promise<void> {
   const env = await makeSimEnv(robot);
-  const store = await EpisodeStore.openForAppend(dataDir, { robot: robot.name });
-  const rows: { label: string; family: string; split: string; successes: number; episodes: number }[] = [];
   try {
     for (const [bi, b] of BEHAVIOURS.entries()) {
-      const controller = await makeController(b.policy, robot, { noise: b.noise });
+      const controller = await makeController('expert', robot, { noise: b.noise });
+      const store = await EpisodeStore.openForAppend(join(out, b.folder), { robot: robot.name });
       try {
-        for (const split of ['train', 'test'] as const) {
-          for (const family of TASK_FAMILIES) {
-            const n = Math.max(1, Math.round(perCell * b.share));
-            const plan = planEpisodes([{ family }], split, n, seed + 100_000 * bi + (split === 'test' ? 50_000 : 0) + 1000 * TASK_FAMILIES.indexOf(family));
-            const progress = new Progress(`  ${b.label} ${family} ${split}`, plan.length);
-            const r = await collectEpisodes({ env, controller, store, plan, initialStatus: () => env.status(), onEpisode: (_e, i) => progress.update(i + 1) });
-            progress.stop();
-            rows.push({ label: b.label, family, split, successes: r.successes, episodes: r.episodes });
-            log.log({ stage: 'collect', behaviour: b.label, family, split, successes: r.successes, episodes: r.episodes });
-          }
-        }
+        const n = Math.max(1, Math.round(perFamily * b.share)) * TASK_FAMILIES.length;
+        const plan = planEpisodes(TASK_FAMILIES.map((family) => ({ family })), 'train', n, seed + 100_000 * (bi + 1));
+        const progress = new Progress(`  ${b.label}`, plan.length);
+        const r = await collectEpisodes({ env, controller, store, plan, initialStatus: () => env.status(), onEpisode: (_e, i) => progress.update(i + 1) });
+        progress.stop();
+        console.log(`  ${b.label.padEnd(20)} ${r.episodes} episodes, ${((100 * r.successes) / r.episodes).toFixed(0)}% successful`);
+        log.log({ stage: 'collect', behaviour: b.label, successes: r.successes, episodes: r.episodes });
       } finally {
+        await store.close();
         controller.close?.();
       }
     }
   } finally {
-    await store.close();
     await env.close();
   }
-  return rows;
 }

@@ -1,7 +1,9 @@
 /** `wmrl eval`: run a trained policy in the simulator; success per family and split with 95% intervals. */
 import { join } from 'node:path';
 import { existsSync, writeFileSync } from 'node:fs';
-import { loadRobot } from '../core/robotDescription.ts';
+import { actionDim, loadRobot } from '../core/robotDescription.ts';
+import type { Controller } from '../envs/controller.ts';
+import { RandomController } from '../envs/randomController.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { Rng } from '../core/rng.ts';
 import type { TaskSpec } from '../core/types.ts';
@@ -20,7 +22,7 @@ import { Progress } from './progress.ts';
 
 const HELP = `usage: wmrl eval --policy DIR [options]
 
-  --policy DIR          a policy checkpoint (or a pretrain output folder)
+  --policy DIR          a policy checkpoint (or a pretrain output folder), or 'random' (the baseline)
   --episodes N          episodes per family and split (default 20)
   --task SEL            family[:colour[:object|zone]], comma-separated, or 'all' (default all)
   --split S             train | test | both (default both)
@@ -66,12 +68,15 @@ export const command = {
     const seed = intFlag(values.seed, 'seed', 900_000);
     const out = values.out ?? join('runs', `eval-${runStamp()}`);
     await useBackend(values.backend ?? 'auto', POLICY_KERNELS);
-    const dir = existsSync(join(values.policy, 'policy', 'model.json')) ? join(values.policy, 'policy') : values.policy;
-    const policy = await loadPolicy(dir);
+    const random = values.policy === 'random';
+    const dir = random ? 'random' : existsSync(join(values.policy, 'policy', 'model.json')) ? join(values.policy, 'policy') : values.policy;
+    const policy = random ? undefined : await loadPolicy(dir);
     const robot = loadRobot('vx300');
-    const env = await makeSimEnv(robot, { cameras: [policy.config.encoder.camera] });
+    const env = await makeSimEnv(robot, { cameras: [policy?.config.encoder.camera ?? robot.cameras[0]!.name] });
     const swap = values['swap-instructions'] ?? false;
-    const controller = new PolicyController(policy, { deterministic: !values.stochastic, instructionOverride: swap ? swappedInstruction : undefined, name: `vla:${dir}${swap ? ':swapped-instructions' : ''}` });
+    const controller: Controller = policy
+      ? new PolicyController(policy, { deterministic: !values.stochastic, instructionOverride: swap ? swappedInstruction : undefined, name: `vla:${dir}${swap ? ':swapped-instructions' : ''}` })
+      : new RandomController(actionDim(robot));
     const splits = split === 'both' ? (['train', 'test'] as const) : [split];
     const plan = splits.flatMap((s, si) => selectors.flatMap((sel, fi) => planEpisodes([sel], s, perCell, seed + 10_000 * si + 1000 * fi)));
     const store = await EpisodeStore.openForAppend(out, { robot: robot.name });
@@ -95,12 +100,12 @@ export const command = {
       progress.stop();
       await store.close();
       await env.close();
-      policy.dispose();
+      policy?.dispose();
     }
     writeFileSync(join(out, 'success.json'), JSON.stringify(table.rows(), null, 2) + '\n');
     if (values.json) console.log(JSON.stringify(table.rows(), null, 2));
     else {
-      console.log(`policy ${dir}${swap ? ' (instructions swapped for another task\'s)' : ''}, ${values.stochastic ? 'sampled' : 'mean'} actions:`);
+      console.log(`policy ${dir}${swap ? ' (instructions swapped for another task\'s)' : ''}, ${random ? 'uniformly random' : values.stochastic ? 'sampled' : 'mean'} actions:`);
       console.log(table.format());
       console.log(`episodes stored in ${out} (wmrl info ${out})`);
     }

@@ -75,16 +75,18 @@ export const command = {
           if (step === 1) progress = new Progress(`${stage} epoch ${epoch + 1}`, steps);
           progress!.update(step);
         },
+        // The best policy so far is saved after every improving epoch: an interrupted run keeps it.
+        onBest: (p) => savePolicy(p, policyDir),
         onEpoch: (s, m) => {
           progress?.stop();
           log.log({ stage: s, ...m });
-          if (s === 'bc') console.error(`bc epoch ${(m.epoch as number) + 1}: train NLL ${(m.trainNll as number).toFixed(3)}, validation NLL ${(m.validationNll as number).toFixed(3)}, action MSE ${(m.validationMse as number).toFixed(4)}, object/goal position RMSE ${(m.validationAuxRmseCm as number).toFixed(1)} cm`);
+          if (s === 'bc') console.error(`bc epoch ${(m.epoch as number) + 1}: train NLL ${(m.trainNll as number).toFixed(3)}, validation NLL ${(m.validationNll as number).toFixed(3)}, action MSE ${(m.validationMse as number).toFixed(4)}, object/goal position RMSE ${(m.validationAuxRmseCm as number).toFixed(1)} cm, in the image ${(m.validationImageRmsePx as number).toFixed(1)} px`);
           else console.error(`encoder epoch ${(m.epoch as number) + 1}: reconstruction ${(m.validationLoss as number).toFixed(4)}`);
         },
       },
     });
     try {
-      console.error(`policy '${config.size}': ${policy.parameterCount.toLocaleString()} trainable parameters (+ ${policy.encoderParameterCount.toLocaleString()} in the shared, frozen encoder)`);
+      console.error(`policy '${config.size}': ${policy.parameterCount.toLocaleString()} parameters${policy.encoder ? ` (+ ${policy.encoderParameterCount.toLocaleString()} in the patch encoder, ${config.encoder.trainable ? 'trained end to end' : 'frozen'})` : ''}`);
       await savePolicy(policy, policyDir);
       writeFileSync(join(values.out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
       log.log({ stage: 'done', parameters: report.parameters, encoderParameters: report.encoderParameters, seconds: report.seconds });

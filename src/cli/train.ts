@@ -10,6 +10,7 @@ import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { CONFIGS_DIR } from '../core/robotDescription.ts';
 import { parseFlags, UsageError } from './args.ts';
 import { configOverrides, readEpisodes, useBackend } from './common.ts';
+import { Progress } from './progress.ts';
 
 const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE]... [options] [--key.path=value]...
 
@@ -18,6 +19,7 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
   --out DIR        run folder: config, metrics JSONL, checkpoint/, anchors/, policy/, report.json
   --config FILE    preset(s), e.g. configs/train/quickstart.yaml
   --wm-config FILE world-model preset (default configs/wm/perception.yaml)
+  --world-model DIR load the perception world model from DIR, or train it and save it there (runs can share it)
   --mode M         ${TRAIN_MODES.join(' | ')}
   --no-debias      ablation: no isotonic calibration of world-model scores
   --no-denoise     ablation: no anchor weight, no ensemble weights
@@ -32,7 +34,7 @@ config keys:
 export const command = {
   summary: 'post-train a policy with WMRL (imagination + anchors), or a baseline',
   async run(argv: string[]): Promise<number> {
-    const flags = ['policy', 'data', 'out', 'config', 'wm-config', 'mode', 'no-debias', 'no-denoise', 'no-refit', 'resume', 'env', 'seed', 'backend', 'help'];
+    const flags = ['policy', 'data', 'out', 'config', 'wm-config', 'world-model', 'mode', 'no-debias', 'no-denoise', 'no-refit', 'resume', 'env', 'seed', 'backend', 'help'];
     const { overrides, rest } = configOverrides(argv, Object.keys(wmrlConfigSchema.shape), flags);
     const { values } = parseFlags(rest, {
       policy: { type: 'string' },
@@ -40,6 +42,7 @@ export const command = {
       out: { type: 'string' },
       config: { type: 'string', multiple: true },
       'wm-config': { type: 'string', multiple: true },
+      'world-model': { type: 'string' },
       mode: { type: 'string' },
       'no-debias': { type: 'boolean' },
       'no-denoise': { type: 'boolean' },
@@ -69,6 +72,7 @@ export const command = {
     if (data.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
     const robot = loadRobot(data[0]!.robot);
     const env = await makeSimEnv(robot);
+    let episodes: Progress | undefined;
     try {
       const report = await runTraining({
         config,
@@ -78,7 +82,13 @@ export const command = {
         env,
         resume: values.resume ?? false,
         worldModelConfig: { files: values['wm-config'] ?? [join(CONFIGS_DIR, 'wm', 'perception.yaml')] },
+        ...(values['world-model'] ? { worldModelDir: values['world-model'] } : {}),
         onProgress: (what) => console.error(`  ${what}`),
+        onEpisode: (done, total) => {
+          if (done === 1) episodes = new Progress('  real episodes', total);
+          episodes!.update(done);
+          if (done === total) episodes!.stop();
+        },
         onStep: (m) =>
           console.error(
             `step ${m.step}/${config.steps}: imagined ${fmt(m.successImagined)} calibrated ${fmt(m.successCalibrated)} anchors ${fmt(m.successAnchors)}` +

@@ -20,6 +20,8 @@ export interface GroundingConfig {
   dim: number;
   /** Hidden width of the per-pixel MLP. */
   hidden: number;
+  /** Also report each head's attended features (else positions only: a compact latent a world model predicts well). */
+  features: boolean;
 }
 
 export class GroundedAttention {
@@ -46,9 +48,9 @@ export class GroundedAttention {
     this.#coords = tf.keep(tf.tensor2d(xy, [S * S, 2]));
   }
 
-  /** Output width: per head, x/y then the attended features. */
+  /** Output width: per head, x/y then (with `features`) the attended features. */
   get outputDim(): number {
-    return this.config.heads * (2 + this.config.dim);
+    return this.config.heads * (2 + (this.config.features ? this.config.dim : 0));
   }
 
   /** images [N, S, S, 3] in [0,1], language features [N, L] → [N, outputDim]. */
@@ -68,8 +70,8 @@ export class GroundedAttention {
       const scores = tf.mul(tf.matMul(queries, features, false, true), tf.div(tf.exp(this.logGain), Math.sqrt(K))) as tf.Tensor3D;
       const attention = tf.softmax(scores) as tf.Tensor3D;
       const positions = tf.matMul(attention.reshape([n * H, S * S]), this.#coords).reshape([n, H, 2]);
-      const attended = tf.matMul(attention, features) as tf.Tensor3D;
-      return { output: tf.concat([positions, attended], 2).reshape([n, H * (2 + K)]) as tf.Tensor2D, positions: positions as tf.Tensor3D };
+      const output = this.config.features ? tf.concat([positions, tf.matMul(attention, features)], 2) : positions;
+      return { output: output.reshape([n, this.outputDim]) as tf.Tensor2D, positions: positions as tf.Tensor3D };
     });
   }
 

@@ -16,7 +16,7 @@ export const policyConfigSchema = z
         imageSize: z.number().int().min(8).default(32),
         patch: z.number().int().min(1).default(4),
         patchDim: z.number().int().min(1).default(16),
-        latent: z.number().int().min(2).default(32),
+        latent: z.number().int().min(0).default(0).describe('size of the patch encoder latent added to the perception (0 with keypoints 0: no patch encoder)'),
         keypoints: z.number().int().min(0).default(0).describe('spatial-softmax keypoints added to the latent (language-blind; the grounded attention finds what the instruction names)'),
         camera: z.string().default('scene'),
         trainable: z.boolean().default(true).describe('train the encoder end to end with behaviour cloning (the video world model then shares it frozen)'),
@@ -30,6 +30,7 @@ export const policyConfigSchema = z
         heads: z.number().int().min(1).default(2).describe('attention heads, each locating one thing the instruction names'),
         dim: z.number().int().min(1).default(16).describe('per-pixel feature and query width'),
         hidden: z.number().int().min(1).default(32).describe('hidden width of the per-pixel MLP'),
+        features: z.boolean().default(false).describe("also pass each head's attended features (false: positions only, a compact latent the world model predicts well)"),
       })
       .strict()
       .prefault({})

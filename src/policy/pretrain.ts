@@ -16,12 +16,14 @@ import type { PolicyConfig } from './policyConfig.ts';
 import { episodeProprio, recordedNoise } from './policyInputs.ts';
 import { Tokenizer } from './tokenizer.ts';
 import { trainBc, type BcEpoch } from './trainBc.ts';
-import { VlaPolicy, encoderConfig } from './vlaPolicy.ts';
+import { VlaPolicy, encoderConfig, usesPatchEncoder } from './vlaPolicy.ts';
 
 export interface PretrainHooks {
   onStage?: (stage: 'encoder' | 'bc') => void;
   onStep?: (step: number, steps: number, epoch: number) => void;
   onEpoch?: (stage: 'encoder' | 'bc', m: Record<string, unknown>) => void;
+  /** After each behaviour-cloning epoch that improved on validation: the policy holds the best weights so far. */
+  onBest?: (policy: VlaPolicy, epoch: number) => Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -31,7 +33,7 @@ export interface PretrainReport {
   trainEpisodes: number;
   validationEpisodes: number;
   samples: number;
-  encoder: 'given' | 'trained';
+  encoder: 'given' | 'trained' | 'none';
   bc: BcEpoch[];
   bestEpoch: number;
   parameters: number;
@@ -58,7 +60,7 @@ export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, 
   const trainEps = demos.filter((_, i) => split.train.has(i));
   const valEps = demos.filter((_, i) => split.validation.has(i));
   let encoder = options.encoder;
-  if (!encoder) {
+  if (!encoder && usesPatchEncoder(config)) {
     hooks.onStage?.('encoder');
     encoder = await trainEncoder(trainEps, valEps, config, hooks);
   }
@@ -69,7 +71,7 @@ export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, 
   const policy = new VlaPolicy(config, { actionDim: trainEps[0]!.actionDim, proprioDim: P, tokenizer: tokenizer.toJSON(), proprio }, encoder);
   try {
     const camera = config.encoder.camera;
-    const imageSize = encoder.config.imageSize;
+    const imageSize = policy.config.encoder.imageSize;
     const train = buildBcSamples(tokenizer, trainEps, { camera, imageSize, shiftAugment: config.bc.shiftAugment });
     const validation = valEps.length ? buildBcSamples(tokenizer, valEps, { camera, imageSize, shiftAugment: false }) : undefined;
     hooks.onStage?.('bc');
@@ -83,6 +85,7 @@ export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, 
       seed: config.seed,
       onStep: hooks.onStep,
       onEpoch: (m) => hooks.onEpoch?.('bc', { ...m }),
+      onBest: hooks.onBest ? (epoch) => hooks.onBest!(policy, epoch) : undefined,
       signal: hooks.signal,
     });
     const report: PretrainReport = {
@@ -91,7 +94,7 @@ export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, 
       trainEpisodes: trainEps.length,
       validationEpisodes: valEps.length,
       samples: train.count,
-      encoder: options.encoder ? 'given' : 'trained',
+      encoder: options.encoder ? 'given' : encoder ? 'trained' : 'none',
       bc: bc.history,
       bestEpoch: bc.bestEpoch,
       parameters: policy.parameterCount,

@@ -20,6 +20,8 @@ export interface BcOptions {
   seed: number;
   onStep?: (step: number, steps: number, epoch: number) => void;
   onEpoch?: (m: BcEpoch) => void;
+  /** After an epoch that improved validation NLL, with the policy holding those weights (e.g. save a checkpoint). */
+  onBest?: (epoch: number) => Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -115,6 +117,7 @@ export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: B
       if (val.nll < best.nll) {
         tf.dispose(best.weights);
         best = { nll: val.nll, epoch, weights: vars.map((v) => tf.clone(v)) };
+        await options.onBest?.(epoch);
       } else if (epoch - best.epoch >= options.patience) break;
     }
     if (best.weights.length) vars.forEach((v, i) => v.assign(best.weights[i]!));

@@ -48,7 +48,8 @@ export class VlaPolicy {
   readonly config: PolicyConfig;
   readonly meta: PolicyMeta;
   readonly tokenizer: Tokenizer;
-  readonly encoder: PatchEncoder;
+  /** The patch encoder's global latent; absent when `encoder.latent` and `encoder.keypoints` are 0. */
+  readonly encoder: PatchEncoder | undefined;
   readonly proprioNorm: Normalizer;
   readonly language: LanguageEncoder;
   readonly grounding: GroundedAttention;
@@ -66,7 +67,7 @@ export class VlaPolicy {
     this.config = config;
     this.meta = meta;
     this.tokenizer = new Tokenizer(meta.tokenizer.vocab, meta.tokenizer.maxTokens);
-    this.encoder = encoder ?? new PatchEncoder(encoderConfig(config));
+    this.encoder = encoder ?? (usesPatchEncoder(config) ? new PatchEncoder(encoderConfig(config)) : undefined);
     this.proprioNorm = new Normalizer(meta.proprio);
     const s = config.seed * 101;
     const F = config.features;
@@ -89,7 +90,7 @@ export class VlaPolicy {
 
   /** Width of the perception latent: the encoder's latent, then the grounded attention's output. */
   get latentDim(): number {
-    return this.encoder.outputDim + this.grounding.outputDim;
+    return (this.encoder?.outputDim ?? 0) + this.grounding.outputDim;
   }
 
   /** Action mean for a batch. */
@@ -138,7 +139,7 @@ export class VlaPolicy {
     const grounded = this.grounding.attend(images, lang);
     const heads = Math.min(IMAGE_TARGET_HEADS, this.config.grounding.heads);
     return {
-      latent: tf.concat([this.encoder.encode(images), grounded.output], 1) as tf.Tensor2D,
+      latent: this.encoder ? (tf.concat([this.encoder.encode(images), grounded.output], 1) as tf.Tensor2D) : grounded.output,
       positions: grounded.positions.slice([0, 0, 0], [n, heads, 2]).reshape([n, 2 * heads]) as tf.Tensor2D,
     };
   }
@@ -159,7 +160,7 @@ export class VlaPolicy {
 
   /** Trainable variables: the encoder's too when `encoder.trainable`. */
   variables(): tf.Variable[] {
-    return [...(this.config.encoder.trainable ? this.encoder.variables() : []), ...this.headVariables()];
+    return [...(this.config.encoder.trainable ? this.encoderVariables() : []), ...this.headVariables()];
   }
 
   /** What reinforcement learning updates: everything after perception and language, so the
@@ -179,18 +180,22 @@ export class VlaPolicy {
   }
 
   get encoderParameterCount(): number {
-    return this.encoder.variables().reduce((n, v) => n + v.size, 0);
+    return this.encoderVariables().reduce((n, v) => n + v.size, 0);
+  }
+
+  encoderVariables(): tf.Variable[] {
+    return this.encoder?.variables() ?? [];
   }
 
   /** Every variable, encoder included, by stable name (for checkpoints). */
   namedVariables(): Record<string, tf.Variable> {
-    return namedVariables([...this.headVariables(), ...this.encoder.variables()]);
+    return namedVariables([...this.headVariables(), ...this.encoderVariables()]);
   }
 
   dispose(): void {
     tf.dispose(this.headVariables());
     this.grounding.dispose();
-    this.encoder.dispose();
+    this.encoder?.dispose();
     this.proprioNorm.dispose();
   }
 }
@@ -199,6 +204,11 @@ export class VlaPolicy {
 export const AUX_DIM = 6;
 /** Grounding heads supervised with image positions (the instructed object, then the goal). */
 export const IMAGE_TARGET_HEADS = 2;
+
+/** Whether the policy's perception includes the patch encoder's latent. */
+export function usesPatchEncoder(config: PolicyConfig): boolean {
+  return config.encoder.latent > 0 || config.encoder.keypoints > 0;
+}
 
 export function encoderConfig(config: PolicyConfig): PatchCodecConfig {
   const e = config.encoder;

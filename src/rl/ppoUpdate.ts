@@ -12,7 +12,7 @@ import { disposeSampleBatch, sampleBatch, type PolicySamples } from './policySam
 
 export interface PpoOptions {
   epochs: number;
-  batchSize: number;
+  minibatches: number;
   clip: number;
   klCoef: number;
 }
@@ -29,7 +29,7 @@ export interface PpoStats {
 export async function ppoUpdate(policy: VlaPolicy, reference: VlaPolicy, optimizer: tf.Optimizer, samples: PolicySamples, options: PpoOptions, rng: Rng): Promise<PpoStats> {
   const vars = policy.rlVariables();
   const order = Array.from({ length: samples.count }, (_, i) => i);
-  const B = Math.min(options.batchSize, samples.count);
+  const B = Math.max(1, Math.floor(samples.count / options.minibatches));
   let stats = { loss: 0, kl: 0, clipFraction: 0, updates: 0 };
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     rng.shuffle(order);

@@ -15,12 +15,13 @@ import { loadPolicy, savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
+import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import { AnchorWeight } from './denoisingWeights.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import { perceptionEpisodes, trainPerceptionWorldModel } from './perceptionWorldModel.ts';
 import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics, type TrainerState } from './trainCheckpoint.ts';
 import type { WmrlConfig } from './wmrlConfig.ts';
-import { evaluatePolicy, startPool, trainStep, type EvalMetrics, type StepMetrics, type TrainerParts } from './wmrlTrainer.ts';
+import { evaluatePolicy, ppiCheck, startPool, trainStep, type EvalMetrics, type StepMetrics, type TrainerParts } from './wmrlTrainer.ts';
 
 export interface RunOptions {
   config: WmrlConfig;
@@ -33,7 +34,10 @@ export interface RunOptions {
   resume: boolean;
   /** World-model preset files and overrides (trained here over the policy's perception). */
   worldModelConfig: { files: string[]; overrides?: Record<string, string> };
+  /** A perception world model to start from: loaded when the folder holds one, else trained and saved there (shared by runs). */
+  worldModelDir?: string;
   onProgress?: (what: string) => void;
+  onEpisode?: (done: number, total: number) => void;
   onStep?: (m: StepMetrics) => void;
   onEval?: (m: EvalMetrics) => void;
 }
@@ -53,6 +57,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   if (!o.resume && hasTrainCheckpoint(runDir)) throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
   const log = new RunLog(runDir, 'train', { command: 'train', policy: o.policyDir, config, worldModel: o.worldModelConfig }, { append: resuming });
   const reference = await loadPolicy(o.policyDir);
+  raiseStd(reference, config.ppo.minStd);
   const optimizer = tf.train.adam(config.ppo.learningRate);
   const needsModel = config.mode !== 'real';
   let policy: VlaPolicy | undefined;
@@ -78,10 +83,15 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       if (anchorEpisodes.length !== ids.size) throw new Error(`${anchorDir} holds ${anchorEpisodes.length} of the ${ids.size} anchor episodes the checkpoint counts`);
     } else {
       policy = await loadPolicy(o.policyDir);
+      raiseStd(policy, config.ppo.minStd);
       calibrator = new IsotonicCalibrator(config.isotonic);
       anchorWeight = new AnchorWeight(config.anchorWeight);
       state = { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, calibrator: calibrator.toJSON(), anchorWeight: anchorWeight.toJSON(), anchorEpisodeIds: [] };
-      if (needsModel) {
+      if (needsModel && o.worldModelDir && existsSync(join(o.worldModelDir, 'model.json'))) {
+        o.onProgress?.(`loading the world model ${o.worldModelDir}`);
+        worldModel = await loadWorldModel(o.worldModelDir);
+        if (worldModel.meta.dims.state !== reference.meta.proprioDim + reference.latentDim) throw new Error(`${o.worldModelDir} models ${worldModel.meta.dims.state}-dim states; this policy's perception gives ${reference.meta.proprioDim + reference.latentDim}: it was trained for another policy`);
+      } else if (needsModel) {
         o.onProgress?.('training the world model over the policy perception');
         const wmConfig = resolveConfig(worldModelConfigSchema, { files: o.worldModelConfig.files, overrides: { seed: String(config.seed), ...o.worldModelConfig.overrides } });
         worldModel = await trainPerceptionWorldModel(reference, o.data, wmConfig, {
@@ -91,6 +101,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
             o.onProgress?.(`world model epoch ${(m.epoch as number) + 1}: validation ${Object.entries(v).map(([k, x]) => `${k} ${x.toFixed(3)}`).join(', ')}`);
           },
         });
+        if (o.worldModelDir) await saveWorldModel(worldModel, o.worldModelDir);
       }
       const initial = await evaluatePolicy(o.env, policy, config, 0);
       log.log({ kind: 'eval', ...initial });
@@ -113,6 +124,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       anchorWeight,
       anchorModelEpisodes: worldModel ? perceptionEpisodes(reference, anchorEpisodes) : [],
       onProgress: o.onProgress,
+      onEpisode: o.onEpisode,
     };
     while (state.step < config.steps) {
       const m = await trainStep(parts);
@@ -122,6 +134,10 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
         const e = await evaluatePolicy(o.env, policy, config, m.step);
         log.log({ kind: 'eval', ...e, trainingRobotSeconds: state.robotSeconds });
         o.onEval?.(e);
+        if (config.ppiCheckEpisodes > 0) {
+          const check = await ppiCheck(parts, config.ppiCheckEpisodes);
+          if (check) log.log({ kind: 'ppi-check', ...check });
+        }
       }
       state.calibrator = calibrator.toJSON();
       state.anchorWeight = anchorWeight.toJSON();
@@ -139,6 +155,14 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     worldModel?.dispose();
     optimizer.dispose();
   }
+}
+
+/** Exploration: the action std is at least `minStd` (evaluation takes the mean action, so it is unchanged). */
+function raiseStd(policy: VlaPolicy, minStd: number): void {
+  if (minStd <= 0) return;
+  const raised = tf.maximum(policy.logStd, Math.log(minStd));
+  policy.logStd.assign(raised);
+  raised.dispose();
 }
 
 function readEvaluations(file: string): EvalMetrics[] {

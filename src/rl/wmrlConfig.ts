@@ -37,10 +37,11 @@ export const wmrlConfigSchema = z
     ppo: z
       .object({
         epochs: z.number().int().min(1).default(2),
-        batchSize: z.number().int().min(1).default(512),
-        learningRate: z.number().positive().default(3e-4),
+        minibatches: z.number().int().min(1).default(4).describe('minibatches per epoch: the same number of updates per step whatever the sample count (fair between imagined and real-only runs)'),
+        learningRate: z.number().positive().default(1e-4),
         clip: z.number().positive().default(0.2),
-        klCoef: z.number().min(0).default(0.02).describe('weight of KL(π ‖ π_BC)'),
+        klCoef: z.number().min(0).default(0.1).describe('weight of KL(π ‖ π_BC)'),
+        minStd: z.number().min(0).default(0.1).describe("floor on the action noise's standard deviation (normalised units) for exploration: behaviour cloning leaves it too small for a group's rollouts to differ; applied to the policy and the KL reference alike"),
       })
       .strict()
       .prefault({}),
@@ -59,6 +60,7 @@ export const wmrlConfigSchema = z
       })
       .strict()
       .prefault({}),
+    ppiCheckEpisodes: z.number().int().min(0).default(0).describe('at each evaluation, check the PPI interval against this many real episodes of the sampling policy (0: off; measurement, not charged)'),
     seed: z.number().int().default(0),
     backend: z.enum(BACKEND_NAMES as unknown as [string, ...string[]]).default('auto'),
   })

@@ -115,6 +115,8 @@ export interface TrainerParts {
   /** Anchor episodes of completed steps (model layout), for refits. */
   anchorModelEpisodes: Episode[];
   onProgress?: (what: string) => void;
+  /** Each real episode of a step as it finishes. */
+  onEpisode?: (done: number, total: number) => void;
 }
 
 /** Held-out evaluation on the environment (deterministic policy; never charged as training robot time). */
@@ -182,7 +184,7 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   let anchors: { outcomes: Float32Array; predicted?: Float32Array; robotSeconds: number } | undefined;
   if (anchorGroups.length > 0) {
     p.onProgress?.(`executing ${anchorGroups.length}×${M} anchor episodes`);
-    const real = await runRealGroups(p.env, policy, anchorGroups.map((g) => p.pool.specs[groupIdx[g]!]!), M, hashSeed(config.seed, step, 2), (done, total) => p.onProgress?.(`anchor episode ${done}/${total}`));
+    const real = await runRealGroups(p.env, policy, anchorGroups.map((g) => p.pool.specs[groupIdx[g]!]!), M, hashSeed(config.seed, step, 2), p.onEpisode);
     let predicted: Float32Array | undefined;
     if (config.mode === 'wmrl' && p.worldModel) {
       const raw = scoreTrajectories(policy, p.worldModel, real.episodes).score;
@@ -277,4 +279,41 @@ export function hashSeed(...parts: number[]): number {
     h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
   }
   return h;
+}
+
+export interface PpiCheck {
+  step: number;
+  estimate: number;
+  lower: number;
+  upper: number;
+  naive: number;
+  /** Success rate of the same (sampling) policy over `episodes` real episodes from the same starts. */
+  truth: number;
+  episodes: number;
+  covered: boolean;
+}
+
+/**
+ * Does the PPI interval cover the truth? One round of imagined groups plus random anchor groups
+ * gives the estimate for the current policy (no update, nothing stored, the calibration map
+ * untouched); many real episodes of the same sampling policy from the same start distribution
+ * give the truth. Real episodes here are measurement, not training: never charged as robot time.
+ */
+export async function ppiCheck(p: TrainerParts, truthEpisodes: number): Promise<PpiCheck | null> {
+  const { config, policy } = p;
+  if (!p.worldModel || config.mode !== 'wmrl') return null;
+  const step = p.state.step;
+  const rng = new Rng(hashSeed(config.seed, step, 5));
+  const M = config.rolloutsPerGroup;
+  const pick = (n: number) => Array.from({ length: n }, () => rng.int(p.pool.specs.length));
+  const imaginedIdx = pick(config.groups);
+  const anchorIdx = pick(Math.max(2, anchorGroupCount(config)));
+  const out = imagineGroups(policy, p.worldModel, groupStarts(p.pool, imaginedIdx), M, config.horizon, hashSeed(config.seed, step, 6));
+  const f = config.debias ? p.calibrator.mapAll(out.score) : out.score;
+  const real = await runRealGroups(p.env, policy, anchorIdx.map((i) => p.pool.specs[i]!), M, hashSeed(config.seed, step, 7));
+  const raw = scoreTrajectories(policy, p.worldModel, real.episodes).score;
+  const est = ppiEstimate(f, config.debias ? p.calibrator.mapAll(raw) : raw, real.outcomes);
+  const truth = await runRealGroups(p.env, policy, pick(truthEpisodes).map((i) => p.pool.specs[i]!), 1, hashSeed(config.seed, step, 8));
+  const rate = truth.outcomes.reduce((s, v) => s + v, 0) / truth.outcomes.length;
+  return { step, estimate: est.estimate, lower: est.lower, upper: est.upper, naive: est.naive, truth: rate, episodes: truthEpisodes, covered: est.lower <= rate && rate <= est.upper };
 }

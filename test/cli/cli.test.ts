@@ -156,7 +156,8 @@ test('pretrain → eval: the evaluation lists the train and held-out splits sepa
     const out = join(dir, 'bc');
     let r = await wmrl('pretrain', '--data', data, '--out', out, '--config', 'configs/policy/tiny.yaml', '--bc.epochs=1', '--encoder.epochs=1', '--backend', 'cpu');
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /trainable parameters/);
+    assert.match(r.stderr, /policy 'tiny': [\d,]+ parameters/);
+    assert.match(r.stderr, /in the image [\d.]+ px/);
     assert.match(r.stdout, /policy saved/);
     r = await wmrl('eval', '--policy', out, '--task', 'reach', '--episodes', '1', '--out', join(dir, 'eval'), '--backend', 'cpu');
     assert.equal(r.code, 0, r.stderr);

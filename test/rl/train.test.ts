@@ -36,7 +36,7 @@ before(async () => {
 });
 after(() => (process.env.WMRL_KEEP_TEST_DIR ? console.error(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true })));
 
-const TOY = ['--steps=3', '--groups=2', '--rolloutsPerGroup=2', '--anchorFraction=0.5', '--horizon=4', '--eval.episodes=2', '--eval.every=3', '--ppo.batchSize=16', '--worldModel.refitEvery=2', '--worldModel.refitEpochs=1', '--isotonic.minPairs=2', '--isotonic.refitEvery=2'];
+const TOY = ['--steps=3', '--groups=2', '--rolloutsPerGroup=2', '--anchorFraction=0.5', '--horizon=4', '--eval.episodes=2', '--eval.every=3', '--worldModel.refitEvery=2', '--worldModel.refitEpochs=1', '--isotonic.minPairs=2', '--isotonic.refitEvery=2'];
 const WM = ['--wm-config', join(dir, 'wm.yaml')];
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {

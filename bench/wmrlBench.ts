@@ -1,0 +1,237 @@
+/**
+ * The headline benchmark: from the same behaviour-cloned policy and seeds, GRPO on the real
+ * environment (`real`) against WMRL and its ablations, as held-out success against the robot
+ * time each consumed (every real control step costs 1/controlHz s; evaluation episodes are not
+ * charged). Also: the PPI interval against the true success rate, and the small policy after
+ * WMRL against a ≥4× larger policy trained by behaviour cloning only.
+ *
+ *   npm run bench             # full: 3 seeds, every arm (about an hour on 2 cores)
+ *   npm run bench -- --quick  # smaller data, 1 seed, real vs wmrl (about 10 minutes)
+ *
+ * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table).
+ * Set-up (data, BC policies, world model) is cached under runs/bench-cache/<preset>.
+ */
+import { spawn } from 'node:child_process';
+import { cpus } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, seeds: { type: 'string' }, jobs: { type: 'string' }, fresh: { type: 'boolean' } } });
+const quick = values.quick ?? false;
+const preset = quick
+  ? { name: 'quick', demos: 300, mixed: 100, bcEpochs: 10, steps: 8, seeds: 1, arms: ['real', 'wmrl'], largeEpochs: 6, evalEpisodes: 30 }
+  : { name: 'full', demos: 900, mixed: 300, bcEpochs: 25, steps: 16, seeds: 3, arms: ['real', 'wmrl', 'no-debias', 'no-denoise', 'no-refit', 'wm-only'], largeEpochs: 25, evalEpisodes: 45 };
+const seeds = Number(values.seeds ?? preset.seeds);
+const jobs = Number(values.jobs ?? Math.max(1, Math.min(2, cpus().length)));
+const cache = join('runs', 'bench-cache', preset.name);
+const runsDir = join('runs', `bench-${preset.name}`);
+const bin = join('bin', 'wmrl.js');
+const started = performance.now();
+
+function wmrl(args: string[], log?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    const keep = (d: Buffer) => {
+      tail = (tail + d.toString()).slice(-4000);
+      if (log) writeFileSync(log, d, { flag: 'a' });
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`wmrl ${args.join(' ')} failed (${code}):\n${tail}`))));
+  });
+}
+
+async function step<T>(label: string, done: boolean, run: () => Promise<T>): Promise<void> {
+  if (done) {
+    console.error(`[cached] ${label}`);
+    return;
+  }
+  const t0 = performance.now();
+  console.error(`${label} ...`);
+  await run();
+  console.error(`${label}: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+}
+
+if (values.fresh) rmSync(cache, { recursive: true, force: true });
+mkdirSync(cache, { recursive: true });
+const demos = join(cache, 'demos');
+const mixed = join(cache, 'mixed');
+await step('collect expert demonstrations', existsSync(join(cache, 'demos.done')), async () => {
+  rmSync(demos, { recursive: true, force: true });
+  await wmrl(['collect', '--out', demos, '--episodes', String(preset.demos), '--seed', '1000']);
+  await wmrl(['collect', '--out', demos, '--episodes', String(Math.round(preset.demos / 3)), '--seed', '5000', '--noise', '0.1']);
+  writeFileSync(join(cache, 'demos.done'), '');
+});
+await step('collect mixed-quality episodes (world-model data)', existsSync(join(cache, 'mixed.done')), async () => {
+  rmSync(mixed, { recursive: true, force: true });
+  await wmrl(['collect', '--out', mixed, '--episodes', String(preset.mixed), '--seed', '20000', '--noise', '0.6']);
+  await wmrl(['collect', '--out', mixed, '--episodes', String(preset.mixed), '--seed', '30000', '--noise', '1.5']);
+  writeFileSync(join(cache, 'mixed.done'), '');
+});
+const small = join(cache, 'bc-tiny');
+const large = join(cache, 'bc-base');
+await Promise.all([
+  step('behaviour cloning: tiny policy', existsSync(join(small, 'report.json')), () => wmrl(['pretrain', '--data', demos, '--out', small, '--config', 'configs/policy/tiny.yaml', `--bc.epochs=${preset.bcEpochs}`], join(cache, 'bc-tiny.log'))),
+  step('behaviour cloning: base policy (the larger, BC-only comparison)', existsSync(join(large, 'report.json')), () => wmrl(['pretrain', '--data', demos, '--out', large, '--config', 'configs/policy/base.yaml', `--bc.epochs=${preset.largeEpochs}`], join(cache, 'bc-base.log'))),
+]);
+const worldModel = join(cache, 'worldmodel');
+
+interface Arm {
+  arm: string;
+  seed: number;
+  dir: string;
+}
+const arms: Arm[] = [];
+for (let seed = 0; seed < seeds; seed++) for (const arm of preset.arms) arms.push({ arm, seed, dir: join(runsDir, `${arm}-seed${seed}`) });
+const flags: Record<string, string[]> = { real: ['--mode', 'real'], wmrl: [], 'no-debias': ['--no-debias'], 'no-denoise': ['--no-denoise'], 'no-refit': ['--no-refit'], 'wm-only': ['--mode', 'wm-only'] };
+const common = ['--ppiCheckEpisodes=' + (quick ? 60 : 120), '--policy', join(small, 'policy'), '--data', demos, '--data', mixed, '--config', 'configs/train/quickstart.yaml', `--steps=${preset.steps}`, `--eval.episodes=${preset.evalEpisodes}`, '--world-model', worldModel];
+
+// The world model is trained once (by the first run that needs it) and shared.
+const needsModel = arms.filter((a) => a.arm !== 'real');
+if (needsModel.length && !existsSync(join(worldModel, 'model.json'))) {
+  const first = needsModel[0]!;
+  await step(`train ${first.arm} seed ${first.seed} (and the world model)`, false, () => runArm(first));
+}
+const queue = arms.filter((a) => !existsSync(join(a.dir, 'report.json')));
+await Promise.all(
+  Array.from({ length: jobs }, async () => {
+    for (let a = queue.shift(); a; a = queue.shift()) {
+      const arm = a;
+      await step(`train ${arm.arm} seed ${arm.seed}`, existsSync(join(arm.dir, 'report.json')), () => runArm(arm));
+    }
+  }),
+);
+
+async function runArm(a: Arm): Promise<void> {
+  const resume = existsSync(join(a.dir, 'checkpoint')) ? ['--resume'] : [];
+  mkdirSync(a.dir, { recursive: true });
+  await wmrl(['train', ...common, ...flags[a.arm]!, '--seed', String(a.seed), '--out', a.dir, ...resume], join(a.dir, 'bench.log'));
+}
+
+// Results.
+interface EvalPoint {
+  step: number;
+  robotSeconds: number;
+  success: number;
+}
+interface Run {
+  arm: string;
+  seed: number;
+  curve: EvalPoint[];
+  computeSeconds: number;
+  ppiCoverage: { covered: number; checked: number };
+}
+const runs: Run[] = arms.map((a) => {
+  const lines = readFileSync(join(a.dir, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const steps = lines.filter((l) => l.kind === 'step');
+  const curve = lines.filter((l) => l.kind === 'eval').map((l) => ({ step: l.step as number, robotSeconds: (l.trainingRobotSeconds as number | undefined) ?? 0, success: l.successRate as number }));
+  const report = JSON.parse(readFileSync(join(a.dir, 'report.json'), 'utf8')) as { computeSeconds: number };
+  // PPI checks: the interval against the truth measured with many real episodes of the same policy.
+  const checks = lines.filter((l) => l.kind === 'ppi-check');
+  const covered = checks.filter((c) => c.covered).length;
+  const checked = checks.length;
+  void steps;
+  return { arm: a.arm, seed: a.seed, curve, computeSeconds: report.computeSeconds, ppiCoverage: { covered, checked } };
+});
+
+const mean = (xs: number[]) => xs.reduce((s, v) => s + v, 0) / Math.max(1, xs.length);
+const sd = (xs: number[]) => (xs.length > 1 ? Math.sqrt(xs.reduce((s, v) => s + (v - mean(xs)) ** 2, 0) / (xs.length - 1)) : 0);
+const byArm = (arm: string) => runs.filter((r) => r.arm === arm);
+const final = (r: Run) => r.curve.at(-1)!;
+const start = mean(runs.map((r) => r.curve[0]!.success));
+/** Robot seconds at which a curve first reaches `target` (linear between evaluations), or null. */
+function timeToReach(r: Run, target: number): number | null {
+  for (let i = 0; i < r.curve.length; i++) {
+    const p = r.curve[i]!;
+    if (p.success >= target - 1e-9) {
+      if (i === 0) return p.robotSeconds;
+      const q = r.curve[i - 1]!;
+      return q.robotSeconds + ((target - q.success) / (p.success - q.success)) * (p.robotSeconds - q.robotSeconds);
+    }
+  }
+  return null;
+}
+const realFinal = mean(byArm('real').map((r) => final(r).success));
+const table = preset.arms.map((arm) => {
+  const rs = byArm(arm);
+  const finals = rs.map((r) => final(r).success);
+  const robot = rs.map((r) => final(r).robotSeconds);
+  const reach = rs.map((r) => timeToReach(r, realFinal));
+  return {
+    arm,
+    seeds: rs.length,
+    finalSuccess: mean(finals),
+    finalSuccessSd: sd(finals),
+    gain: mean(finals) - start,
+    robotSeconds: mean(robot),
+    computeSeconds: mean(rs.map((r) => r.computeSeconds)),
+    robotSecondsToRealFinal: reach.every((x) => x !== null) ? mean(reach as number[]) : null,
+    reachedRealFinal: reach.filter((x) => x !== null).length,
+  };
+});
+const realRow = table.find((t) => t.arm === 'real')!;
+const wmrlRow = table.find((t) => t.arm === 'wmrl')!;
+const saving = wmrlRow.robotSecondsToRealFinal ? realRow.robotSeconds / wmrlRow.robotSecondsToRealFinal : null;
+const largeReport = JSON.parse(readFileSync(join(large, 'report.json'), 'utf8')) as { parameters: number };
+const smallReport = JSON.parse(readFileSync(join(small, 'report.json'), 'utf8')) as { parameters: number };
+
+// The larger policy, behaviour cloning only, on the same held-out evaluation episodes.
+const largeEvalDir = join(cache, 'bc-base-eval');
+await step('evaluate the base policy (BC only) on held-out instructions', existsSync(join(largeEvalDir, 'success.json')), () =>
+  wmrl(['eval', '--policy', large, '--split', 'test', '--episodes', String(Math.ceil(preset.evalEpisodes / 3)), '--out', largeEvalDir, '--json']),
+);
+const largeRows = JSON.parse(readFileSync(join(largeEvalDir, 'success.json'), 'utf8')) as { split: string; family: string; successes: number; episodes: number }[];
+const largeTest = largeRows.filter((r) => r.split === 'test' && r.family !== 'all');
+const largeSuccess = largeTest.reduce((s, r) => s + r.successes, 0) / Math.max(1, largeTest.reduce((s, r) => s + r.episodes, 0));
+
+const results = {
+  date: new Date().toISOString(),
+  preset: preset.name,
+  machine: { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version },
+  seeds,
+  steps: preset.steps,
+  bcStartHeldOutSuccess: start,
+  table,
+  robotTimeSaving: saving,
+  smallBeatsLarge: { small: { parameters: smallReport.parameters, wmrlHeldOutSuccess: wmrlRow.finalSuccess }, large: { parameters: largeReport.parameters, bcHeldOutSuccess: largeSuccess } },
+  runs,
+  wallSeconds: (performance.now() - started) / 1000,
+};
+mkdirSync('bench/results', { recursive: true });
+writeFileSync('bench/results/wmrl.json', JSON.stringify(results, null, 2) + '\n');
+writeFileSync('bench/results/wmrl.svg', plot(runs));
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const md = [
+  `WMRL benchmark (${preset.name}: ${seeds} seed${seeds > 1 ? 's' : ''}, ${preset.steps} steps, held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)})`,
+  '',
+  '| arm | held-out success (± sd over seeds) | gain over BC | robot time used | robot time to reach real-only final | compute |',
+  '|---|---|---|---|---|---|',
+  ...table.map((t) => `| ${t.arm} | ${pct(t.finalSuccess)} ± ${pct(t.finalSuccessSd)} | ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ${t.robotSeconds.toFixed(0)} s | ${t.robotSecondsToRealFinal === null ? `not reached (${t.reachedRealFinal}/${t.seeds} seeds)` : `${t.robotSecondsToRealFinal.toFixed(0)} s`} | ${t.computeSeconds.toFixed(0)} s |`),
+  '',
+  saving ? `WMRL reached real-only GRPO's final held-out success with ${saving.toFixed(1)}× less robot time.` : `WMRL did not reach real-only GRPO's final held-out success in every seed: no robot-time saving is claimed.`,
+  `PPI intervals (95%) covered the true success rate in ${runs.reduce((s, r) => s + r.ppiCoverage.covered, 0)} of ${runs.reduce((s, r) => s + r.ppiCoverage.checked, 0)} checks (truth: ${quick ? 60 : 120} real episodes of the same policy each).`,
+  `Small beats large? tiny (${smallReport.parameters.toLocaleString()} parameters) after WMRL: ${pct(wmrlRow.finalSuccess)}; base (${largeReport.parameters.toLocaleString()} parameters, ${(largeReport.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(largeSuccess)}.`,
+].join('\n');
+writeFileSync('bench/results/wmrl.md', md + '\n');
+console.log(md);
+console.log(`\nwritten: bench/results/wmrl.json, wmrl.svg, wmrl.md (${((performance.now() - started) / 60000).toFixed(1)} min)`);
+
+/** Success vs robot time, one line per run, coloured by arm. */
+function plot(rs: Run[]): string {
+  const W = 640;
+  const H = 400;
+  const m = { l: 60, r: 150, t: 20, b: 50 };
+  const maxX = Math.max(1, ...rs.flatMap((r) => r.curve.map((p) => p.robotSeconds)));
+  const x = (v: number) => m.l + (v / maxX) * (W - m.l - m.r);
+  const y = (v: number) => H - m.b - v * (H - m.t - m.b);
+  const colours: Record<string, string> = { real: '#d62728', wmrl: '#1f77b4', 'no-debias': '#ff7f0e', 'no-denoise': '#2ca02c', 'no-refit': '#9467bd', 'wm-only': '#7f7f7f' };
+  const lines = rs.map((r) => `<polyline fill="none" stroke="${colours[r.arm] ?? '#000'}" stroke-width="2" opacity="0.8" points="${r.curve.map((p) => `${x(p.robotSeconds).toFixed(1)},${y(p.success).toFixed(1)}`).join(' ')}"/>`);
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((v) => `<text x="${m.l - 8}" y="${y(v) + 4}" text-anchor="end" font-size="11">${(100 * v).toFixed(0)}%</text><line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>`);
+  const xt = [0, 0.5, 1].map((f) => `<text x="${x(f * maxX)}" y="${H - m.b + 16}" text-anchor="middle" font-size="11">${(f * maxX).toFixed(0)} s</text>`);
+  const legend = Object.entries(colours)
+    .filter(([k]) => rs.some((r) => r.arm === k))
+    .map(([k, c], i) => `<rect x="${W - m.r + 15}" y="${m.t + 18 * i}" width="12" height="12" fill="${c}"/><text x="${W - m.r + 32}" y="${m.t + 18 * i + 10}" font-size="12">${k}</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="${W}" height="${H}" fill="white"/>${ticks.join('')}${xt.join('')}<line x1="${m.l}" x2="${m.l}" y1="${m.t}" y2="${H - m.b}" stroke="#333"/><line x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}" stroke="#333"/>${lines.join('')}${legend.join('')}<text x="${(m.l + W - m.r) / 2}" y="${H - 12}" text-anchor="middle" font-size="12">robot time used for training (s)</text><text x="16" y="${H / 2}" transform="rotate(-90 16 ${H / 2})" text-anchor="middle" font-size="12">held-out success</text></svg>\n`;
+}
