@@ -125,14 +125,12 @@ interface Run {
 }
 const runs: Run[] = arms.map((a) => {
   const lines = readFileSync(join(a.dir, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
-  const steps = lines.filter((l) => l.kind === 'step');
   const curve = lines.filter((l) => l.kind === 'eval').map((l) => ({ step: l.step as number, robotSeconds: (l.trainingRobotSeconds as number | undefined) ?? 0, success: l.successRate as number }));
   const report = JSON.parse(readFileSync(join(a.dir, 'report.json'), 'utf8')) as { computeSeconds: number };
   // PPI checks: the interval against the truth measured with many real episodes of the same policy.
   const checks = lines.filter((l) => l.kind === 'ppi-check');
   const covered = checks.filter((c) => c.covered).length;
   const checked = checks.length;
-  void steps;
   return { arm: a.arm, seed: a.seed, curve, computeSeconds: report.computeSeconds, ppiCoverage: { covered, checked } };
 });
 

@@ -39,15 +39,15 @@ export const command = {
   async run(argv: string[]): Promise<number> {
     const { values } = parseFlags(argv, { out: { type: 'string' }, episodes: { type: 'string' }, steps: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
     if (values.help) {
-      console.log('usage: wmrl demo [--out DIR] [--episodes N expert demos per family (default 120)] [--steps N post-training steps (default 8)] [--seed S]');
+      console.log('usage: wmrl demo [--out DIR] [--episodes N expert demos per family (default 100)] [--steps N post-training steps (default 6)] [--seed S]');
       return 0;
     }
-    const perFamily = intFlag(values.episodes, 'episodes', 120, 4);
-    const steps = intFlag(values.steps, 'steps', 8, 1);
+    const perFamily = intFlag(values.episodes, 'episodes', 100, 4);
+    const steps = intFlag(values.steps, 'steps', 6, 1);
     const seed = intFlag(values.seed, 'seed', 0);
     const out = values.out ?? join('runs', `demo-${runStamp()}`);
     const robot = loadRobot('vx300');
-    const policyConfig = resolveConfig(policyConfigSchema, { files: [join(CONFIGS_DIR, 'policy', 'tiny.yaml')], overrides: { seed: String(seed), 'bc.epochs': '12', 'bc.shiftAugment': 'false' } });
+    const policyConfig = resolveConfig(policyConfigSchema, { files: [join(CONFIGS_DIR, 'policy', 'tiny.yaml')], overrides: { seed: String(seed), 'bc.epochs': '14', 'bc.batchSize': '64', 'bc.shiftAugment': 'false' } });
     const trainConfig = resolveConfig(wmrlConfigSchema, { files: [join(CONFIGS_DIR, 'train', 'quickstart.yaml')], overrides: { seed: String(seed), steps: String(steps), 'eval.every': String(Math.max(1, Math.ceil(steps / 2))) } });
     const log = new RunLog(out, 'demo', { command: 'demo', robot: robot.name, perFamily, steps, seed, out, policy: policyConfig, train: trainConfig });
     const started = performance.now();
@@ -94,7 +94,7 @@ export const command = {
           runDir: join(out, mode),
           env,
           resume: false,
-          worldModelConfig: { files: [join(CONFIGS_DIR, 'wm', 'perception.yaml')] },
+          worldModelConfig: { files: [join(CONFIGS_DIR, 'wm', 'perception.yaml')], overrides: { 'train.epochs': '5' } },
           worldModelDir: join(out, 'worldmodel'),
           onProgress: (what) => process.stderr.write(`  ${what}\n`),
           onEpisode: (done, total) => {

@@ -38,7 +38,9 @@ const SHIFTS: [number, number][] = [
   [0, -1],
 ];
 
-export function buildBcSamples(tokenizer: Tokenizer, episodes: Episode[], options: { camera: string; imageSize: number; shiftAugment: boolean }): BcSamples {
+/** `actionChunk` > 1: each sample's target is the next `actionChunk` actions (the last one repeated past the episode's end). */
+export function buildBcSamples(tokenizer: Tokenizer, episodes: Episode[], options: { camera: string; imageSize: number; shiftAugment: boolean; actionChunk?: number }): BcSamples {
+  const chunk = options.actionChunk ?? 1;
   const S = options.imageSize;
   const frameSize = S * S * 3;
   const copies = options.shiftAugment ? 1 + SHIFTS.length : 1;
@@ -46,7 +48,8 @@ export function buildBcSamples(tokenizer: Tokenizer, episodes: Episode[], option
   if (steps === 0) throw new Error('no steps to clone');
   const first = episodes[0]!;
   const P = 2 * first.qposDim;
-  const A = first.actionDim;
+  const A1 = first.actionDim;
+  const A = A1 * chunk;
   const L = tokenizer.maxTokens;
   const count = steps * copies;
   const frames = new Float32Array(count * frameSize);
@@ -72,7 +75,10 @@ export function buildBcSamples(tokenizer: Tokenizer, episodes: Episode[], option
         else shiftFrame(frame, S, SHIFTS[c - 1]!, frames.subarray(row * frameSize, (row + 1) * frameSize));
         proprio.set(prop.subarray(t * P, (t + 1) * P), row * P);
         tokens.set(ids, row * L);
-        actions.set(e.actions.subarray(t * A, (t + 1) * A), row * A);
+        for (let c = 0; c < chunk; c++) {
+          const s = Math.min(t + c, e.steps - 1);
+          actions.set(e.actions.subarray(s * A1, (s + 1) * A1), row * A + c * A1);
+        }
         if (aux) auxTargets(e, t, aux.subarray(row * AUX_DIM, (row + 1) * AUX_DIM));
         if (camera) imageTargetsOf(e, t, camera, imageTargets!.subarray(row * 2 * IMAGE_TARGET_HEADS, (row + 1) * 2 * IMAGE_TARGET_HEADS), imageWeights!.subarray(row * IMAGE_TARGET_HEADS, (row + 1) * IMAGE_TARGET_HEADS));
       }

@@ -11,6 +11,7 @@ export const policyConfigSchema = z
     maxTokens: z.number().int().min(2).default(12).describe('instruction tokens kept (padded/truncated)'),
     trunk: z.array(z.number().int().positive()).min(1).default([128, 128]).describe('fused trunk widths'),
     initLogStd: z.number().default(-1).describe('initial log standard deviation of the action distribution'),
+    actionChunk: z.number().int().min(1).max(16).default(1).describe('actions predicted per observation: the controller executes a chunk open loop, then observes again (1: act every tick; post-training needs 1)'),
     encoder: z
       .object({
         imageSize: z.number().int().min(8).default(32),

@@ -22,6 +22,8 @@ export class PolicyController implements Controller {
   #seed = 0;
   #t = 0;
   #task: TaskSpec | undefined;
+  /** Actions of the current chunk still to execute (actionChunk > 1). */
+  #queue: Float32Array[] = [];
 
   constructor(policy: VlaPolicy, options: PolicyControllerOptions) {
     this.policy = policy;
@@ -33,15 +35,21 @@ export class PolicyController implements Controller {
     this.#task = task;
     this.#seed = seed + (this.#options.noiseSeed ?? 0);
     this.#t = 0;
+    this.#queue = [];
   }
 
   act(observation: Observation): Action {
+    const queued = this.#queue.shift();
+    if (queued) return queued;
     const instruction = this.#options.instructionOverride && this.#task ? this.#options.instructionOverride(this.#task) : observation.instruction;
     const input = observationInput(this.policy.tokenizer, this.policy.config.encoder.camera, this.policy.config.encoder.imageSize, [{ ...observation, instruction }]);
     try {
       return tf.tidy(() => {
         const out = this.policy.act(input, { deterministic: this.#options.deterministic, seed: this.#seed * 1000 + this.#t++ });
-        return Float32Array.from(out.action.dataSync());
+        const all = out.action.dataSync();
+        const A = this.policy.actionDim;
+        for (let c = 1; c < all.length / A; c++) this.#queue.push(Float32Array.from(all.subarray(c * A, (c + 1) * A)));
+        return Float32Array.from(all.subarray(0, A));
       });
     } finally {
       disposeInput(input);

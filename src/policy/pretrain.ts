@@ -72,8 +72,9 @@ export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, 
   try {
     const camera = config.encoder.camera;
     const imageSize = policy.config.encoder.imageSize;
-    const train = buildBcSamples(tokenizer, trainEps, { camera, imageSize, shiftAugment: config.bc.shiftAugment });
-    const validation = valEps.length ? buildBcSamples(tokenizer, valEps, { camera, imageSize, shiftAugment: false }) : undefined;
+    const actionChunk = config.actionChunk;
+    const train = buildBcSamples(tokenizer, trainEps, { camera, imageSize, shiftAugment: config.bc.shiftAugment, actionChunk });
+    const validation = valEps.length ? buildBcSamples(tokenizer, valEps, { camera, imageSize, shiftAugment: false, actionChunk }) : undefined;
     hooks.onStage?.('bc');
     const bc = await trainBc(policy, train, validation, {
       epochs: config.bc.epochs,

@@ -79,13 +79,19 @@ export class VlaPolicy {
     this.proprio = new Dense('policy/proprio', meta.proprioDim, F, s + 5);
     const widths = [3 * F, ...config.trunk];
     this.trunk = widths.slice(1).map((w, i) => new Dense(`policy/trunk${i}`, widths[i]!, w, s + 10 + i));
-    this.head = new Dense('policy/head', widths.at(-1)!, meta.actionDim, s + 30);
+    this.head = new Dense('policy/head', widths.at(-1)!, this.outputDim, s + 30);
     this.aux = new Dense('policy/aux', F, AUX_DIM, s + 31);
-    this.logStd = newVariable(tf.fill([meta.actionDim], config.initLogStd), 'policy/log_std');
+    this.logStd = newVariable(tf.fill([this.outputDim], config.initLogStd), 'policy/log_std');
   }
 
+  /** One tick's action width. */
   get actionDim(): number {
     return this.meta.actionDim;
+  }
+
+  /** Width of the head's output: `actionChunk` ticks of actions, oldest first. */
+  get outputDim(): number {
+    return this.meta.actionDim * this.config.actionChunk;
   }
 
   /** Width of the perception latent: the encoder's latent, then the grounded attention's output. */

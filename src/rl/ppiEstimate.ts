@@ -2,7 +2,7 @@
  * Prediction-powered inference (Angelopoulos et al. 2023) of the policy's true success rate:
  * the mean calibrated prediction over all imagined rollouts, corrected by the mean prediction
  * error on the randomly chosen anchors, θ̂ = mean f(imagined) − mean(f(anchor) − y), with the
- * normal-approximation interval ± z·sqrt(σ²_f/N + σ²_{f−y}/n).
+ * normal-approximation interval ± z·sqrt(σ²_f/N + σ²_{f−y}/n), clipped to [0, 1].
  */
 export interface PpiEstimate {
   estimate: number;
@@ -23,7 +23,12 @@ export function ppiEstimate(imagined: ArrayLike<number>, anchorPredicted: ArrayL
   const naive = mean(imagined);
   const estimate = naive - mean(rectifier);
   const half = z * Math.sqrt(variance(imagined) / N + variance(rectifier) / n);
-  return { estimate, lower: estimate - half, upper: estimate + half, naive, imagined: N, anchors: n };
+  // A success rate lies in [0, 1]: clipping the interval there loses no coverage.
+  return { estimate: clamp01(estimate), lower: clamp01(estimate - half), upper: clamp01(estimate + half), naive, imagined: N, anchors: n };
+}
+
+function clamp01(v: number): number {
+  return Math.min(1, Math.max(0, v));
 }
 
 function mean(a: ArrayLike<number>): number {

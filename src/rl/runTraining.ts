@@ -57,6 +57,10 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   if (!o.resume && hasTrainCheckpoint(runDir)) throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
   const log = new RunLog(runDir, 'train', { command: 'train', policy: o.policyDir, config, worldModel: o.worldModelConfig }, { append: resuming });
   const reference = await loadPolicy(o.policyDir);
+  if (reference.config.actionChunk !== 1) {
+    reference.dispose();
+    throw new Error(`${o.policyDir} predicts chunks of ${reference.config.actionChunk} actions; post-training acts every tick and needs a policy with actionChunk 1`);
+  }
   raiseStd(reference, config.ppo.minStd);
   const optimizer = tf.train.adam(config.ppo.learningRate);
   const needsModel = config.mode !== 'real';
