@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, seeds: { type: 'string' }, jobs: { type: 'string' }, fresh: { type: 'boolean' } } });
 const quick = values.quick ?? false;
 const preset = quick
-  ? { name: 'quick', demos: 300, mixed: 100, bcEpochs: 10, steps: 8, seeds: 1, arms: ['real', 'wmrl'], largeEpochs: 6, evalEpisodes: 30 }
+  ? { name: 'quick', demos: 300, mixed: 100, bcEpochs: 10, steps: 8, seeds: 1, arms: ['real', 'wmrl'], largeEpochs: 4, evalEpisodes: 30 }
   : { name: 'full', demos: 900, mixed: 300, bcEpochs: 25, steps: 16, seeds: 3, arms: ['real', 'wmrl', 'no-debias', 'no-denoise', 'no-refit', 'wm-only'], largeEpochs: 25, evalEpisodes: 45 };
 const seeds = Number(values.seeds ?? preset.seeds);
 const jobs = Number(values.jobs ?? Math.max(1, Math.min(2, cpus().length)));
@@ -73,8 +73,8 @@ await step('collect mixed-quality episodes (world-model data)', existsSync(join(
 const small = join(cache, 'bc-tiny');
 const large = join(cache, 'bc-base');
 await Promise.all([
-  step('behaviour cloning: tiny policy', existsSync(join(small, 'report.json')), () => wmrl(['pretrain', '--data', demos, '--out', small, '--config', 'configs/policy/tiny.yaml', `--bc.epochs=${preset.bcEpochs}`], join(cache, 'bc-tiny.log'))),
-  step('behaviour cloning: base policy (the larger, BC-only comparison)', existsSync(join(large, 'report.json')), () => wmrl(['pretrain', '--data', demos, '--out', large, '--config', 'configs/policy/base.yaml', `--bc.epochs=${preset.largeEpochs}`], join(cache, 'bc-base.log'))),
+  step('behaviour cloning: tiny policy', existsSync(join(small, 'report.json')), () => wmrl(['pretrain', '--data', demos, '--out', small, '--config', 'configs/policy/tiny.yaml', `--bc.epochs=${preset.bcEpochs}`, '--bc.batchSize=64'], join(cache, 'bc-tiny.log'))),
+  step('behaviour cloning: base policy (the larger, BC-only comparison)', existsSync(join(large, 'report.json')), () => wmrl(['pretrain', '--data', demos, '--out', large, '--config', 'configs/policy/base.yaml', `--bc.epochs=${preset.largeEpochs}`, '--bc.batchSize=64'], join(cache, 'bc-base.log'))),
 ]);
 const worldModel = join(cache, 'worldmodel');
 
@@ -88,18 +88,25 @@ for (let seed = 0; seed < seeds; seed++) for (const arm of preset.arms) arms.pus
 const flags: Record<string, string[]> = { real: ['--mode', 'real'], wmrl: [], 'no-debias': ['--no-debias'], 'no-denoise': ['--no-denoise'], 'no-refit': ['--no-refit'], 'wm-only': ['--mode', 'wm-only'] };
 const common = ['--ppiCheckEpisodes=' + (quick ? 60 : 120), '--policy', join(small, 'policy'), '--data', demos, '--data', mixed, '--config', 'configs/train/quickstart.yaml', `--steps=${preset.steps}`, `--eval.episodes=${preset.evalEpisodes}`, '--world-model', worldModel];
 
-// The world model is trained once (by the first run that needs it) and shared.
-const needsModel = arms.filter((a) => a.arm !== 'real');
-if (needsModel.length && !existsSync(join(worldModel, 'model.json'))) {
-  const first = needsModel[0]!;
-  await step(`train ${first.arm} seed ${first.seed} (and the world model)`, false, () => runArm(first));
+// The world model is trained once, by the first run that needs it, and shared: runs that need it
+// wait for that one; real-only runs go ahead in parallel.
+let modelBuilder: Promise<void> | undefined;
+async function runQueued(a: Arm): Promise<void> {
+  if (a.arm !== 'real' && !existsSync(join(worldModel, 'model.json'))) {
+    if (!modelBuilder) {
+      modelBuilder = runArm(a);
+      return modelBuilder;
+    }
+    await modelBuilder;
+  }
+  return runArm(a);
 }
 const queue = arms.filter((a) => !existsSync(join(a.dir, 'report.json')));
 await Promise.all(
   Array.from({ length: jobs }, async () => {
     for (let a = queue.shift(); a; a = queue.shift()) {
       const arm = a;
-      await step(`train ${arm.arm} seed ${arm.seed}`, existsSync(join(arm.dir, 'report.json')), () => runArm(arm));
+      await step(`train ${arm.arm} seed ${arm.seed}`, false, () => runQueued(arm));
     }
   }),
 );
@@ -171,7 +178,9 @@ const table = preset.arms.map((arm) => {
 });
 const realRow = table.find((t) => t.arm === 'real')!;
 const wmrlRow = table.find((t) => t.arm === 'wmrl')!;
-const saving = wmrlRow.robotSecondsToRealFinal ? realRow.robotSeconds / wmrlRow.robotSecondsToRealFinal : null;
+// A saving is only measurable when real-only GRPO gained something, and WMRL reached that in every seed.
+const realGained = realFinal > start;
+const saving = realGained && wmrlRow.robotSecondsToRealFinal !== null && wmrlRow.robotSecondsToRealFinal > 0 ? realRow.robotSeconds / wmrlRow.robotSecondsToRealFinal : null;
 const largeReport = JSON.parse(readFileSync(join(large, 'report.json'), 'utf8')) as { parameters: number };
 const smallReport = JSON.parse(readFileSync(join(small, 'report.json'), 'utf8')) as { parameters: number };
 
@@ -206,9 +215,13 @@ const md = [
   '',
   '| arm | held-out success (± sd over seeds) | gain over BC | robot time used | robot time to reach real-only final | compute |',
   '|---|---|---|---|---|---|',
-  ...table.map((t) => `| ${t.arm} | ${pct(t.finalSuccess)} ± ${pct(t.finalSuccessSd)} | ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ${t.robotSeconds.toFixed(0)} s | ${t.robotSecondsToRealFinal === null ? `not reached (${t.reachedRealFinal}/${t.seeds} seeds)` : `${t.robotSecondsToRealFinal.toFixed(0)} s`} | ${t.computeSeconds.toFixed(0)} s |`),
+  ...table.map((t) => `| ${t.arm} | ${pct(t.finalSuccess)} ± ${pct(t.finalSuccessSd)} | ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ${t.robotSeconds.toFixed(0)} s | ${!realGained ? 'n/a' : t.robotSecondsToRealFinal === null ? `not reached (${t.reachedRealFinal}/${t.seeds} seeds)` : `${t.robotSecondsToRealFinal.toFixed(0)} s`} | ${t.computeSeconds.toFixed(0)} s |`),
   '',
-  saving ? `WMRL reached real-only GRPO's final held-out success with ${saving.toFixed(1)}× less robot time.` : `WMRL did not reach real-only GRPO's final held-out success in every seed: no robot-time saving is claimed.`,
+  !realGained
+    ? `Real-only GRPO did not improve held-out success over the BC start here: no robot-time saving can be measured from this run.`
+    : saving
+      ? `WMRL reached real-only GRPO's final held-out success with ${saving.toFixed(1)}× less robot time.`
+      : `WMRL did not reach real-only GRPO's final held-out success in every seed: no robot-time saving is claimed.`,
   `PPI intervals (95%) covered the true success rate in ${runs.reduce((s, r) => s + r.ppiCoverage.covered, 0)} of ${runs.reduce((s, r) => s + r.ppiCoverage.checked, 0)} checks (truth: ${quick ? 60 : 120} real episodes of the same policy each).`,
   `Small beats large? tiny (${smallReport.parameters.toLocaleString()} parameters) after WMRL: ${pct(wmrlRow.finalSuccess)}; base (${largeReport.parameters.toLocaleString()} parameters, ${(largeReport.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(largeSuccess)}.`,
 ].join('\n');

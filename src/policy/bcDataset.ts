@@ -80,7 +80,15 @@ export function buildBcSamples(tokenizer: Tokenizer, episodes: Episode[], option
           actions.set(e.actions.subarray(s * A1, (s + 1) * A1), row * A + c * A1);
         }
         if (aux) auxTargets(e, t, aux.subarray(row * AUX_DIM, (row + 1) * AUX_DIM));
-        if (camera) imageTargetsOf(e, t, camera, imageTargets!.subarray(row * 2 * IMAGE_TARGET_HEADS, (row + 1) * 2 * IMAGE_TARGET_HEADS), imageWeights!.subarray(row * IMAGE_TARGET_HEADS, (row + 1) * IMAGE_TARGET_HEADS));
+        if (camera) {
+          const targets = imageTargets!.subarray(row * 2 * IMAGE_TARGET_HEADS, (row + 1) * 2 * IMAGE_TARGET_HEADS);
+          imageTargetsOf(e, t, camera, targets, imageWeights!.subarray(row * IMAGE_TARGET_HEADS, (row + 1) * IMAGE_TARGET_HEADS));
+          // A shifted frame shows everything shifted: so are its image targets ([-1, 1] spans S pixels).
+          if (c > 0) for (let h = 0; h < IMAGE_TARGET_HEADS; h++) {
+            targets[2 * h]! += (2 * SHIFTS[c - 1]![0]) / S;
+            targets[2 * h + 1]! += (2 * SHIFTS[c - 1]![1]) / S;
+          }
+        }
       }
     }
   }

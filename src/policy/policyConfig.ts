@@ -45,7 +45,7 @@ export const policyConfigSchema = z
         patience: z.number().int().min(1).default(6),
         successOnly: z.boolean().default(true).describe('clone only successful episodes'),
         maxNoise: z.number().min(0).default(0.2).describe('skip expert episodes recorded with more action noise than this'),
-        shiftAugment: z.boolean().default(true).describe('add 1-pixel shifted copies of every frame'),
+        shiftAugment: z.boolean().default(false).describe('add four 1-pixel shifted copies of every frame (5× the samples; the grounded attention is translation-equivariant and did as well without)'),
         auxWeight: z.number().min(0).default(1).describe('weight of the auxiliary loss: the instructed object and goal positions from the vision features (simulator demos)'),
         imageWeight: z.number().min(0).default(100).describe('weight of the grounding loss: where the instructed object and the goal appear in the image (positions in half-frames; simulator demos with a fixed camera)'),
       })

@@ -127,3 +127,19 @@ test('action chunks: the head predicts several ticks; the controller executes th
     policy.dispose();
   }
 });
+
+test('shift augmentation shifts the image targets with the frame', async () => {
+  const { buildBcSamples } = await import('../../src/policy/bcDataset.ts');
+  const e = demos[0]!;
+  const tok = Tokenizer.fromTexts([e.task.instruction], 8);
+  const plain = buildBcSamples(tok, [e], { camera: 'scene', imageSize: 32, shiftAugment: false });
+  const shifted = buildBcSamples(tok, [e], { camera: 'scene', imageSize: 32, shiftAugment: true });
+  assert.equal(shifted.count, 5 * plain.count);
+  // Copy 1 is the frame moved one pixel right: the target's x moves by 2/32, its y stays.
+  const T = plain.count;
+  assert.ok(Math.abs(shifted.imageTargets![4 * T]! - plain.imageTargets![0]! - 2 / 32) < 1e-6);
+  assert.ok(Math.abs(shifted.imageTargets![4 * T + 1]! - plain.imageTargets![1]!) < 1e-6);
+  // And the pixels moved: column 1 of the shifted frame is column 0 of the original.
+  const S = 32;
+  assert.equal(shifted.frames[T * S * S * 3 + 3], plain.frames[0]);
+});
