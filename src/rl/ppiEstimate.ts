@@ -2,7 +2,8 @@
  * Prediction-powered inference (Angelopoulos et al. 2023) of the policy's true success rate:
  * the mean calibrated prediction over all imagined rollouts, corrected by the mean prediction
  * error on the randomly chosen anchors, θ̂ = mean f(imagined) − mean(f(anchor) − y), with the
- * normal-approximation interval ± z·sqrt(σ²_f/N + σ²_{f−y}/n), clipped to [0, 1].
+ * normal-approximation interval ± z·sqrt(σ²_f/N + σ²_{f−y}/n), clipped to [0, 1]; σ²_{f−y} is
+ * guarded against small anchor sets (see below).
  */
 export interface PpiEstimate {
   estimate: number;
@@ -22,7 +23,13 @@ export function ppiEstimate(imagined: ArrayLike<number>, anchorPredicted: ArrayL
   const rectifier = Array.from({ length: n }, (_, i) => anchorPredicted[i]! - anchorOutcomes[i]!);
   const naive = mean(imagined);
   const estimate = naive - mean(rectifier);
-  const half = z * Math.sqrt(variance(imagined) / N + variance(rectifier) / n);
+  // Small-sample guard (in the spirit of Agresti–Coull's "plus four"): the rectifier's variance
+  // also counts four pseudo-anchors at the mean prediction with outcomes 1, 1, 0, 0. With a few
+  // anchors that all failed, the plain sample variance is 0 and the interval collapses around a
+  // biased estimate; the guard's effect fades as anchors accumulate.
+  const fBar = mean(anchorPredicted);
+  const guarded = [...rectifier, fBar - 1, fBar - 1, fBar, fBar];
+  const half = z * Math.sqrt(variance(imagined) / N + variance(guarded) / n);
   // A success rate lies in [0, 1]: clipping the interval there loses no coverage.
   return { estimate: clamp01(estimate), lower: clamp01(estimate - half), upper: clamp01(estimate + half), naive, imagined: N, anchors: n };
 }

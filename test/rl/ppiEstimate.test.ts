@@ -36,9 +36,15 @@ test('PPI: worked example and bad input', () => {
   const est = ppiEstimate([0.4, 0.6, 0.5, 0.5], [0.2, 0.8, 0.6, 0.2], [0, 1, 0, 0]);
   assert.ok(Math.abs(est.estimate - 0.3) < 1e-12);
   assert.equal(est.naive, 0.5);
-  // var(imagined) = 0.02/3, var(rectifier) = 0.32/3.
-  const half = 1.96 * Math.sqrt(0.02 / 3 / 4 + 0.32 / 3 / 4);
+  // var(imagined) = 0.02/3. The rectifier's variance includes four pseudo-anchors at the mean prediction
+  // 0.45 with outcomes 1, 1, 0, 0: values [0.2, -0.2, 0.6, 0.2, -0.55, -0.55, 0.45, 0.45], mean 0.075.
+  const g = [0.2, -0.2, 0.6, 0.2, -0.55, -0.55, 0.45, 0.45];
+  const gVar = g.reduce((s, v) => s + (v - 0.075) ** 2, 0) / 7;
+  const half = 1.96 * Math.sqrt(0.02 / 3 / 4 + gVar / 4);
   assert.ok(Math.abs(est.upper - est.estimate - half) < 1e-12);
   assert.throws(() => ppiEstimate([0.5], [0.5, 0.5], [1, 0]), /at least 2/);
+  // Few anchors, all failures, predictions near 0: the interval must not collapse onto 0.
+  const rare = ppiEstimate(Array(400).fill(0.012), Array(16).fill(0.01), Array(16).fill(0));
+  assert.ok(rare.upper > 0.1, `upper bound ${rare.upper} with 0 successes in 16 anchors`);
   assert.throws(() => ppiEstimate([0.5, 0.4], [0.5], [1, 0]), /predictions/);
 });
