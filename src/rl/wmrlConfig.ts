@@ -57,6 +57,7 @@ export const wmrlConfigSchema = z
         every: z.number().int().min(1).default(5).describe('steps between held-out evaluations (also at the start and the end)'),
         episodes: z.number().int().min(1).default(30).describe('real evaluation episodes (not charged as training robot time)'),
         split: z.enum(['train', 'test']).default('test'),
+        tasks: z.string().default('all').describe("task selectors evaluated (e.g. 'reach' or 'reach,pick'; families take turns)"),
       })
       .strict()
       .prefault({}),

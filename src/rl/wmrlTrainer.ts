@@ -24,7 +24,7 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { CONTEXT_DIM, familyOneHot, stateVector } from '../worldmodel/transitionData.ts';
 import { planEpisodes } from '../../sim/episodePlan.ts';
-import { TASK_FAMILIES } from '../../sim/taskSuite.ts';
+import { parseTaskSelectors } from '../../sim/taskSuite.ts';
 import { AnchorWeight, ensembleWeights } from './denoisingWeights.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { imagineGroups } from './imaginedGroups.ts';
@@ -122,7 +122,7 @@ export interface TrainerParts {
 /** Held-out evaluation on the environment (deterministic policy; never charged as training robot time). */
 export async function evaluatePolicy(env: Env, policy: VlaPolicy, config: WmrlConfig, step: number): Promise<EvalMetrics> {
   const plan = planEpisodes(
-    TASK_FAMILIES.map((family) => ({ family })),
+    parseTaskSelectors(config.eval.tasks),
     config.eval.split,
     config.eval.episodes,
     // The same evaluation episodes at every step, in every mode, for every training seed: paired comparisons.

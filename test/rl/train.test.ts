@@ -36,7 +36,7 @@ before(async () => {
 });
 after(() => (process.env.WMRL_KEEP_TEST_DIR ? console.error(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true })));
 
-const TOY = ['--steps=3', '--groups=2', '--rolloutsPerGroup=2', '--anchorFraction=0.5', '--horizon=4', '--eval.episodes=2', '--eval.every=3', '--worldModel.refitEvery=2', '--worldModel.refitEpochs=1', '--isotonic.minPairs=2', '--isotonic.refitEvery=2'];
+const TOY = ['--steps=3', '--groups=2', '--rolloutsPerGroup=2', '--anchorFraction=0.5', '--horizon=4', '--eval.episodes=2', '--eval.every=3', '--eval.tasks=reach', '--worldModel.refitEvery=2', '--worldModel.refitEpochs=1', '--isotonic.minPairs=2', '--isotonic.refitEvery=2'];
 const WM = ['--wm-config', join(dir, 'wm.yaml')];
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -64,7 +64,9 @@ test('train: a killed run resumes exactly where it stopped (same policy as an un
   assert.deepEqual(steps.map((m) => m.step), [1, 2, 3]);
   for (const key of ['successImagined', 'successAnchors', 'ppi', 'debiasMap', 'anchorWeight', 'ensembleVariance', 'kl', 'robotSeconds', 'computeSeconds']) assert.ok(key in steps[0]!, `metrics lack ${key}`);
   assert.ok((steps[2]!.robotSeconds as number) > 0);
-  assert.equal(metrics.filter((m) => m.kind === 'eval').length, 2, 'evaluations at the start and the end');
+  const evals = metrics.filter((m) => m.kind === 'eval');
+  assert.equal(evals.length, 2, 'evaluations at the start and the end');
+  for (const e of evals) assert.deepEqual(Object.keys(e.perFamily as object), ['reach'], 'only the families asked for are evaluated');
 
   // The same run, SIGKILLed once its second step is logged, then resumed.
   const killed = join(dir, 'killed');
