@@ -7,13 +7,13 @@
  * `state` world-model kind trained on episodes whose state is that latent.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Episode, Observation, TaskFamily } from '../core/types.ts';
-import { framesToFloat, observationFrames } from '../vision/frames.ts';
+import type { Episode } from '../core/types.ts';
+import { framesToFloat } from '../vision/frames.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { WorldModel, type TrainHooks } from '../worldmodel/worldModel.ts';
 import type { WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
 import { CONTEXT_DIM, familyOneHot, stateVector } from '../worldmodel/transitionData.ts';
-import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts } from '../worldmodel/imagine.ts';
+import { rolloutScores, type ImaginationPolicy } from '../worldmodel/imagine.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
@@ -39,33 +39,20 @@ export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk
   });
 }
 
-/** Train the dynamics on the perception latents of `episodes`. */
-export async function trainPerceptionWorldModel(policy: VlaPolicy, episodes: Episode[], config: WorldModelConfig, hooks: TrainHooks = {}): Promise<WorldModel> {
+/** Train the dynamics on episodes already in the perception layout (see perceptionEpisodes). */
+export async function trainPerceptionWorldModel(modelEpisodes: Episode[], config: WorldModelConfig, hooks: TrainHooks = {}): Promise<WorldModel> {
   if (config.kind !== 'state') throw new Error(`the perception world model uses the 'state' kind over perception latents; got kind '${config.kind}'`);
-  const { model } = await WorldModel.train(perceptionEpisodes(policy, episodes), config, hooks);
+  const { model } = await WorldModel.train(modelEpisodes, config, hooks);
   return model;
 }
 
-/** Imagination starts (B rows) from real observations: their perception latents. */
-export function perceptionStarts(policy: VlaPolicy, model: WorldModel, observations: Observation[], families: TaskFamily[]): ImaginationStarts {
-  const B = observations.length;
-  const S = policy.config.encoder.imageSize;
-  const pixels = observationFrames(observations, policy.config.encoder.camera, S, 'the policy');
-  const latents = tf.tidy(() => {
-    const tokens = tf.tensor2d(concatInt(observations.map((o) => policy.tokenizer.encode(o.instruction))), [B, policy.tokenizer.maxTokens], 'int32');
-    return policy.perceive(tf.tensor4d(pixels, [B, S, S, 3]), tokens).dataSync() as Float32Array;
-  });
-  const D = model.meta.dims.state;
-  const Z = policy.latentDim;
-  const states = new Float32Array(B * D);
-  observations.forEach((o, i) => {
-    const v = stateVector(o.qpos, o.qvel, latents.subarray(i * Z, (i + 1) * Z));
-    if (v.length !== D) throw new Error(`perception state has ${v.length} values; the world model expects ${D} (was it trained with this policy?)`);
-    states.set(v, i * D);
-  });
-  const context = new Float32Array(B * CONTEXT_DIM);
-  families.forEach((f, i) => context.set(familyOneHot(f), i * CONTEXT_DIM));
-  return { states, stateDim: D, context, instructions: observations.map((o) => o.instruction) };
+/** The perception state [qpos, qvel, latent] of each episode's first observation, B × D. */
+export function startStates(policy: VlaPolicy, episodes: Episode[]): { states: Float32Array; stateDim: number } {
+  const first = perceptionEpisodes(policy, episodes.map((e) => ({ ...e, steps: 0 })));
+  const D = 2 * first[0]!.qposDim + first[0]!.stateDim;
+  const states = new Float32Array(first.length * D);
+  first.forEach((e, i) => states.set(stateVector(e.qpos.subarray(0, e.qposDim), e.qvel.subarray(0, e.qposDim), e.state.subarray(0, e.stateDim)), i * D));
+  return { states, stateDim: D };
 }
 
 /**
@@ -76,11 +63,9 @@ export function perceptionStarts(policy: VlaPolicy, model: WorldModel, observati
  */
 export function scoreTrajectories(policy: VlaPolicy, model: WorldModel, episodes: Episode[]): { score: Float32Array; variance: Float32Array } {
   if (episodes.length === 0) return { score: new Float32Array(0), variance: new Float32Array(0) };
-  const first = perceptionEpisodes(policy, episodes.map((e) => ({ ...e, steps: 0 })));
   const B = episodes.length;
-  const D = model.meta.dims.state;
-  const states = new Float32Array(B * D);
-  first.forEach((e, i) => states.set(stateVector(e.qpos.subarray(0, e.qposDim), e.qvel.subarray(0, e.qposDim), e.state.subarray(0, e.stateDim)), i * D));
+  const { states, stateDim: D } = startStates(policy, episodes);
+  if (D !== model.meta.dims.state) throw new Error(`perception state has ${D} values; the world model expects ${model.meta.dims.state} (was it trained with this policy?)`);
   const context = new Float32Array(B * CONTEXT_DIM);
   episodes.forEach((e, i) => context.set(familyOneHot(e.task.family), i * CONTEXT_DIM));
   const H = Math.max(...episodes.map((e) => e.steps));
@@ -98,33 +83,5 @@ export function scoreTrajectories(policy: VlaPolicy, model: WorldModel, episodes
       }),
   };
   const rollouts = model.imagine(replay, { states, stateDim: D, context, instructions: episodes.map((e) => e.task.instruction) }, H);
-  return scoresUpTo(rollouts, episodes.map((e) => e.steps));
-}
-
-/** Per rollout b: ensemble mean (and variance) of each member's best success probability within its first steps[b] steps. */
-function scoresUpTo(r: ImaginedRollouts, steps: number[]): { score: Float32Array; variance: Float32Array } {
-  const { members: K, rollouts: B } = r;
-  const score = new Float32Array(B);
-  const variance = new Float32Array(B);
-  for (let b = 0; b < B; b++) {
-    const best = Array.from({ length: K }, (_, k) => {
-      let m = 0;
-      for (let t = 0; t < steps[b]!; t++) m = Math.max(m, r.successProb[(t * K + k) * B + b]!);
-      return m;
-    });
-    const mean = best.reduce((a, v) => a + v, 0) / K;
-    score[b] = mean;
-    variance[b] = best.reduce((a, v) => a + (v - mean) ** 2, 0) / K;
-  }
-  return { score, variance };
-}
-
-function concatInt(parts: Int32Array[]): Int32Array {
-  const out = new Int32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return rolloutScores(rollouts.successProb, episodes.map((e) => e.steps), rollouts.members, B);
 }

@@ -72,6 +72,8 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   let anchorEpisodes: Episode[] = [];
   const anchorDir = join(runDir, 'anchors');
   try {
+    // The data in the world model's layout, computed once: for training it and for every refit.
+    const modelData = needsModel ? perceptionEpisodes(reference, o.data) : [];
     if (resuming) {
       o.onProgress?.('resuming from the checkpoint');
       const loaded = await loadTrainCheckpoint(runDir, optimizer);
@@ -98,7 +100,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       } else if (needsModel) {
         o.onProgress?.('training the world model over the policy perception');
         const wmConfig = resolveConfig(worldModelConfigSchema, { files: o.worldModelConfig.files, overrides: { seed: String(config.seed), ...o.worldModelConfig.overrides } });
-        worldModel = await trainPerceptionWorldModel(reference, o.data, wmConfig, {
+        worldModel = await trainPerceptionWorldModel(modelData, wmConfig, {
           onEpoch: (stage, m) => {
             const v = (m.validation as Record<string, number> | undefined) ?? {};
             log.log({ kind: 'worldmodel', stage, ...m });
@@ -112,7 +114,6 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       o.onEval?.(initial);
       await saveTrainCheckpoint(runDir, { state, policy, optimizer, worldModel });
     }
-    const modelData = needsModel ? perceptionEpisodes(reference, o.data) : [];
     const parts: TrainerParts = {
       config,
       policy,

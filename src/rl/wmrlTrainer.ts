@@ -22,14 +22,14 @@ import { EpisodeStore } from '../data/episodeStore.ts';
 import { PolicyController } from '../policy/policyController.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
-import { CONTEXT_DIM, familyOneHot, stateVector } from '../worldmodel/transitionData.ts';
+import { CONTEXT_DIM, familyOneHot } from '../worldmodel/transitionData.ts';
 import { planEpisodes } from '../../sim/episodePlan.ts';
 import { parseTaskSelectors } from '../../sim/taskSuite.ts';
 import { AnchorWeight, ensembleWeights } from './denoisingWeights.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { imagineGroups } from './imaginedGroups.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
-import { perceptionEpisodes, scoreTrajectories } from './perceptionWorldModel.ts';
+import { perceptionEpisodes, scoreTrajectories, startStates } from './perceptionWorldModel.ts';
 import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
 import { ppiEstimate, type PpiEstimate } from './ppiEstimate.ts';
 import { ppoUpdate } from './ppoUpdate.ts';
@@ -56,11 +56,7 @@ export function startPool(policy: VlaPolicy, episodes: Episode[]): StartPool {
     return true;
   });
   if (chosen.length === 0) throw new Error('no train-split episodes to draw group starts from');
-  const perceived = perceptionEpisodes(policy, chosen.map((e) => ({ ...e, steps: 0 })));
-  const D = 2 * chosen[0]!.qposDim + perceived[0]!.stateDim;
-  const states = new Float32Array(chosen.length * D);
-  perceived.forEach((e, i) => states.set(stateVector(e.qpos.subarray(0, e.qposDim), e.qvel.subarray(0, e.qposDim), e.state.subarray(0, e.stateDim)), i * D));
-  return { specs: chosen.map((e) => ({ task: e.task, seed: e.seed })), states, stateDim: D };
+  return { specs: chosen.map((e) => ({ task: e.task, seed: e.seed })), ...startStates(policy, chosen) };
 }
 
 export interface StepMetrics {

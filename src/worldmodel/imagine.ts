@@ -98,15 +98,19 @@ export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts:
   return { horizon, members: K, rollouts: B, stateDim: D, actionDim: A, states, actions: actions ?? new Float32Array(0), successProb, progress, score, scoreVariance: variance };
 }
 
-/** Per member: best success probability over the horizon; then mean and variance over members. */
-function rolloutScores(successProb: Float32Array, horizon: number, K: number, B: number): { score: Float32Array; variance: Float32Array } {
+/**
+ * Per member: best success probability over the horizon (or, per rollout, over its first
+ * `horizon[b]` steps); then mean and variance over members. successProb is H × K × B.
+ */
+export function rolloutScores(successProb: Float32Array, horizon: number | ArrayLike<number>, K: number, B: number): { score: Float32Array; variance: Float32Array } {
   const score = new Float32Array(B);
   const variance = new Float32Array(B);
   for (let b = 0; b < B; b++) {
+    const steps = typeof horizon === 'number' ? horizon : horizon[b]!;
     const perMember: number[] = [];
     for (let k = 0; k < K; k++) {
       let best = 0;
-      for (let t = 0; t < horizon; t++) best = Math.max(best, successProb[(t * K + k) * B + b]!);
+      for (let t = 0; t < steps; t++) best = Math.max(best, successProb[(t * K + k) * B + b]!);
       perMember.push(best);
     }
     const mean = perMember.reduce((a, v) => a + v, 0) / K;
