@@ -121,6 +121,25 @@ export class Simulator {
     for (let s = 0; s < this.substeps; s++) this.#mj.mj_step(model, data);
   }
 
+  /**
+   * Place the loaded scene in a recorded state by forward kinematics only (no physics step):
+   * arm joint positions, finger position (m, as `gripperState`) and, optionally, object poses
+   * (xyz + quaternion wxyz per object, as `objectPose`; objects not given stay put). For viewers
+   * that replay episodes.
+   */
+  setPose(pose: { arm: ArrayLike<number>; finger: number; objects?: ArrayLike<number> }): void {
+    const { model, index } = this.#current();
+    const qpos = this.data.qpos as Float64Array;
+    index.armQposAdr.forEach((adr, i) => (qpos[adr] = pose.arm[i]!));
+    for (const adr of index.fingerQposAdr) qpos[adr] = pose.finger;
+    const objects = pose.objects ?? [];
+    // Objects beyond those given stay where they are.
+    for (let i = 0; i < Math.min(index.objectQposAdr.length, Math.floor(objects.length / 7)); i++) {
+      for (let k = 0; k < 7; k++) qpos[index.objectQposAdr[i]! + k] = objects[7 * i + k]!;
+    }
+    this.#mj.mj_kinematics(model, this.data);
+  }
+
   armQpos(): Float64Array {
     const qpos = this.data.qpos as Float64Array;
     return Float64Array.from(this.#current().index.armQposAdr, (a) => qpos[a]!);

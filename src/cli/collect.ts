@@ -1,13 +1,14 @@
-/** `wmrl collect`: run the expert or a random policy in the simulator and store the episodes. */
+/** `wmrl collect`: run the expert or a random policy in the simulator (or on a rosbridge robot) and store the episodes. */
 import { join } from 'node:path';
 import { loadRobot } from '../core/robotDescription.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { EpisodeStore } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
-import { CONTROLLERS, makeController, makeSimEnv } from '../envs/makeEnv.ts';
+import { CONTROLLERS, makeController, makeEnv } from '../envs/makeEnv.ts';
 import { planEpisodes } from '../../sim/episodePlan.ts';
 import { parseTaskSelectors } from '../../sim/taskSuite.ts';
 import { choiceFlag, intFlag, numberFlag, parseFlags, UsageError } from './args.ts';
+import { ENV_FLAGS, ENV_HELP, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
 
 const HELP = `usage: wmrl collect --out DIR [options]
@@ -21,6 +22,7 @@ const HELP = `usage: wmrl collect --out DIR [options]
   --robot NAME      a folder under robots/ (default vx300)
   --cameras A,B     cameras to record (default: the robot's first camera)
   --image-size N    render every camera at N×N (default: the robot description's size)
+${ENV_HELP}
   --out DIR         dataset folder: created if absent or empty, appended to if it holds a
                     dataset of the same robot; any other content is refused untouched`;
 
@@ -38,6 +40,7 @@ export const command = {
       cameras: { type: 'string' },
       'image-size': { type: 'string' },
       out: { type: 'string' },
+      ...ENV_FLAGS,
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -57,18 +60,22 @@ export const command = {
       cameras: values.cameras?.split(',').filter(Boolean),
       imageSize: values['image-size'] === undefined ? undefined : intFlag(values['image-size'], 'image-size', 64, 8),
       out: values.out,
+      ...envChoice(values),
     };
     // Validate everything before touching the output folder.
     const robot = loadRobot(config.robot);
     const plan = planEpisodes(parseTaskSelectors(config.task), config.split, config.episodes, config.seed);
-    const env = await makeSimEnv(robot, { cameras: config.cameras, imageSize: config.imageSize });
-    const controller = await makeController(config.policy, robot, { noise: config.noise });
+    const env = await makeEnv(robot, { env: config.env, url: config.url, speed: config.speed, cameras: config.cameras, imageSize: config.imageSize });
+    const controller = await makeController(config.policy, robot, { noise: config.noise }).catch(async (err: unknown) => {
+      await env.close();
+      throw err;
+    });
     const store = await EpisodeStore.openForAppend(config.out, { robot: robot.name }).catch(async (err: unknown) => {
       controller.close?.();
       await env.close();
       throw err;
     });
-    const log = new RunLog(join(config.out, 'runs'), `collect-${runStamp()}`, { ...config, cameras: env.cameras });
+    const log = new RunLog(join(config.out, 'runs'), `collect-${runStamp()}`, { ...config, speed: config.speed === Infinity ? 'max' : config.speed, cameras: env.cameras });
     const progress = new Progress('collect', plan.length);
     const stop = new AbortController();
     const onSigint = () => {
@@ -89,10 +96,14 @@ export const command = {
           log.log({ episode: i, seed: episode.seed, family: episode.task.family, split: episode.task.split, instruction: episode.task.instruction, success: episode.success, steps: episode.steps });
           progress.update(i + 1, `${episode.task.family} ${episode.success ? 'ok' : 'fail'}`);
         },
+        onAbort: (err, i) => {
+          log.log({ episode: i, aborted: err.message });
+          process.stderr.write(`\n${err.message}; running episode ${i} again\n`);
+        },
       });
       progress.stop();
       const seconds = (performance.now() - started) / 1000;
-      console.log(`collected ${result.episodes} episodes into ${config.out}: ${result.successes} successes (${((100 * result.successes) / Math.max(1, result.episodes)).toFixed(1)}%), ${seconds.toFixed(1)} s`);
+      console.log(`collected ${result.episodes} episodes into ${config.out}: ${result.successes} successes (${((100 * result.successes) / Math.max(1, result.episodes)).toFixed(1)}%), ${seconds.toFixed(1)} s${result.aborted ? `; ${result.aborted} aborted (stored marked aborted, never served for training)` : ''}`);
       console.log(`config: ${log.configFile}\nmetrics: ${log.metricsFile}`);
       return stop.signal.aborted ? 130 : 0;
     } finally {

@@ -9,7 +9,7 @@ import { Rng } from '../core/rng.ts';
 import type { TaskSpec } from '../core/types.ts';
 import { EpisodeStore } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
-import { makeSimEnv } from '../envs/makeEnv.ts';
+import { makeEnv } from '../envs/makeEnv.ts';
 import { SuccessTable } from '../eval/successTable.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { PolicyController } from '../policy/policyController.ts';
@@ -18,6 +18,7 @@ import { planEpisodes } from '../../sim/episodePlan.ts';
 import { TASK_FAMILIES, parseTaskSelectors, sampleTask } from '../../sim/taskSuite.ts';
 import { choiceFlag, intFlag, parseFlags, UsageError } from './args.ts';
 import { useBackend } from './common.ts';
+import { ENV_FLAGS, ENV_HELP, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
 
 const HELP = `usage: wmrl eval --policy DIR [options]
@@ -30,7 +31,8 @@ const HELP = `usage: wmrl eval --policy DIR [options]
   --stochastic          sample actions instead of taking the mean
   --swap-instructions   give each episode another task's instruction (does language matter?)
   --out DIR             where the evaluation episodes are stored (default runs/eval-<time>)
-  --backend B           auto | tensorflow-gpu | tensorflow | wasm | cpu`;
+  --backend B           auto | tensorflow-gpu | tensorflow | wasm | cpu
+${ENV_HELP}`;
 
 /** Another task's instruction: the next family's, about a different colour. */
 export function swappedInstruction(task: TaskSpec): string {
@@ -55,6 +57,7 @@ export const command = {
       out: { type: 'string' },
       backend: { type: 'string' },
       json: { type: 'boolean' },
+      ...ENV_FLAGS,
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -67,12 +70,16 @@ export const command = {
     const selectors = parseTaskSelectors(values.task ?? 'all');
     const seed = intFlag(values.seed, 'seed', 900_000);
     const out = values.out ?? join('runs', `eval-${runStamp()}`);
+    const envFlags = envChoice(values);
     await useBackend(values.backend ?? 'auto', POLICY_KERNELS);
     const random = values.policy === 'random';
     const dir = random ? 'random' : existsSync(join(values.policy, 'policy', 'model.json')) ? join(values.policy, 'policy') : values.policy;
     const policy = random ? undefined : await loadPolicy(dir);
     const robot = loadRobot('vx300');
-    const env = await makeSimEnv(robot, { cameras: [policy?.config.encoder.camera ?? robot.cameras[0]!.name] });
+    const env = await makeEnv(robot, { ...envFlags, cameras: [policy?.config.encoder.camera ?? robot.cameras[0]!.name] }).catch((err: unknown) => {
+      policy?.dispose();
+      throw err;
+    });
     const swap = values['swap-instructions'] ?? false;
     const controller: Controller = policy
       ? new PolicyController(policy, { deterministic: !values.stochastic, instructionOverride: swap ? swappedInstruction : undefined, name: `vla:${dir}${swap ? ':swapped-instructions' : ''}` })
@@ -80,7 +87,7 @@ export const command = {
     const splits = split === 'both' ? (['train', 'test'] as const) : [split];
     const plan = splits.flatMap((s, si) => selectors.flatMap((sel, fi) => planEpisodes([sel], s, perCell, seed + 10_000 * si + 1000 * fi)));
     const store = await EpisodeStore.openForAppend(out, { robot: robot.name });
-    const log = new RunLog(join(out, 'runs'), `eval-${runStamp()}`, { command: 'eval', policy: dir, episodesPerCell: perCell, split, task: values.task ?? 'all', seed, deterministic: !values.stochastic, swapInstructions: swap });
+    const log = new RunLog(join(out, 'runs'), `eval-${runStamp()}`, { command: 'eval', policy: dir, episodesPerCell: perCell, split, task: values.task ?? 'all', seed, deterministic: !values.stochastic, swapInstructions: swap, env: envFlags.env, url: envFlags.url });
     const table = new SuccessTable();
     const progress = new Progress('eval', plan.length);
     try {
@@ -95,6 +102,8 @@ export const command = {
           log.log({ episode: i, family: e.task.family, split: e.task.split, instruction: e.task.instruction, success: e.success, steps: e.steps });
           progress.update(i + 1, `${e.task.family} ${e.success ? 'ok' : 'fail'}`);
         },
+        // An aborted episode is stored marked aborted, not counted, and run again.
+        onAbort: (err, i) => log.log({ episode: i, aborted: err.message }),
       });
     } finally {
       progress.stop();

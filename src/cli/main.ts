@@ -15,6 +15,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   eval: async () => (await import('./eval.ts')).command,
   train: async () => (await import('./train.ts')).command,
   demo: async () => (await import('./demo.ts')).command,
+  'sim-server': async () => (await import('./simServer.ts')).command,
+  view: async () => (await import('./view.ts')).command,
 };
 
 async function usage(): Promise<string> {

@@ -2,7 +2,8 @@
 import { join } from 'node:path';
 import { describeConfigSchema, resolveConfig } from '../core/config.ts';
 import { loadRobot } from '../core/robotDescription.ts';
-import { makeSimEnv } from '../envs/makeEnv.ts';
+import { makeEnv } from '../envs/makeEnv.ts';
+import { EpisodeAbortedError } from '../envs/env.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { runTraining } from '../rl/runTraining.ts';
 import { TRAIN_MODES, wmrlConfigSchema } from '../rl/wmrlConfig.ts';
@@ -10,6 +11,7 @@ import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { CONFIGS_DIR } from '../core/robotDescription.ts';
 import { parseFlags, UsageError } from './args.ts';
 import { configOverrides, readEpisodes, useBackend } from './common.ts';
+import { ENV_FLAGS, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
 
 const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE]... [options] [--key.path=value]...
@@ -25,7 +27,11 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
   --no-denoise     ablation: no anchor weight, no ensemble weights
   --no-refit       ablation: anchor episodes never enter the world model's data
   --resume         continue the run in --out from its last checkpoint
-  --env E          sim (the in-process simulator; default)
+  --env E          sim (the in-process simulator; default) | rosbridge: anchor (and evaluation)
+                   episodes on a robot's rosbridge server; an aborted episode stops the run
+                   (nothing of the step is stored): continue with --resume
+  --url URL        with --env rosbridge: ws://host:9090
+  --speed X        with --env rosbridge: the robot's speed (1 = real time; 'max' for a --lockstep sim-server)
   --seed S, --backend B
 
 config keys:
@@ -34,7 +40,7 @@ config keys:
 export const command = {
   summary: 'post-train a policy with WMRL (imagination + anchors), or a baseline',
   async run(argv: string[]): Promise<number> {
-    const flags = ['policy', 'data', 'out', 'config', 'wm-config', 'world-model', 'mode', 'no-debias', 'no-denoise', 'no-refit', 'resume', 'env', 'seed', 'backend', 'help'];
+    const flags = ['policy', 'data', 'out', 'config', 'wm-config', 'world-model', 'mode', 'no-debias', 'no-denoise', 'no-refit', 'resume', 'env', 'url', 'speed', 'seed', 'backend', 'help'];
     const { overrides, rest } = configOverrides(argv, Object.keys(wmrlConfigSchema.shape), flags);
     const { values } = parseFlags(rest, {
       policy: { type: 'string' },
@@ -48,7 +54,7 @@ export const command = {
       'no-denoise': { type: 'boolean' },
       'no-refit': { type: 'boolean' },
       resume: { type: 'boolean' },
-      env: { type: 'string' },
+      ...ENV_FLAGS,
       seed: { type: 'string' },
       backend: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -58,7 +64,7 @@ export const command = {
       return 0;
     }
     if (!values.policy || !values.data?.length || !values.out) throw new UsageError(`--policy, --data and --out are required\n\n${HELP}`);
-    if (values.env && values.env !== 'sim') throw new UsageError(`--env '${values.env}': only 'sim' is available (rosbridge robots come with issue 6)`);
+    const envFlags = envChoice(values);
     const shorthand: Record<string, string> = {};
     if (values.mode) shorthand.mode = values.mode;
     if (values['no-debias']) shorthand.debias = 'false';
@@ -71,7 +77,7 @@ export const command = {
     const data = await readEpisodes(values.data);
     if (data.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
     const robot = loadRobot(data[0]!.robot);
-    const env = await makeSimEnv(robot);
+    const env = await makeEnv(robot, envFlags);
     let episodes: Progress | undefined;
     try {
       const report = await runTraining({
@@ -102,6 +108,9 @@ export const command = {
       console.log(`trained ${report.steps} steps: held-out success ${first ? (100 * first.successRate).toFixed(0) : '?'}% → ${last ? (100 * last.successRate).toFixed(0) : '?'}%, robot time ${report.robotSeconds.toFixed(0)} s (${report.realEpisodes} real episodes), compute ${report.computeSeconds.toFixed(0)} s`);
       console.log(`policy: ${report.policyDir}\nmetrics: ${join(values.out, 'train.metrics.jsonl')}`);
       return 0;
+    } catch (err) {
+      if (err instanceof EpisodeAbortedError) throw new Error(`${err.message}. The current step's episodes were not stored; run again with --resume to continue from the last checkpoint`);
+      throw err;
     } finally {
       await env.close();
     }

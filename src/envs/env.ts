@@ -3,7 +3,7 @@
  * simulator today, a rosbridge robot tomorrow.
  */
 import type { RobotDescription } from '../core/robotDescription.ts';
-import type { Action, EpisodeSource, Observation, StepResult, TaskSpec } from '../core/types.ts';
+import type { Action, Episode, EpisodeSource, Observation, StepResult, TaskSpec } from '../core/types.ts';
 
 export interface ResetOptions {
   task: TaskSpec;
@@ -12,9 +12,21 @@ export interface ResetOptions {
 }
 
 /**
+ * The episode could not run to its end (e.g. the robot's connection dropped): whatever was
+ * recorded is marked aborted and never stored or used as a complete episode. The env stays
+ * usable: the next `reset` starts a fresh episode (after reconnecting, for remote robots).
+ */
+export class EpisodeAbortedError extends Error {
+  override name = 'EpisodeAbortedError';
+  /** The partial episode, status 'aborted' (set by runEpisode when it had started recording). */
+  episode: Episode | undefined;
+}
+
+/**
  * Invariants: `reset` must be called before `step`; after `done` only `reset` or `close` are
  * valid; `step` never applies an action outside the robot's limits (it is clipped to them, and
- * a non-finite action is refused with an error, not applied). `close` frees every resource.
+ * a non-finite action is refused with an error, not applied). `reset` and `step` throw
+ * EpisodeAbortedError when the episode cannot go on. `close` frees every resource.
  */
 export interface Env {
   readonly robot: RobotDescription;

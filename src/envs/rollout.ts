@@ -2,7 +2,7 @@
 import type { Episode, TaskSpec } from '../core/types.ts';
 import { EpisodeRecorder } from '../data/episodeRecorder.ts';
 import type { Controller } from './controller.ts';
-import type { Env } from './env.ts';
+import { EpisodeAbortedError, type Env } from './env.ts';
 
 export interface RolloutOptions {
   task: TaskSpec;
@@ -19,12 +19,18 @@ export async function runEpisode(env: Env, controller: Controller, options: Roll
     observation,
     options.initialStatus?.() ?? { progress: 0, success: false },
   );
-  for (;;) {
-    const action = controller.act(observation);
-    const result = await env.step(action);
-    recorder.record(action, result.observation, result.reward, result.success);
-    observation = result.observation;
-    if (result.done) break;
+  try {
+    for (;;) {
+      const action = controller.act(observation);
+      const result = await env.step(action);
+      recorder.record(action, result.observation, result.reward, result.success);
+      observation = result.observation;
+      if (result.done) break;
+    }
+  } catch (err) {
+    // Hand the partial episode to the caller, marked aborted: it may keep it for inspection, never as complete.
+    if (err instanceof EpisodeAbortedError) err.episode = recorder.finish('aborted');
+    throw err;
   }
   return recorder.finish('complete');
 }

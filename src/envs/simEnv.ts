@@ -103,12 +103,18 @@ export class SimEnv implements Env {
     // Gripper as opening in [0, 1] (1 = open), so policies see the same scale on every robot.
     qpos[qpos.length - 1] = (grip.position - g.closed) / (g.open - g.closed);
     qvel[qvel.length - 1] = grip.velocity / (g.open - g.closed);
-    const state = new Float32Array(STATE_DIM);
-    const n = Math.min(sim.objectCount, MAX_STATE_OBJECTS);
-    for (let i = 0; i < n; i++) state.set(sim.objectPose(i), 7 * i);
-    state.set(this.#progress!.goal(sim), 7 * MAX_STATE_OBJECTS);
+    const state = privilegedState(sim, this.#progress!);
     const images: Observation['images'] = {};
     for (const cam of this.cameras) images[cam] = sim.render(cam);
     return { images, qpos, qvel, state, instruction: this.#task!.instruction };
   }
+}
+
+/** The privileged state vector of an observation (also published by the sim server). */
+export function privilegedState(sim: Simulator, progress: TaskProgress): Float32Array {
+  const state = new Float32Array(STATE_DIM);
+  const n = Math.min(sim.objectCount, MAX_STATE_OBJECTS);
+  for (let i = 0; i < n; i++) state.set(sim.objectPose(i), 7 * i);
+  state.set(progress.goal(sim), 7 * MAX_STATE_OBJECTS);
+  return state;
 }

@@ -5,7 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import type { ImaginationStarts } from '../worldmodel/imagine.ts';
+import { rolloutScores, type ImaginationStarts, type ScoreRule } from '../worldmodel/imagine.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { emptySamples, type PolicySamples } from './policySamples.ts';
 
@@ -20,7 +20,7 @@ export interface ImaginedGroups {
 }
 
 /** `starts` holds one row per group; each is repeated `rollouts` times. */
-export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: ImaginationStarts, rollouts: number, horizon: number, seed: number): ImaginedGroups {
+export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: ImaginationStarts, rollouts: number, horizon: number, seed: number, rule: ScoreRule = 'final'): ImaginedGroups {
   const G = starts.instructions.length;
   const D = starts.stateDim;
   const C = starts.context.length / G;
@@ -70,5 +70,6 @@ export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: Imag
       rolloutOf[row] = r % B;
     }
   }
-  return { score: imagined.score, variance: imagined.scoreVariance, samples, rolloutOf, members: K };
+  const { score, variance } = rolloutScores(imagined.successProb, horizon, K, B, rule);
+  return { score, variance, samples, rolloutOf, members: K };
 }

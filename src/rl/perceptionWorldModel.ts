@@ -13,7 +13,7 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { WorldModel, type TrainHooks } from '../worldmodel/worldModel.ts';
 import type { WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
 import { CONTEXT_DIM, familyOneHot, stateVector } from '../worldmodel/transitionData.ts';
-import { rolloutScores, type ImaginationPolicy } from '../worldmodel/imagine.ts';
+import { rolloutScores, type ImaginationPolicy, type ScoreRule } from '../worldmodel/imagine.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
@@ -58,17 +58,18 @@ export function startStates(policy: VlaPolicy, episodes: Episode[]): { states: F
 /**
  * The world model's score r̂(τ) of real trajectories: each episode's recorded actions replayed
  * open loop from its first observation (what the model would have predicted for exactly this
- * trajectory), ensemble mean of the best success probability. Episodes must share a length
- * bound: shorter ones are padded with zero actions after their end and scored up to it.
+ * trajectory), scored like an imagined rollout over the same `horizon`. After an episode's end
+ * the arm holds and the gripper keeps its last command (an episode ends at success, and a
+ * robot that stops there stays successful), so that the step a score is read at never depends
+ * on the real outcome: reading a success episode at its last step would leak it.
  */
-export function scoreTrajectories(policy: VlaPolicy, model: WorldModel, episodes: Episode[]): { score: Float32Array; variance: Float32Array } {
+export function scoreTrajectories(policy: VlaPolicy, model: WorldModel, episodes: Episode[], horizon: number, rule: ScoreRule = 'final'): { score: Float32Array; variance: Float32Array } {
   if (episodes.length === 0) return { score: new Float32Array(0), variance: new Float32Array(0) };
   const B = episodes.length;
   const { states, stateDim: D } = startStates(policy, episodes);
   if (D !== model.meta.dims.state) throw new Error(`perception state has ${D} values; the world model expects ${model.meta.dims.state} (was it trained with this policy?)`);
   const context = new Float32Array(B * CONTEXT_DIM);
   episodes.forEach((e, i) => context.set(familyOneHot(e.task.family), i * CONTEXT_DIM));
-  const H = Math.max(...episodes.map((e) => e.steps));
   const A = episodes[0]!.actionDim;
   const replay: ImaginationPolicy = {
     act: (obs) =>
@@ -78,10 +79,11 @@ export function scoreTrajectories(policy: VlaPolicy, model: WorldModel, episodes
         for (let r = 0; r < rows; r++) {
           const e = episodes[obs.rollout[r]!]!;
           if (obs.step < e.steps) out.set(e.actions.subarray(obs.step * A, (obs.step + 1) * A), r * A);
+          else if (e.steps > 0) out[r * A + A - 1] = e.actions[e.steps * A - 1]!; // arm 0 = hold; the gripper as last commanded
         }
         return tf.tensor2d(out, [rows, A]);
       }),
   };
-  const rollouts = model.imagine(replay, { states, stateDim: D, context, instructions: episodes.map((e) => e.task.instruction) }, H);
-  return rolloutScores(rollouts.successProb, episodes.map((e) => e.steps), rollouts.members, B);
+  const rollouts = model.imagine(replay, { states, stateDim: D, context, instructions: episodes.map((e) => e.task.instruction) }, horizon);
+  return rolloutScores(rollouts.successProb, horizon, rollouts.members, B, rule);
 }

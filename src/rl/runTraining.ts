@@ -61,7 +61,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     reference.dispose();
     throw new Error(`${o.policyDir} predicts chunks of ${reference.config.actionChunk} actions; post-training acts every tick and needs a policy with actionChunk 1`);
   }
-  raiseStd(reference, config.ppo.minStd);
+  setStd(reference, config.ppo.std);
   const optimizer = tf.train.adam(config.ppo.learningRate);
   const needsModel = config.mode !== 'real';
   let policy: VlaPolicy | undefined;
@@ -89,7 +89,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       if (anchorEpisodes.length !== ids.size) throw new Error(`${anchorDir} holds ${anchorEpisodes.length} of the ${ids.size} anchor episodes the checkpoint counts`);
     } else {
       policy = await loadPolicy(o.policyDir);
-      raiseStd(policy, config.ppo.minStd);
+      setStd(policy, config.ppo.std);
       calibrator = new IsotonicCalibrator(config.isotonic);
       anchorWeight = new AnchorWeight(config.anchorWeight);
       state = { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, calibrator: calibrator.toJSON(), anchorWeight: anchorWeight.toJSON(), anchorEpisodeIds: [] };
@@ -162,12 +162,12 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   }
 }
 
-/** Exploration: the action std is at least `minStd` (evaluation takes the mean action, so it is unchanged). */
-function raiseStd(policy: VlaPolicy, minStd: number): void {
-  if (minStd <= 0) return;
-  const raised = tf.maximum(policy.logStd, Math.log(minStd));
-  policy.logStd.assign(raised);
-  raised.dispose();
+/** Exploration: the action std RL starts from (evaluation takes the mean action, so it is unchanged). */
+function setStd(policy: VlaPolicy, std: number): void {
+  if (std <= 0) return;
+  const logStd = tf.fill(policy.logStd.shape, Math.log(std));
+  policy.logStd.assign(logStd);
+  logStd.dispose();
 }
 
 function readEvaluations(file: string): EvalMetrics[] {

@@ -16,6 +16,7 @@ export const wmrlConfigSchema = z
     anchorFraction: z.number().min(0).max(1).default(0.1).describe('fraction of groups executed for real (uniformly at random)'),
     minAnchorGroups: z.number().int().min(0).default(1).describe('floor on anchor groups per step (wmrl mode)'),
     horizon: z.number().int().min(1).default(30).describe('imagination horizon (control steps)'),
+    score: z.enum(['final', 'max']).default('final').describe("world-model score of a rollout: success probability of its final state, or the best over its steps ('max' ranks noisy failures high)"),
     isotonic: z
       .object({
         bins: z.number().int().min(1).default(10),
@@ -33,15 +34,16 @@ export const wmrlConfigSchema = z
       })
       .strict()
       .prefault({}),
+    imaginedAdvantage: z.enum(['std', 'centered']).default('std').describe("imagined groups' advantages: 'std' standardises within the group (GRPO); 'centered' only subtracts the group mean (Dr. GRPO), so a flat calibration map gives small advantages instead of amplified noise"),
     sigma0Squared: z.number().positive().default(0.01).describe('σ₀² in the per-rollout ensemble weights 1/(σ² + σ₀²)'),
     ppo: z
       .object({
         epochs: z.number().int().min(1).default(2),
         minibatches: z.number().int().min(1).default(4).describe('minibatches per epoch: the same number of updates per step whatever the sample count (fair between imagined and real-only runs)'),
-        learningRate: z.number().positive().default(1e-4),
+        learningRate: z.number().positive().default(1e-4).describe("Adam's step: it moves every weight by about this much per update whatever the gradient's size, so the whole network's output moves coherently; watch the KL in the metrics"),
         clip: z.number().positive().default(0.2),
         klCoef: z.number().min(0).default(0.1).describe('weight of KL(π ‖ π_BC)'),
-        minStd: z.number().min(0).default(0.1).describe("floor on the action noise's standard deviation (normalised units) for exploration: behaviour cloning leaves it too small for a group's rollouts to differ; applied to the policy and the KL reference alike"),
+        std: z.number().min(0).default(0.2).describe("action noise standard deviation (normalised units) at the start of RL, set on the policy and the KL reference alike; 0 keeps the policy's own. Behaviour cloning fits only the mean, so the std is an exploration choice: too small and a group's rollouts do not differ, too large and most sampled episodes fail (tiny reach: 0.37 → 12% sampled vs 92% deterministic)"),
       })
       .strict()
       .prefault({}),

@@ -162,10 +162,10 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     if (!p.worldModel) throw new Error(`mode '${config.mode}' imagines rollouts but no world model was given`);
     p.onProgress?.(`imagining ${imaginedGroups.length}×${M} rollouts`);
     const starts = groupStarts(p.pool, imaginedGroups.map((g) => groupIdx[g]!));
-    const out = imagineGroups(policy, p.worldModel, starts, M, config.horizon, hashSeed(config.seed, step, 1));
+    const out = imagineGroups(policy, p.worldModel, starts, M, config.horizon, hashSeed(config.seed, step, 1), config.score);
     const correct = config.mode === 'wmrl';
     const calibrated = correct && config.debias ? p.calibrator.mapAll(out.score) : out.score;
-    let advantage = groupAdvantages(calibrated, M);
+    let advantage = groupAdvantages(calibrated, M, { scale: config.imaginedAdvantage });
     if (correct && config.denoise) {
       ensembleW = ensembleWeights(out.variance, config.sigma0Squared);
       advantage = advantage.map((a, i) => a * ensembleW![i]!);
@@ -183,7 +183,7 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     const real = await runRealGroups(p.env, policy, anchorGroups.map((g) => p.pool.specs[groupIdx[g]!]!), M, hashSeed(config.seed, step, 2), p.onEpisode);
     let predicted: Float32Array | undefined;
     if (config.mode === 'wmrl' && p.worldModel) {
-      const raw = scoreTrajectories(policy, p.worldModel, real.episodes).score;
+      const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, config.score).score;
       predicted = config.debias ? p.calibrator.mapAll(raw) : raw;
       for (let g = 0; g < anchorGroups.length; g++) p.anchorWeight.observe(predicted.subarray(g * M, (g + 1) * M), real.outcomes.subarray(g * M, (g + 1) * M));
       // Pairs enter the map after this step's predictions were made with it.
@@ -304,10 +304,10 @@ export async function ppiCheck(p: TrainerParts, truthEpisodes: number): Promise<
   const pick = (n: number) => Array.from({ length: n }, () => rng.int(p.pool.specs.length));
   const imaginedIdx = pick(config.groups);
   const anchorIdx = pick(Math.max(2, anchorGroupCount(config)));
-  const out = imagineGroups(policy, p.worldModel, groupStarts(p.pool, imaginedIdx), M, config.horizon, hashSeed(config.seed, step, 6));
+  const out = imagineGroups(policy, p.worldModel, groupStarts(p.pool, imaginedIdx), M, config.horizon, hashSeed(config.seed, step, 6), config.score);
   const f = config.debias ? p.calibrator.mapAll(out.score) : out.score;
   const real = await runRealGroups(p.env, policy, anchorIdx.map((i) => p.pool.specs[i]!), M, hashSeed(config.seed, step, 7));
-  const raw = scoreTrajectories(policy, p.worldModel, real.episodes).score;
+  const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, config.score).score;
   const est = ppiEstimate(f, config.debias ? p.calibrator.mapAll(raw) : raw, real.outcomes);
   const truth = await runRealGroups(p.env, policy, pick(truthEpisodes).map((i) => p.pool.specs[i]!), 1, hashSeed(config.seed, step, 8));
   const rate = truth.outcomes.reduce((s, v) => s + v, 0) / truth.outcomes.length;

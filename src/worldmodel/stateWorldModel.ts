@@ -40,6 +40,9 @@ export interface StateModelStats {
   delta: NormalizerStats;
 }
 
+/** Bound on imagined states, in standard deviations of the training data from its mean. */
+export const STATE_BOUND_STD = 6;
+
 export class StateWorldModel {
   readonly kind = 'state' as const;
   readonly config: StateModelConfig;
@@ -73,7 +76,9 @@ export class StateWorldModel {
       const logVar = tf.add(lo, tf.softplus(tf.sub(tf.sub(hi, tf.softplus(tf.sub(hi, raw))), lo))) as tf.Tensor3D;
       const successLogit = out.slice([0, 0, 2 * D], [-1, -1, 1]).squeeze([2]) as tf.Tensor2D;
       const progress = tf.sigmoid(out.slice([0, 0, 2 * D + 1], [-1, -1, 1]).squeeze([2])) as tf.Tensor2D;
-      const next = tf.add(x, this.deltaNorm.denormalize(deltaMean)) as tf.Tensor3D;
+      // Imagined states stay within STATE_BOUND_STD of the data: a diverging rollout would
+      // otherwise feed the policy inputs it has never seen (its KL to BC reached 1e13).
+      const next = this.stateNorm.denormalize(tf.clipByValue(this.stateNorm.normalize(tf.add(x, this.deltaNorm.denormalize(deltaMean))), -STATE_BOUND_STD, STATE_BOUND_STD)) as tf.Tensor3D;
       return { next, deltaMean, logVar, successLogit, progress };
     });
   }

@@ -1,0 +1,346 @@
+/**
+ * A robot over rosbridge as an Env, built on roslib. Everything robot-specific comes from the
+ * robot description: topics and message types, joint order (matched by name, since robots
+ * publish joint states in any order), gripper range, cameras, control rate. It works the same
+ * against `wmrl sim-server` and a real rosbridge_server in front of ros2_control.
+ *
+ * Each step: the normalised action becomes absolute joint targets (JointTargets, from the
+ * measured joints), passes the client's safety filter, and goes out on the gripper and arm
+ * command topics; the step then waits for the control period (scaled by `speed`) and for fresh
+ * joint states and frames, and asks the task-status service for progress and success.
+ *
+ * Observation.state is the optional `ros.objectState` topic (object poses, e.g. motion capture
+ * or the sim server); without it observations carry no state, as on most real robots.
+ *
+ * A dropped connection, or a robot that stops publishing, aborts the episode
+ * (EpisodeAbortedError): nothing more is sent, and the next reset waits for the reconnection.
+ */
+import type { Ros } from './rosbridgeRoslib.ts';
+import { Topic } from './rosbridgeRoslib.ts';
+import type { RobotDescription } from '../core/robotDescription.ts';
+import type { Action, Image, Observation, StepResult, TaskSpec } from '../core/types.ts';
+import { ArmKinematics } from '../../sim/armKinematics.ts';
+import { FAMILIES } from '../../sim/taskSuite.ts';
+import { SafetyFilter } from '../safety/safetyFilter.ts';
+import { EpisodeAbortedError, type Env, type ResetOptions } from './env.ts';
+import { JointTargets } from './jointTargets.ts';
+import { RosbridgeConnection, RosbridgeDisconnectedError, ServiceTimeoutError } from './rosbridgeConnection.ts';
+import { decodeCompressedImage, decodeRawImage, resizeImage } from './rosbridgeImages.ts';
+import { float64MultiArray, readFloat64MultiArray, readJointState, readTaskStatus, readTrigger, type ResetRequest, type TaskStatusReport } from './rosbridgeMessages.ts';
+
+export interface RosbridgeEnvOptions {
+  robot: RobotDescription;
+  /** rosbridge server, e.g. ws://robot.local:9090 */
+  url: string;
+  /** Cameras to observe (default: the robot's first camera); frames are resized to the description's size. */
+  cameras?: string[];
+  /**
+   * Pacing: a step lasts 1/controlHz/speed seconds of wall time. 1 for real robots; a sim server
+   * run with --speed S takes S; Infinity steps as fast as the robot answers (lockstep sim servers).
+   */
+  speed?: number;
+  /** Ask for camera topics in CBOR (bytes, no base64); joint states stay JSON. */
+  compression?: 'none' | 'cbor';
+  /** Use the description's objectState topic when it has one (default true). */
+  objectState?: boolean;
+  /** Keep the end effector in the description's workspace box (default true). */
+  workspace?: boolean;
+  /** How far a command may lead the measured position, in joint maxSteps (default 2). */
+  maxStepFactor?: number;
+  connectTimeoutMs?: number;
+  /** Largest wait between reconnection attempts (backoff doubles from 200 ms up to this; default 5 s). */
+  maxBackoffMs?: number;
+  serviceTimeoutMs?: number;
+  resetTimeoutMs?: number;
+  /** Longest wait for fresh joint states and frames after a command (default max(2 s, 10 periods)). */
+  stepTimeoutMs?: number;
+}
+
+interface Latest {
+  seq: number;
+  msg: unknown;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class RosbridgeEnv implements Env {
+  readonly robot: RobotDescription;
+  readonly source = 'rosbridge' as const;
+  readonly cameras: string[];
+  readonly url: string;
+  readonly speed: number;
+  readonly filter: SafetyFilter;
+  #conn: RosbridgeConnection;
+  #kinematics: ArmKinematics | undefined;
+  #options: RosbridgeEnvOptions;
+  /** Topics read for an observation: joint states, cameras, object state. */
+  #observed: string[];
+  #latest = new Map<string, Latest>();
+  #seq = 0;
+  #arrival = new Set<() => void>();
+  #publishers: { arm: Topic<unknown>; gripper: Topic<unknown> } | undefined;
+  #task: TaskSpec | undefined;
+  #targets: JointTargets | undefined;
+  #measuredArm = new Float64Array(0);
+  #status: TaskStatusReport = { progress: 0, success: false };
+  #lastCommand: { arm: Float64Array; gripper: number } | undefined;
+  #deadline = 0;
+  #t = 0;
+  #done = true;
+  /** Set when the connection drops during an episode; the episode cannot go on. */
+  #abortReason: string | undefined;
+
+  private constructor(options: RosbridgeEnvOptions, kinematics: ArmKinematics | undefined) {
+    const robot = options.robot;
+    this.robot = robot;
+    this.#options = options;
+    this.url = options.url;
+    this.speed = options.speed ?? 1;
+    if (!(this.speed > 0)) throw new Error(`speed must be > 0 (Infinity for lockstep servers), got ${this.speed}`);
+    const known = robot.cameras.map((c) => c.name);
+    this.cameras = options.cameras ?? [known[0]!];
+    for (const c of this.cameras) {
+      if (!known.includes(c)) throw new Error(`robot '${robot.name}' has no camera '${c}'; cameras: ${known.join(', ')}`);
+      if (!robot.ros.images[c]) throw new Error(`robot '${robot.name}': camera '${c}' has no topic under ros.images`);
+    }
+    const objectState = options.objectState ?? true ? robot.ros.objectState?.topic : undefined;
+    this.#observed = [robot.ros.jointStates.topic, ...this.cameras.map((c) => robot.ros.images[c]!.topic), ...(objectState ? [objectState] : [])];
+    this.#kinematics = kinematics;
+    this.filter = new SafetyFilter({
+      robot,
+      maxStepFactor: options.maxStepFactor,
+      workspace: kinematics ? { min: robot.workspace.min, max: robot.workspace.max, endEffector: (q) => kinematics.pose(q).pos } : undefined,
+    });
+    this.#conn = new RosbridgeConnection({ url: options.url, onConnect: (ros) => this.#setUp(ros), onDisconnect: (reason) => this.#onDisconnect(reason), maxBackoffMs: options.maxBackoffMs });
+  }
+
+  /** Connect (waiting up to connectTimeoutMs for the robot) and subscribe. */
+  static async create(options: RosbridgeEnvOptions): Promise<RosbridgeEnv> {
+    const kinematics = options.workspace ?? true ? await ArmKinematics.create(options.robot) : undefined;
+    let env: RosbridgeEnv;
+    try {
+      env = new RosbridgeEnv(options, kinematics);
+    } catch (err) {
+      kinematics?.close();
+      throw err;
+    }
+    try {
+      await env.#conn.waitConnected(options.connectTimeoutMs ?? 30_000);
+    } catch (err) {
+      await env.close();
+      throw err;
+    }
+    return env;
+  }
+
+  get horizon(): number {
+    if (!this.#task) throw new Error('call reset() first');
+    return FAMILIES[this.#task.family].horizon;
+  }
+
+  get connected(): boolean {
+    return this.#conn.connected;
+  }
+
+  /** The last command sent (after safety filtering), for logs and tests. */
+  get lastCommand(): { arm: Float64Array; gripper: number } | undefined {
+    return this.#lastCommand;
+  }
+
+  /** Progress and success as of the last reset or step. */
+  status(): TaskStatusReport {
+    return this.#status;
+  }
+
+  async reset({ task, seed }: ResetOptions): Promise<Observation> {
+    this.#done = true;
+    this.#abortReason = undefined;
+    const o = this.#options;
+    await this.#conn.waitConnected(o.connectTimeoutMs ?? 30_000);
+    const mark = this.#seq;
+    const services = this.robot.ros.services;
+    const request: ResetRequest = { task: JSON.stringify(task), seed };
+    const reply = readTrigger(await this.#call(() => this.#conn.call(services.reset.name, services.reset.type, request, o.resetTimeoutMs ?? 60_000)), services.reset.name);
+    if (!reply.success) throw new Error(`robot refused the reset (${services.reset.name}): ${reply.message}`);
+    await this.#waitFresh(mark);
+    const observation = this.#observe(task);
+    this.#status = await this.#queryStatus();
+    this.#task = task;
+    // Start from where the arm is (a real robot's reset leaves it near, not at, home).
+    this.#targets = new JointTargets(this.robot, this.#measuredArm, this.#measuredGripper());
+    this.#lastCommand = undefined;
+    this.#t = 0;
+    this.#deadline = performance.now();
+    this.#done = false;
+    return observation;
+  }
+
+  async step(action: Action): Promise<StepResult> {
+    if (!this.#targets || !this.#task) throw new Error('call reset() before step()');
+    if (this.#done) throw new Error('episode is done: call reset()');
+    this.#checkAlive();
+    const wanted = this.#targets.apply(action, this.#measuredArm);
+    const safe = this.filter.filter(wanted.arm, wanted.gripper, this.#measuredArm);
+    const mark = this.#seq;
+    this.#send(safe.arm, safe.gripper);
+    if (Number.isFinite(this.speed)) {
+      const period = 1000 / this.robot.controlHz / this.speed;
+      this.#deadline += period;
+      const now = performance.now();
+      // Running late (a slow policy): start counting again from now rather than rushing.
+      if (this.#deadline < now - period) this.#deadline = now;
+      if (this.#deadline > now) await sleep(this.#deadline - now);
+    }
+    await this.#waitFresh(mark);
+    const observation = this.#observe(this.#task);
+    this.#status = await this.#queryStatus();
+    this.#t++;
+    this.#done = this.#status.success || this.#t >= this.horizon;
+    return { observation, reward: this.#status.progress, success: this.#status.success, done: this.#done };
+  }
+
+  async close(): Promise<void> {
+    this.#done = true;
+    this.#conn.close();
+    this.#kinematics?.close();
+    this.#kinematics = undefined;
+  }
+
+  #setUp(ros: Ros): void {
+    const r = this.robot.ros;
+    const compression = this.#options.compression ?? 'none';
+    const types = new Map<string, string>([[r.jointStates.topic, r.jointStates.type], ...Object.values(r.images).map((t) => [t.topic, t.type] as [string, string])]);
+    if (r.objectState) types.set(r.objectState.topic, r.objectState.type);
+    for (const topic of this.#observed) {
+      const isImage = Object.values(r.images).some((t) => t.topic === topic);
+      const sub = new Topic<unknown>({ ros, name: topic, messageType: types.get(topic)!, compression: isImage ? compression : 'none', reconnect_on_close: false, queue_length: 1 });
+      sub.subscribe((msg) => {
+        if (this.#conn.ros !== ros) return;
+        this.#latest.set(topic, { seq: ++this.#seq, msg });
+        for (const wake of [...this.#arrival]) wake();
+      });
+    }
+    const arm = new Topic<unknown>({ ros, name: r.command.topic, messageType: r.command.type, reconnect_on_close: false });
+    const gripper = new Topic<unknown>({ ros, name: r.gripperCommand.topic, messageType: r.gripperCommand.type, reconnect_on_close: false });
+    arm.advertise();
+    gripper.advertise();
+    this.#publishers = { arm, gripper };
+  }
+
+  #onDisconnect(reason: string): void {
+    this.#publishers = undefined;
+    // Old messages describe a robot we no longer see: never build an observation from them.
+    this.#latest.clear();
+    if (!this.#done) this.#abortReason = reason;
+    for (const wake of [...this.#arrival]) wake();
+  }
+
+  #checkAlive(): void {
+    if (this.#abortReason !== undefined || !this.#conn.connected) this.#abort(this.#abortReason ?? 'not connected');
+  }
+
+  #abort(reason: string): never {
+    throw this.#abortError(reason);
+  }
+
+  /** Gripper first: under lockstep the arm command is the one that makes the robot tick. */
+  #send(arm: Float64Array, gripper: number): void {
+    const pubs = this.#publishers;
+    if (!pubs || !this.#conn.connected) this.#abort('connection lost before the command was sent');
+    pubs.gripper.publish(float64MultiArray([gripper]));
+    pubs.arm.publish(float64MultiArray(arm));
+    this.#lastCommand = { arm: Float64Array.from(arm), gripper };
+  }
+
+  /** Wait until every observed topic has a message newer than `mark`. */
+  async #waitFresh(mark: number): Promise<void> {
+    const fresh = () => this.#observed.every((t) => (this.#latest.get(t)?.seq ?? -1) > mark);
+    if (fresh()) return;
+    const timeoutMs = this.#options.stepTimeoutMs ?? Math.max(2000, 10_000 / this.robot.controlHz);
+    await new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        if (!this.#conn.connected || this.#abortReason !== undefined) {
+          finish();
+          reject(this.#abortError(this.#abortReason ?? 'connection lost'));
+        } else if (fresh()) {
+          finish();
+          resolve();
+        }
+      };
+      const finish = () => {
+        clearTimeout(timer);
+        this.#arrival.delete(wake);
+      };
+      const timer = setTimeout(() => {
+        finish();
+        const missing = this.#observed.filter((t) => (this.#latest.get(t)?.seq ?? -1) <= mark);
+        reject(this.#abortError(`no fresh message on ${missing.join(', ')} within ${(timeoutMs / 1000).toFixed(1)} s`));
+      }, timeoutMs);
+      this.#arrival.add(wake);
+    });
+  }
+
+  #abortError(reason: string): EpisodeAbortedError {
+    this.#done = true;
+    this.#abortReason = undefined;
+    return new EpisodeAbortedError(`episode aborted: ${reason} (rosbridge ${this.url}); nothing more was sent and the episode is never stored as complete`);
+  }
+
+  /** Service calls that fail because the link is down abort the episode; other failures are errors. */
+  async #call<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof RosbridgeDisconnectedError || err instanceof ServiceTimeoutError) throw this.#abortError(err.message);
+      throw err;
+    }
+  }
+
+  async #queryStatus(): Promise<TaskStatusReport> {
+    const s = this.robot.ros.services.taskStatus;
+    const values = await this.#call(() => this.#conn.call(s.name, s.type, {}, this.#options.serviceTimeoutMs ?? 5000));
+    return readTaskStatus(readTrigger(values, s.name), s.name);
+  }
+
+  #measuredGripper(): number {
+    const joints = readJointState(this.#latest.get(this.robot.ros.jointStates.topic)!.msg);
+    return joints.get(this.robot.gripper.joints[0]!)!.position;
+  }
+
+  #observe(task: TaskSpec): Observation {
+    const r = this.robot.ros;
+    const joints = readJointState(this.#latest.get(r.jointStates.topic)!.msg);
+    const armJoints = this.robot.arm.joints;
+    const finger = this.robot.gripper.joints[0]!;
+    const n = armJoints.length;
+    const qpos = new Float32Array(n + 1);
+    const qvel = new Float32Array(n + 1);
+    const measured = new Float64Array(n);
+    armJoints.forEach((j, i) => {
+      const reading = joints.get(j.name);
+      if (!reading) throw new Error(`${r.jointStates.topic} has no joint '${j.name}' (it has ${[...joints.keys()].join(', ')}); check the robot description`);
+      measured[i] = reading.position;
+      qpos[i] = reading.position;
+      qvel[i] = reading.velocity;
+    });
+    const grip = joints.get(finger);
+    if (!grip) throw new Error(`${r.jointStates.topic} has no gripper joint '${finger}'; check the robot description`);
+    const g = this.robot.gripper;
+    // Gripper as opening in [0, 1] (1 = open), the same scale as the simulator's observations.
+    qpos[n] = (grip.position - g.closed) / (g.open - g.closed);
+    qvel[n] = grip.velocity / (g.open - g.closed);
+    this.#measuredArm = measured;
+    const images: Record<string, Image> = {};
+    for (const cam of this.cameras) {
+      const t = r.images[cam]!;
+      const msg = this.#latest.get(t.topic)!.msg;
+      const frame = t.type.endsWith('CompressedImage') ? decodeCompressedImage(msg, t.topic) : decodeRawImage(msg, t.topic);
+      const size = this.robot.cameras.find((c) => c.name === cam)!;
+      images[cam] = resizeImage(frame, size.width, size.height);
+    }
+    const observation: Observation = { images, qpos, qvel, instruction: task.instruction };
+    const stateTopic = this.#observed.find((t) => t === r.objectState?.topic);
+    if (stateTopic) observation.state = Float32Array.from(readFloat64MultiArray(this.#latest.get(stateTopic)!.msg, stateTopic));
+    return observation;
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * Everything the viewer shows, independent of the transport: the episode listing (datasets and
+ * a run's anchors), the run's metrics, and per episode the scene geometry, real geom poses and
+ * the world model's imagined rollouts posed the same way.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadRobot } from '../core/robotDescription.ts';
+import type { Episode } from '../core/types.ts';
+import { loadPolicy } from '../policy/policyFiles.ts';
+import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';
+import { EpisodeCatalog, type CatalogSource } from './episodeCatalog.ts';
+import { ModelImagination, RunImagination, type Imagination, type ImaginedEpisode } from './imagination.ts';
+import type { EpisodeSummary, EpisodeView, ImaginedView, MetricsRecord, RunInfo } from './messages.ts';
+import { RunFolder } from './runFolder.ts';
+import { episodeStates, SceneKinematics, type PoseState } from './sceneKinematics.ts';
+
+export interface ViewerDataOptions {
+  /** A `wmrl train` run folder (metrics, anchors, checkpoint world model). */
+  runDir?: string;
+  /** Dataset folders whose episodes can be opened (e.g. the run's --data). */
+  dataDirs?: string[];
+  /** A standalone world model (`wmrl wm train` output) to imagine with instead of the run's. */
+  worldModelDir?: string;
+}
+
+/** What a poll found, for the server to push. */
+export interface DataChanges {
+  /** New metrics records from index `from` (from 0 with `reset`: the log was rewritten). */
+  metrics: { from: number; records: MetricsRecord[] } | null;
+  episodes: boolean;
+  run: boolean;
+}
+
+export class ViewerData {
+  readonly run: RunFolder | null;
+  readonly dataDirs: string[];
+  readonly worldModelDir: string | null;
+  #catalog = new EpisodeCatalog();
+  #scenes = new Map<string, SceneKinematics>();
+  #loaded: { step: number | null; value: Promise<Imagination> } | null = null;
+  #views = new Map<string, EpisodeView>();
+
+  constructor(options: ViewerDataOptions) {
+    if (!options.runDir && !options.dataDirs?.length) throw new Error('give a run folder (--run) or a dataset (--data), or both');
+    this.run = options.runDir ? new RunFolder(options.runDir) : null;
+    this.dataDirs = options.dataDirs ?? [];
+    for (const d of this.dataDirs) if (!existsSync(join(d, 'dataset.json'))) throw new Error(`${d} is not a wmrl dataset (no dataset.json)`);
+    this.worldModelDir = options.worldModelDir ? standaloneModelDir(options.worldModelDir) : null;
+  }
+
+  get records(): readonly MetricsRecord[] {
+    return this.run?.records ?? [];
+  }
+
+  get episodes(): EpisodeSummary[] {
+    return this.#catalog.summaries;
+  }
+
+  runInfo(live: boolean): RunInfo {
+    const step = this.run?.checkpointStep ?? null;
+    const models = this.run?.checkpointModels();
+    const imagination = this.worldModelDir ? `the world model ${this.worldModelDir}` : models ? `the run's perception world model (checkpoint at step ${step ?? '?'})` : null;
+    return { runDir: this.run?.dir ?? null, checkpointStep: step, imagination, live: live && this.run !== null };
+  }
+
+  /** Read the run folder and datasets; call once before serving, then poll() for changes. */
+  async poll(): Promise<DataChanges> {
+    const changes: DataChanges = { metrics: null, episodes: false, run: false };
+    const before = this.records.length;
+    if (this.run) {
+      const c = await this.run.poll();
+      if (c.reset) changes.metrics = { from: 0, records: [...this.run.records] };
+      else if (c.records.length > 0) changes.metrics = { from: before, records: c.records };
+      if (c.checkpointChanged) {
+        changes.run = true;
+        this.#views.clear();
+      }
+      if (c.anchorsChanged) changes.episodes = true;
+    }
+    if (this.#catalog.size === 0 || changes.episodes) {
+      const previous = JSON.stringify(this.#catalog.summaries);
+      const sources: CatalogSource[] = this.dataDirs.map((dir) => ({ dir, origin: 'data' }));
+      if (this.run) sources.push(this.run.anchorSource());
+      await this.#catalog.scan(sources);
+      changes.episodes = JSON.stringify(this.#catalog.summaries) !== previous;
+    }
+    return changes;
+  }
+
+  /** The scene, real poses and imagined rollouts of one episode. */
+  async episodeView(id: string): Promise<EpisodeView> {
+    const step = this.run?.checkpointStep ?? null;
+    const key = `${id}@${step}`;
+    const cached = this.#views.get(key);
+    if (cached) return cached;
+    const episode = await this.#catalog.load(id);
+    const scene = await this.#scene(episode.robot);
+    let imagined: ImaginedEpisode | null = null;
+    let note: string | null = null;
+    try {
+      const imagination = await this.#imagination();
+      if (imagination) imagined = imagination.imagine(episode);
+      else note = this.run ? 'no world model in this run yet (checkpoint/worldmodel appears after the first checkpoint; mode "real" has none)' : 'no world model: pass --run or --world-model to see imagined rollouts';
+    } catch (err) {
+      note = `imagination failed: ${(err as Error).message}`;
+    }
+    const summary = this.#catalog.summaries.find((s) => s.id === id)!;
+    const view = buildView(scene, episode, summary, imagined, note, this.worldModelDir ? null : step);
+    this.#views.set(key, view);
+    if (this.#views.size > 2) this.#views.delete(this.#views.keys().next().value!);
+    return view;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.#scenes.values()) s.close();
+    this.#scenes.clear();
+    const im = this.#loaded;
+    this.#loaded = null;
+    if (im) (await im.value.catch(() => null))?.dispose();
+  }
+
+  async #scene(robot: string): Promise<SceneKinematics> {
+    let scene = this.#scenes.get(robot);
+    if (!scene) {
+      scene = await SceneKinematics.create(loadRobot(robot));
+      this.#scenes.set(robot, scene);
+    }
+    return scene;
+  }
+
+  /** The imagination for the current checkpoint (reloaded when training saves a new one). */
+  async #imagination(): Promise<Imagination | null> {
+    if (this.worldModelDir) {
+      const dir = this.worldModelDir;
+      this.#loaded ??= { step: null, value: loadWorldModel(dir).then((m) => new ModelImagination(m, dir)) };
+      return this.#loaded.value;
+    }
+    const models = this.run?.checkpointModels();
+    if (!models) return null;
+    const step = this.run!.checkpointStep;
+    if (this.#loaded?.step !== step || !this.#loaded) {
+      const old = this.#loaded;
+      this.#loaded = {
+        step,
+        value: (async () => {
+          const policy = await loadPolicy(models.policyDir);
+          try {
+            return new RunImagination(policy, await loadWorldModel(models.worldModelDir), step);
+          } catch (err) {
+            policy.dispose();
+            throw err;
+          }
+        })(),
+      };
+      if (old) (await old.value.catch(() => null))?.dispose();
+    }
+    try {
+      return await this.#loaded.value;
+    } catch (err) {
+      // A checkpoint caught mid-save: forget the failure so the next request loads again.
+      this.#loaded = null;
+      throw err;
+    }
+  }
+}
+
+/** `wmrl wm train --out DIR` keeps the checkpoint in DIR/model; accept either. */
+function standaloneModelDir(dir: string): string {
+  if (existsSync(join(dir, 'model', 'model.json'))) return join(dir, 'model');
+  if (existsSync(join(dir, 'model.json'))) return dir;
+  throw new Error(`${dir} holds no world model (no model.json, no model/model.json)`);
+}
+
+function buildView(scene: SceneKinematics, episode: Episode, summary: EpisodeSummary, imagined: ImaginedEpisode | null, note: string | null, modelStep: number | null): EpisodeView {
+  const geoms = scene.load(episode);
+  const states = episodeStates(episode, scene.objectCount);
+  // A real robot's scene is not the simulator's layout for its seed: without recorded object poses, show no objects rather than made-up ones.
+  if (episode.source !== 'sim' && !states[0]?.objects) geoms.visible = geoms.visible.map((v, g) => (geoms.role[g] === 'object' || geoms.role[g] === 'zone' ? 0 : v));
+  const real = scene.poses(states);
+  const cameras = Object.entries(episode.cameras).map(([name, c]) => ({ name, width: c.width, height: c.height, frames: c.frames }));
+  return {
+    summary,
+    controlHz: episode.controlHz,
+    geoms,
+    poses: real.poses,
+    ee: real.ee,
+    progress: episode.progress,
+    successes: episode.successes,
+    cameras,
+    imagined: imagined ? ghostView(scene, geoms.role, imagined, modelStep) : null,
+    imaginationNote: note,
+  };
+}
+
+/** Pose every member's imagined state; the arm (and objects, when predicted) become ghosts. */
+function ghostView(scene: SceneKinematics, roles: string[], im: ImaginedEpisode, modelStep: number | null): ImaginedView {
+  const { members: K, horizon: H, qposDim: Q } = im;
+  const ghostGeoms = roles.flatMap((r, g) => (r === 'robot' || (r === 'object' && im.objects) ? [g] : []));
+  const n = Math.min(im.objectCount, scene.objectCount);
+  const states: PoseState[] = [];
+  for (let i = 0; i < (H + 1) * K; i++) {
+    const objects = im.objects && n > 0 ? im.objects.subarray(i * 7 * im.objectCount, i * 7 * im.objectCount + 7 * n) : undefined;
+    states.push({ qpos: im.qpos.subarray(i * Q, (i + 1) * Q), ...(objects ? { objects } : {}) });
+  }
+  const { poses, ee } = scene.poses(states, ghostGeoms);
+  return {
+    method: 'replay',
+    kind: im.kind,
+    modelStep,
+    members: K,
+    horizon: H,
+    ghostGeoms,
+    ghostPoses: poses,
+    ghostEe: ee,
+    disagreement: spread(ee, H + 1, K),
+    successProb: im.successProb,
+    progress: im.progress,
+    frames: im.frames,
+  };
+}
+
+/** Per step: RMS distance of the K members' end-effector positions to their mean. */
+export function spread(ee: Float32Array, steps: number, K: number): Float32Array {
+  const out = new Float32Array(steps);
+  for (let t = 0; t < steps; t++) {
+    const mean = [0, 0, 0];
+    for (let k = 0; k < K; k++) for (let d = 0; d < 3; d++) mean[d]! += ee[(t * K + k) * 3 + d]! / K;
+    let sum = 0;
+    for (let k = 0; k < K; k++) for (let d = 0; d < 3; d++) sum += (ee[(t * K + k) * 3 + d]! - mean[d]!) ** 2;
+    out[t] = Math.sqrt(sum / K);
+  }
+  return out;
+}

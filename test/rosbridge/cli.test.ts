@@ -1,0 +1,68 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { WebSocketServer } from 'ws';
+import { EpisodeAbortedError } from '../../src/envs/env.ts';
+import { loadRobot } from '../../src/core/robotDescription.ts';
+import { EpisodeStore } from '../../src/data/episodeStore.ts';
+import { RosbridgeEnv } from '../../src/envs/rosbridgeEnv.ts';
+
+const run = promisify(execFile);
+const BIN = resolve('bin/wmrl.js');
+
+test('wmrl collect --env rosbridge against `wmrl sim-server`; bad flags are usage errors', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-rosbridge-cli-'));
+  const server = spawn(process.execPath, [BIN, 'sim-server', '--port', '0', '--lockstep', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise<string>((resolveUrl, reject) => {
+      let out = '';
+      server.stdout!.on('data', (d) => {
+        out += d;
+        const m = /listening on (ws:\/\/\S+)/.exec(out);
+        if (m) resolveUrl(m[1]!);
+      });
+      server.once('exit', (code) => reject(new Error(`sim-server exited with ${code}`)));
+    });
+    const out = join(dir, 'robot-demos');
+    // The server renders 64×64; the client resizes to the requested 32×32.
+    const { stdout } = await run(process.execPath, [BIN, 'collect', '--env', 'rosbridge', '--url', url, '--speed', 'max', '--task', 'reach', '--episodes', '2', '--image-size', '32', '--out', out], { timeout: 60_000 });
+    assert.match(stdout, /collected 2 episodes/);
+    const episodes = [];
+    for await (const e of (await EpisodeStore.open(out)).episodes()) episodes.push(e);
+    assert.equal(episodes.length, 2);
+    assert.ok(episodes.every((e) => e.source === 'rosbridge' && e.cameras.scene!.width === 32 && e.stateDim === 31));
+
+    const bad = await run(process.execPath, [BIN, 'collect', '--env', 'rosbridge', '--out', join(dir, 'x')]).catch((e: { code: number; stderr: string }) => e);
+    assert.equal((bad as { code: number }).code, 2);
+    assert.match((bad as { stderr: string }).stderr, /--env rosbridge needs --url/);
+  } finally {
+    server.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an unreachable robot is a clear error after the connect timeout', async () => {
+  await assert.rejects(RosbridgeEnv.create({ robot: loadRobot('vx300'), url: 'ws://127.0.0.1:9', connectTimeoutMs: 800 }), /cannot reach rosbridge at ws:\/\/127\.0\.0\.1:9 within 0\.8 s \((ECONNREFUSED|connection closed)/);
+  await assert.rejects(RosbridgeEnv.create({ robot: loadRobot('vx300'), url: 'http://x' }), /rosbridge URL must look like ws:\/\/host:9090/);
+});
+
+test('a robot that never answers a service call: the call times out and the episode is aborted', async () => {
+  // A websocket server that accepts everything and answers nothing.
+  const silent = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise((r) => silent.once('listening', r));
+  const port = (silent.address() as { port: number }).port;
+  const env = await RosbridgeEnv.create({ robot: loadRobot('vx300'), url: `ws://127.0.0.1:${port}`, resetTimeoutMs: 300, workspace: false });
+  try {
+    const started = performance.now();
+    await assert.rejects(env.reset({ task: { family: 'reach', color: 'red', object: 'ball', template: 0, split: 'train', instruction: 'reach the red ball' }, seed: 0 }), (err: Error) => err instanceof EpisodeAbortedError && /\/wmrl\/reset_episode did not answer within 0\.3 s/.test(err.message));
+    assert.ok(performance.now() - started < 2000);
+  } finally {
+    await env.close();
+    for (const c of silent.clients) c.terminate();
+    await new Promise((r) => silent.close(r));
+  }
+});

@@ -1,0 +1,190 @@
+/**
+ * The viewer page in a real headless Chromium (Debian's `chromium`, driven by playwright-core)
+ * against a real run folder: it loads without console errors, the WebGL canvas shows the scene,
+ * scrubbing changes the rendered frame, a metrics line appended to the run appears live, a deep
+ * link opens the given episode, and screenshots land in test-artifacts/viewer/.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { BUNDLE_DIR, requireBundle } from '../../src/viewer/bundle.ts';
+import { ViewerData } from '../../src/viewer/viewerData.ts';
+import { ViewerServer } from '../../src/viewer/viewerServer.ts';
+import { makeFixtureRun, type FixtureRun } from './fixtureRun.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
+const dir = mkdtempSync(join(tmpdir(), 'wmrl-viewer-browser-'));
+let fixture: FixtureRun;
+let data: ViewerData;
+let server: ViewerServer;
+let browser: Browser;
+
+before(async () => {
+  // Never skip silently: without the browser these tests fail and say how to get it.
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install chromium: apt-get install chromium (.ci/run does this)`);
+  requireBundle();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  fixture = await makeFixtureRun(dir);
+  data = new ViewerData({ runDir: fixture.runDir, dataDirs: [fixture.dataDir] });
+  server = await ViewerServer.start({ data, bundleDir: BUNDLE_DIR, port: 0, pollMs: 200 });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      // WebGL on the CPU, no network of any kind (DESIGN.md §3).
+      '--use-gl=swiftshader',
+      '--enable-unsafe-swiftshader',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+    ],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await data?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Viewer {
+  episode: string | null;
+  frame: number;
+  renderedFrame: number;
+  steps: number[];
+}
+
+/** Open the page, recording console errors, failed requests and requests that leave this server. */
+async function openPage(hash = ''): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const errors: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  page.on('request', (r) => !r.url().startsWith(`http://127.0.0.1:${server.port}/`) && !r.url().startsWith(`ws://127.0.0.1:${server.port}/`) && !r.url().startsWith('data:') && errors.push(`network request off this server: ${r.url()}`));
+  await page.goto(server.url + hash);
+  await page.waitForFunction(() => ((globalThis as unknown as Partial<PageGlobals>).wmrlViewer?.renderedFrame ?? -1) >= 0, null, { timeout: 30_000 });
+  return { page, errors };
+}
+
+/**
+ * The page globals the in-page checks touch, typed here because the Node test program has no
+ * DOM types. In-page functions are serialised, so each reaches them through `globalThis` itself
+ * (string predicates would need eval, which the page's CSP forbids).
+ */
+interface CanvasLike {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): { drawImage(c: CanvasLike, x: number, y: number): void; getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+}
+interface PageGlobals {
+  wmrlViewer: Viewer;
+  document: { getElementById(id: string): CanvasLike; createElement(tag: 'canvas'): CanvasLike };
+}
+
+const viewer = (page: Page) => page.evaluate(() => {
+  const v = (globalThis as unknown as PageGlobals).wmrlViewer;
+  return { episode: v.episode, frame: v.frame, renderedFrame: v.renderedFrame, steps: v.steps };
+});
+const waitFor = <A extends number | string>(page: Page, predicate: (arg: A) => boolean, arg: A) => page.waitForFunction(predicate as (arg: number | string) => boolean, arg, { timeout: 10_000 });
+
+/** Pixels of the WebGL canvas: how many differ from the background, and a hash of all of them. */
+function canvasPixels(page: Page): Promise<{ width: number; height: number; foreground: number; colours: number; hash: number }> {
+  return page.evaluate(() => {
+    const doc = (globalThis as unknown as PageGlobals).document;
+    const gl = doc.getElementById('scene-canvas');
+    const c = doc.createElement('canvas');
+    c.width = gl.width;
+    c.height = gl.height;
+    const g = c.getContext('2d');
+    g.drawImage(gl, 0, 0);
+    const px = g.getImageData(0, 0, c.width, c.height).data;
+    let foreground = 0;
+    let hash = 2166136261;
+    const colours = new Set<number>();
+    for (let i = 0; i < px.length; i += 4) {
+      const [r, gg, b] = [px[i]!, px[i + 1]!, px[i + 2]!];
+      // The background is 0xdfe3e8.
+      if (Math.abs(r - 0xdf) + Math.abs(gg - 0xe3) + Math.abs(b - 0xe8) > 12) foreground++;
+      if (i % 64 === 0) colours.add((r >> 3) * 1024 + (gg >> 3) * 32 + (b >> 3));
+      hash = Math.imul(hash ^ (r | (gg << 8) | (b << 16)), 16777619) >>> 0;
+    }
+    return { width: c.width, height: c.height, foreground, colours: colours.size, hash };
+  });
+}
+
+test('the page loads without errors, draws the scene, and scrubbing changes the rendered frame', async () => {
+  const { page, errors } = await openPage();
+  try {
+    const first = await viewer(page);
+    assert.equal(first.episode, fixture.episodeIds[0], 'the first episode opens by default');
+    assert.equal(first.renderedFrame, 0);
+    const before = await canvasPixels(page);
+    assert.ok(before.width > 100 && before.height > 100);
+    assert.ok(before.foreground > 0.2 * before.width * before.height, `the 3D canvas is nearly blank: ${before.foreground} of ${before.width * before.height} pixels differ from the background`);
+    assert.ok(before.colours > 20, `the 3D canvas shows only ${before.colours} colours`);
+    assert.match(await page.textContent('#instruction') ?? '', /reach/);
+    assert.match(await page.textContent('#imagined-note') ?? '', /not pixels/, 'the state kind says it has no imagined frames');
+    await page.screenshot({ path: join(ARTIFACTS, 'viewer-frame0.png') });
+
+    // Scrub with the keyboard, as a user would: End jumps the range input to the last step.
+    await page.focus('#scrubber');
+    await page.keyboard.press('End');
+    const last = Number(await page.getAttribute('#scrubber', 'max'));
+    assert.ok(last > 0);
+    await waitFor(page, (t) => (globalThis as unknown as PageGlobals).wmrlViewer.renderedFrame === t, last);
+    const after = await canvasPixels(page);
+    assert.notEqual(after.hash, before.hash, 'the rendered frame changed');
+    assert.match(await page.textContent('#frame-label') ?? '', new RegExp(`^${last} / ${last}`));
+    await page.screenshot({ path: join(ARTIFACTS, 'viewer-last.png') });
+    for (const name of ['viewer-frame0.png', 'viewer-last.png']) assert.ok(statSync(join(ARTIFACTS, name)).size > 10_000, `${name} saved`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a step appended to train.metrics.jsonl appears on the open page', async () => {
+  const { page, errors } = await openPage();
+  try {
+    await waitFor(page, (n) => (globalThis as unknown as PageGlobals).wmrlViewer.steps.length === n, 2);
+    const metricsFile = join(fixture.runDir, 'train.metrics.jsonl');
+    const lines = readFileSync(metricsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lastStep = lines.filter((l) => l.kind === 'step').at(-1)!;
+    appendFileSync(metricsFile, JSON.stringify({ ...lastStep, step: 3, robotSeconds: 24, successAnchors: 0.5, ppi: { estimate: 0.4, lower: 0.1, upper: 0.7, naive: 0.6, imagined: 2, anchors: 2 } }) + '\n');
+    await waitFor(page, (step) => (globalThis as unknown as PageGlobals).wmrlViewer.steps.includes(step), 3);
+    assert.match(await page.textContent('#latest-step') ?? '', /step 3 · 24 robot-s/);
+    assert.equal(await page.textContent('#connection'), 'live');
+    assert.match(await page.textContent('#step-list li[data-step="3"]') ?? '', /PPI 0\.40 \[0\.10, 0\.70\]/);
+    await page.screenshot({ path: join(ARTIFACTS, 'viewer-live.png') });
+    assert.ok(existsSync(join(ARTIFACTS, 'viewer-live.png')));
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a deep link opens the given anchor episode and training step', async () => {
+  const anchor = data.episodes.find((e) => e.origin === 'anchor' && e.step === 2);
+  assert.ok(anchor, 'the run stored anchors of step 2');
+  const { page, errors } = await openPage(`#episode=${anchor.id}&step=2`);
+  try {
+    assert.equal((await viewer(page)).episode, anchor.id);
+    assert.match(await page.textContent('#instruction') ?? '', /anchor, step 2/);
+    assert.match(await page.textContent('#debias-caption') ?? '', /at step 2/);
+    assert.equal(await page.getAttribute('#step-list li.selected', 'data-step'), '2');
+    // Picking another episode from the list updates the link.
+    await page.click(`#episode-list li[data-episode="${fixture.episodeIds[1]}"]`);
+    await waitFor(page, (id) => (globalThis as unknown as PageGlobals).wmrlViewer.episode === id, fixture.episodeIds[1]!);
+    assert.match(page.url(), new RegExp(`#episode=${fixture.episodeIds[1]}&step=2$`));
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});

@@ -1,0 +1,54 @@
+/**
+ * A small real `wmrl train` run folder for the viewer tests: simulator episodes in a dataset,
+ * a tiny behaviour-cloned policy, and two WMRL steps (world model, anchors, metrics,
+ * checkpoint) written by the project's own training loop. About 20 s on 2 cores.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { selectBackend } from '../../src/backend/selectBackend.ts';
+import { resolveConfig } from '../../src/core/config.ts';
+import { loadRobot } from '../../src/core/robotDescription.ts';
+import { EpisodeStore } from '../../src/data/episodeStore.ts';
+import { SimEnv } from '../../src/envs/simEnv.ts';
+import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
+import { savePolicy } from '../../src/policy/policyFiles.ts';
+import { pretrainPolicy } from '../../src/policy/pretrain.ts';
+import { runTraining } from '../../src/rl/runTraining.ts';
+import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
+import { WORLD_MODEL_KERNELS } from '../../src/worldmodel/worldModelConfig.ts';
+import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
+
+export interface FixtureRun {
+  dataDir: string;
+  runDir: string;
+  /** Ids of the dataset's episodes, in storage order. */
+  episodeIds: string[];
+}
+
+export async function makeFixtureRun(dir: string): Promise<FixtureRun> {
+  await selectBackend('wasm', { requiredKernels: [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS], log: () => {} });
+  const dataDir = join(dir, 'data');
+  const runDir = join(dir, 'run');
+  const episodes = await collectMixedEpisodes({ families: ['reach'], perKind: 3, seed: 700, cameras: ['scene', 'wrist'] });
+  const store = await EpisodeStore.create(dataDir, { robot: 'vx300' });
+  for (const e of episodes) await store.append(e);
+  await store.close();
+  const policyConfig = resolveConfig(policyConfigSchema, { overrides: { features: '16', trunk: '[32]', 'encoder.epochs': '1', 'bc.epochs': '1', 'bc.shiftAugment': 'false' } });
+  const { policy } = await pretrainPolicy(episodes, policyConfig);
+  const policyDir = join(dir, 'bc');
+  await savePolicy(policy, policyDir);
+  policy.dispose();
+  mkdirSync(dir, { recursive: true });
+  const wmFile = join(dir, 'wm.yaml');
+  writeFileSync(wmFile, 'kind: state\nmembers: 3\nhidden: [32]\ntrain: { epochs: 1, k: 2 }\n');
+  const config = resolveConfig(wmrlConfigSchema, {
+    overrides: { steps: '2', groups: '2', rolloutsPerGroup: '2', anchorFraction: '0.5', horizon: '4', 'eval.episodes': '1', 'eval.every': '2', 'eval.tasks': 'reach', 'worldModel.refitEvery': '2', 'worldModel.refitEpochs': '1', 'isotonic.minPairs': '2', 'isotonic.refitEvery': '2', backend: 'wasm' },
+  });
+  const env = await SimEnv.create({ robot: loadRobot('vx300'), cameras: ['scene', 'wrist'] });
+  try {
+    await runTraining({ config, policyDir, data: episodes, runDir, env, resume: false, worldModelConfig: { files: [wmFile] } });
+  } finally {
+    await env.close();
+  }
+  return { dataDir, runDir, episodeIds: episodes.map((e) => e.id) };
+}

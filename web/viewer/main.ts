@@ -1,0 +1,237 @@
+/**
+ * The viewer page: wires the connection, the 3D scene, the cameras, the timeline, the training
+ * charts and the sidebar. The URL hash holds the selection (`#episode=ID&t=FRAME&step=N`), so
+ * a link opens a given episode at a given step.
+ */
+import type { EpisodeSummary, EpisodeView, MetricsRecord, RunInfo, ServerMessage } from '../../src/viewer/messages.ts';
+import { CameraPanel } from './cameraPanel.ts';
+import { Connection, type ConnectionState } from './connection.ts';
+import { DEVIATION_SCALE, SceneView } from './sceneView.ts';
+import { Sidebar } from './sidebar.ts';
+import { StepStrip } from './stepStrip.ts';
+import { stepRecords, TrainingCharts } from './trainingCharts.ts';
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+class ViewerPage {
+  records: MetricsRecord[] = [];
+  episodes: EpisodeSummary[] = [];
+  run: RunInfo | null = null;
+  view: EpisodeView | null = null;
+  selectedStep: number | null = null;
+  #wanted: { id: string; request: number; frame: number } | null = null;
+  #playing = false;
+  #lastTick = 0;
+  #carry = 0;
+  readonly scene = new SceneView($<HTMLCanvasElement>('scene-canvas'));
+  #cameras = new CameraPanel();
+  #strip = new StepStrip();
+  #charts = new TrainingCharts((step) => this.selectStep(step));
+  #sidebar = new Sidebar({ openEpisode: (id) => this.openEpisode(id, 0), selectStep: (step) => this.selectStep(step) });
+  #scrubber = $<HTMLInputElement>('scrubber');
+  #connection: Connection;
+
+  constructor() {
+    this.#connection = new Connection(
+      (m) => this.#receive(m),
+      (s) => this.#connectionState(s),
+    );
+    this.#scrubber.addEventListener('input', () => this.setFrame(Number(this.#scrubber.value)));
+    $('play').addEventListener('click', () => this.#togglePlay());
+    window.addEventListener('hashchange', () => this.#followHash());
+    window.addEventListener('keydown', (ev) => {
+      // Inputs and selects handle their own keys (the scrubber steps natively).
+      if (ev.target instanceof HTMLInputElement || ev.target instanceof HTMLSelectElement || ev.target instanceof HTMLButtonElement) return;
+      if (ev.key === ' ') (ev.preventDefault(), this.#togglePlay());
+      if (ev.key === 'ArrowRight') this.setFrame(this.scene.frame + 1);
+      if (ev.key === 'ArrowLeft') this.setFrame(this.scene.frame - 1);
+    });
+    this.#charts.draw(this.records, null);
+  }
+
+  openEpisode(id: string, frame: number): void {
+    this.#wanted = { id, frame, request: this.#connection.open(id) };
+    $('instruction').textContent = `loading ${id.slice(0, 8)}…`;
+    this.#writeHash();
+  }
+
+  selectStep(step: number): void {
+    this.selectedStep = step;
+    this.#charts.draw(this.records, step);
+    this.#sidebar.setSelection(this.view?.summary.id ?? this.#wanted?.id ?? null, step);
+    this.#writeHash();
+  }
+
+  setFrame(frame: number): void {
+    const view = this.view;
+    if (!view) return;
+    const T = view.progress.length - 1;
+    const t = Math.max(0, Math.min(T, Math.round(frame)));
+    this.scene.setFrame(t);
+    this.#cameras.setFrame(t);
+    this.#strip.setFrame(t);
+    this.#scrubber.value = String(t);
+    $('frame-label').textContent = `${t} / ${T} (${(t / view.controlHz).toFixed(1)} s)`;
+  }
+
+  #receive(m: ServerMessage): void {
+    switch (m.type) {
+      case 'hello':
+        this.run = m.run;
+        this.#showRun();
+        this.#connectionState('open');
+        this.#setEpisodes(m.episodes);
+        this.records = [];
+        // After a reconnect, ask again for what was open.
+        if (this.view || this.#wanted) this.openEpisode(this.view?.summary.id ?? this.#wanted!.id, this.scene.frame);
+        else this.#followHash(true);
+        break;
+      case 'metrics':
+        this.records = m.from === 0 ? [...m.records] : [...this.records.slice(0, m.from), ...m.records];
+        this.#showMetrics();
+        break;
+      case 'episodes':
+        this.#setEpisodes(m.episodes);
+        break;
+      case 'run': {
+        const newModel = m.run.checkpointStep !== this.run?.checkpointStep;
+        this.run = m.run;
+        this.#showRun();
+        // A new checkpoint holds a refitted world model: imagine the open episode again.
+        if (newModel && this.view?.imagined && !this.#wanted) this.openEpisode(this.view.summary.id, this.scene.frame);
+        break;
+      }
+      case 'episode':
+        if (this.#wanted?.request !== m.request) return;
+        this.#show(m.episode, this.#wanted.frame);
+        this.#wanted = null;
+        break;
+      case 'error':
+        if (m.request !== null && this.#wanted?.request !== m.request) return;
+        this.#wanted = null;
+        $('instruction').textContent = `error: ${m.message}`;
+        break;
+    }
+  }
+
+  #show(view: EpisodeView, frame: number): void {
+    this.view = view;
+    const T = view.progress.length - 1;
+    this.#scrubber.max = String(T);
+    $('instruction').textContent = `“${view.summary.instruction}” — ${view.summary.success ? 'success' : 'no success'} (${view.summary.origin === 'data' ? 'dataset' : `anchor, step ${view.summary.step ?? '?'}`}, ${view.summary.policy})`;
+    this.scene.show(view, frame);
+    this.#cameras.show(view);
+    this.#strip.show(view);
+    const im = view.imagined;
+    const legend = $('legend');
+    legend.replaceChildren(
+      im
+        ? `solid: real episode · ghosts: ${im.members} ensemble members replaying its actions${im.modelStep !== null ? ` (world model of step ${im.modelStep})` : ''} · colour: member's end-effector distance from the ensemble mean, 0 `
+        : `solid: real episode · ${view.imaginationNote ?? 'no imagination'}`,
+    );
+    if (im) {
+      const scale = document.createElement('span');
+      scale.className = 'scale';
+      legend.append(scale, ` ≥ ${DEVIATION_SCALE * 100} cm`);
+    }
+    this.#sidebar.setSelection(view.summary.id, this.selectedStep);
+    this.setFrame(frame);
+    this.#writeHash();
+  }
+
+  #setEpisodes(episodes: EpisodeSummary[]): void {
+    this.episodes = episodes;
+    this.#sidebar.setEpisodes(episodes);
+  }
+
+  #showRun(): void {
+    const run = this.run!;
+    $('run-name').textContent = run.runDir ? `run ${run.runDir}` : 'datasets';
+    $('imagination-source').textContent = run.imagination ? `imagining with ${run.imagination}` : 'no world model';
+  }
+
+  #showMetrics(): void {
+    const steps = stepRecords(this.records);
+    const last = steps.at(-1);
+    $('latest-step').textContent = last ? `step ${last.step} · ${(last.robotSeconds ?? 0).toFixed(0)} robot-s` : '';
+    $('latest-step').dataset.step = last ? String(last.step) : '';
+    this.#sidebar.setSteps(this.records);
+    this.#charts.draw(this.records, this.selectedStep);
+  }
+
+  #connectionState(s: ConnectionState): void {
+    const badge = $('connection');
+    badge.textContent = s === 'open' ? (this.run?.live ? 'live' : 'connected') : s === 'connecting' ? 'connecting…' : 'disconnected: retrying';
+    badge.classList.toggle('live', s === 'open');
+    badge.classList.toggle('down', s === 'closed');
+  }
+
+  #togglePlay(): void {
+    this.#playing = !this.#playing;
+    $('play').textContent = this.#playing ? '❚❚' : '▶';
+    $('play').setAttribute('aria-label', this.#playing ? 'pause' : 'play');
+    if (!this.#playing) return;
+    if (this.view && this.scene.frame >= this.view.progress.length - 1) this.setFrame(0);
+    this.#lastTick = performance.now();
+    this.#carry = 0;
+    const tick = (now: number) => {
+      if (!this.#playing || !this.view) return;
+      const speed = Number($<HTMLSelectElement>('speed').value);
+      this.#carry += ((now - this.#lastTick) / 1000) * this.view.controlHz * speed;
+      this.#lastTick = now;
+      const steps = Math.floor(this.#carry);
+      if (steps > 0) {
+        this.#carry -= steps;
+        const next = this.scene.frame + steps;
+        if (next >= this.view.progress.length - 1) {
+          this.setFrame(this.view.progress.length - 1);
+          this.#togglePlay();
+          return;
+        }
+        this.setFrame(next);
+      }
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }
+
+  #followHash(initial = false): void {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const step = params.get('step');
+    if (step !== null && Number.isInteger(Number(step)) && Number(step) !== this.selectedStep) this.selectStep(Number(step));
+    const id = params.get('episode');
+    const frame = Number(params.get('t') ?? 0) || 0;
+    if (id && id !== (this.view?.summary.id ?? this.#wanted?.id)) this.openEpisode(id, frame);
+    else if (id && this.view?.summary.id === id && frame !== this.scene.frame) this.setFrame(frame);
+    else if (!id && initial && this.episodes[0]) this.openEpisode(this.episodes[0].id, 0);
+  }
+
+  #writeHash(): void {
+    const params = new URLSearchParams();
+    const id = this.#wanted?.id ?? this.view?.summary.id;
+    if (id) params.set('episode', id);
+    if (this.selectedStep !== null) params.set('step', String(this.selectedStep));
+    const hash = `#${params}`;
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+  }
+}
+
+const page = new ViewerPage();
+/** For tests and the console: the page's state. */
+(window as unknown as { wmrlViewer: unknown }).wmrlViewer = {
+  get episode() {
+    return page.view?.summary.id ?? null;
+  },
+  get frame() {
+    return page.scene.frame;
+  },
+  get renderedFrame() {
+    return page.scene.renderedFrame;
+  },
+  get steps() {
+    return stepRecords(page.records).map((s) => s.step);
+  },
+  get episodes() {
+    return page.episodes.length;
+  },
+};
