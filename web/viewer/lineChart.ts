@@ -3,6 +3,8 @@
  * stay small). Series of (x, y) points, optional shaded bands, a highlighted x, a legend; a
  * click reports the nearest x.
  */
+import { sharpContext } from './canvas2d.ts';
+
 export interface Series {
   name: string;
   colour: string;
@@ -52,15 +54,7 @@ export class LineChart {
 
   draw(data: ChartData): void {
     this.#data = data;
-    const c = this.#canvas;
-    const dpr = window.devicePixelRatio || 1;
-    const w = c.clientWidth || 300;
-    const h = c.clientHeight || 120;
-    c.width = Math.round(w * dpr);
-    c.height = Math.round(h * dpr);
-    const g = c.getContext('2d')!;
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, w, h);
+    const { g, w, h } = sharpContext(this.#canvas, 300, 120);
     g.font = '10px system-ui, sans-serif';
     const all = [...data.series.flatMap((s) => s.points), ...(data.bands ?? []).flatMap((b) => b.points.flatMap(([x, lo, hi]) => [[x, lo] as [number, number], [x, hi] as [number, number]]))];
     if (all.length === 0) {

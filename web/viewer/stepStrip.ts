@@ -3,6 +3,7 @@
  * imagined ensemble's mean success probability (dashed) and progress (dotted), and ensemble
  * disagreement (grey bars, end-effector spread); a cursor at the current step, and a readout.
  */
+import { sharpContext } from './canvas2d.ts';
 import type { EpisodeView } from '../../src/viewer/messages.ts';
 
 export class StepStrip {
@@ -26,15 +27,7 @@ export class StepStrip {
 
   #draw(): void {
     const view = this.#view;
-    const c = this.#canvas;
-    const dpr = window.devicePixelRatio || 1;
-    const w = c.clientWidth || 400;
-    const h = c.clientHeight || 70;
-    c.width = Math.round(w * dpr);
-    c.height = Math.round(h * dpr);
-    const g = c.getContext('2d')!;
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, w, h);
+    const { g, w, h } = sharpContext(this.#canvas, 400, 70);
     if (!view) return;
     const T = view.progress.length - 1;
     const px = (t: number) => 4 + (t / Math.max(1, T)) * (w - 8);
