@@ -224,7 +224,7 @@ const md = [
     : saving
       ? `WMRL reached real-only GRPO's final held-out success with ${saving.toFixed(1)}× less robot time.`
       : `WMRL did not reach real-only GRPO's final held-out success in every seed: no robot-time saving is claimed.`,
-  `PPI intervals (95%) covered the true success rate in ${runs.reduce((s, r) => s + r.ppiCoverage.covered, 0)} of ${runs.reduce((s, r) => s + r.ppiCoverage.checked, 0)} checks (truth: ${quick ? 60 : 120} real episodes of the same policy each).`,
+  `PPI intervals (95%) covered the true success rate in ${runs.reduce((s, r) => s + r.ppiCoverage.covered, 0)} of ${runs.reduce((s, r) => s + r.ppiCoverage.checked, 0)} checks (WMRL arm; truth: 60 real episodes of the same policy each).`,
   `Small beats large? tiny (${smallReport.parameters.toLocaleString()} parameters) after WMRL: ${pct(wmrlRow.finalSuccess)}; base (${largeReport.parameters.toLocaleString()} parameters, ${(largeReport.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(largeSuccess)}.`,
 ].join('\n');
 writeFileSync('bench/results/wmrl.md', md + '\n');

@@ -118,7 +118,10 @@ export const command = {
     console.log(`  after WMRL                ${pct(after(w))}   robot time ${w.robotSeconds.toFixed(0)} s (${w.realEpisodes} real episodes)`);
     console.log(`  after real-only GRPO      ${pct(after(r))}   robot time ${r.robotSeconds.toFixed(0)} s (${r.realEpisodes} real episodes)`);
     const ratio = w.robotSeconds > 0 ? r.robotSeconds / w.robotSeconds : Infinity;
-    console.log(`  WMRL used ${ratio.toFixed(1)}× less robot time than real-only GRPO for ${after(w) >= after(r) ? 'at least the same' : 'a smaller'} gain (${signed(after(w) - before)} vs ${signed(after(r) - before)}).`);
+    const gains = `WMRL ${signed(after(w) - before)}, real-only ${signed(after(r) - before)}`;
+    // A saving only means something when the baseline gained: "the same gain" of nothing is no claim.
+    if (after(r) > before) console.log(`  WMRL used ${ratio.toFixed(1)}× less robot time than real-only GRPO for ${after(w) >= after(r) ? 'at least the same' : 'a smaller'} gain (${gains}).`);
+    else console.log(`  Real-only GRPO did not improve here (${gains}), so no robot-time saving is claimed; WMRL used ${ratio.toFixed(1)}× less robot time.`);
     console.log(`  At this scale one seed's held-out gains are within a few episodes of noise: npm run bench measures them over seeds.`);
     log.log({ stage: 'summary', before, afterWmrl: after(w), afterReal: after(r), robotSecondsWmrl: w.robotSeconds, robotSecondsReal: r.robotSeconds });
     console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s. Outputs in ${out}: demos/ mixed/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, policy/), demo.metrics.jsonl`);
