@@ -8,7 +8,8 @@
  *   npm run bench             # full: 3 seeds, every arm (about an hour on 2 cores)
  *   npm run bench -- --quick  # smaller data, 1 seed, real vs wmrl (about 10 minutes)
  *
- * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table).
+ * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
+ * --quick writes wmrl-quick.* so it never overwrites the full results.
  * Set-up (data, BC policies, world model) is cached under runs/bench-cache/<preset>.
  */
 import { spawn } from 'node:child_process';
@@ -209,8 +210,9 @@ const results = {
   wallSeconds: (performance.now() - started) / 1000,
 };
 mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/wmrl.json', JSON.stringify(results, null, 2) + '\n');
-writeFileSync('bench/results/wmrl.svg', plot(runs));
+const outBase = `bench/results/${quick ? 'wmrl-quick' : 'wmrl'}`;
+writeFileSync(`${outBase}.json`, JSON.stringify(results, null, 2) + '\n');
+writeFileSync(`${outBase}.svg`, plot(runs));
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const md = [
   `WMRL benchmark (${preset.name}: ${seeds} seed${seeds > 1 ? 's' : ''}, ${preset.steps} steps, held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)})`,
@@ -227,9 +229,9 @@ const md = [
   `PPI intervals (95%) covered the true success rate in ${runs.reduce((s, r) => s + r.ppiCoverage.covered, 0)} of ${runs.reduce((s, r) => s + r.ppiCoverage.checked, 0)} checks (WMRL arm; truth: 60 real episodes of the same policy each).`,
   `Small beats large? tiny (${smallReport.parameters.toLocaleString()} parameters) after WMRL: ${pct(wmrlRow.finalSuccess)}; base (${largeReport.parameters.toLocaleString()} parameters, ${(largeReport.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(largeSuccess)}.`,
 ].join('\n');
-writeFileSync('bench/results/wmrl.md', md + '\n');
+writeFileSync(`${outBase}.md`, md + '\n');
 console.log(md);
-console.log(`\nwritten: bench/results/wmrl.json, wmrl.svg, wmrl.md (${((performance.now() - started) / 60000).toFixed(1)} min)`);
+console.log(`\nwritten: ${outBase}.json, .svg, .md (${((performance.now() - started) / 60000).toFixed(1)} min)`);
 
 /** Success vs robot time, one line per run, coloured by arm. */
 function plot(rs: Run[]): string {
