@@ -17,6 +17,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   demo: async () => (await import('./demo.ts')).command,
   'sim-server': async () => (await import('./simServer.ts')).command,
   view: async () => (await import('./view.ts')).command,
+  robot: async () => (await import('./robot.ts')).command,
+  schedule: async () => (await import('./schedule.ts')).command,
+  worker: async () => (await import('./worker.ts')).command,
 };
 
 async function usage(): Promise<string> {

@@ -13,6 +13,9 @@ import { parseFlags, UsageError } from './args.ts';
 import { configOverrides, readEpisodes, useBackend } from './common.ts';
 import { ENV_FLAGS, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
+import { readPoolFile } from '../scheduler/poolFile.ts';
+import { poolRobots } from '../scheduler/openRobot.ts';
+import type { SchedulerEvent } from '../scheduler/calibrationScheduler.ts';
 
 const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE]... [options] [--key.path=value]...
 
@@ -32,6 +35,12 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
                    (nothing of the step is stored): continue with --resume
   --url URL        with --env rosbridge: ws://host:9090
   --speed X        with --env rosbridge: the robot's speed (1 = real time; 'max' for a --lockstep sim-server)
+  --robots FILE    run anchor episodes on this robot pool (\`wmrl robot add --pool FILE\`), in parallel across
+                   its robots, within its budget, exactly once across --resume (queue + ledger: <out>/schedule.db);
+                   --env then serves evaluation only. See docs/scheduler.md
+  --queue URL      or run anchor episodes on remote robot workers (\`wmrl worker --queue URL\`) through this
+                   Redis queue; they must be able to read <out>/anchor-policies/ (shared storage)
+  --queue-name Q   the Redis queue's name (default wmrl-anchors)
   --seed S, --backend B
 
 config keys:
@@ -40,7 +49,7 @@ config keys:
 export const command = {
   summary: 'post-train a policy with WMRL (imagination + anchors), or a baseline',
   async run(argv: string[]): Promise<number> {
-    const flags = ['policy', 'data', 'out', 'config', 'wm-config', 'world-model', 'mode', 'no-debias', 'no-denoise', 'no-refit', 'resume', 'env', 'url', 'speed', 'seed', 'backend', 'help'];
+    const flags = ['policy', 'data', 'out', 'config', 'wm-config', 'world-model', 'mode', 'no-debias', 'no-denoise', 'no-refit', 'resume', 'robots', 'queue', 'queue-name', 'env', 'url', 'speed', 'seed', 'backend', 'help'];
     const { overrides, rest } = configOverrides(argv, Object.keys(wmrlConfigSchema.shape), flags);
     const { values } = parseFlags(rest, {
       policy: { type: 'string' },
@@ -54,6 +63,9 @@ export const command = {
       'no-denoise': { type: 'boolean' },
       'no-refit': { type: 'boolean' },
       resume: { type: 'boolean' },
+      robots: { type: 'string' },
+      queue: { type: 'string' },
+      'queue-name': { type: 'string' },
       ...ENV_FLAGS,
       seed: { type: 'string' },
       backend: { type: 'string' },
@@ -77,6 +89,9 @@ export const command = {
     const data = await readEpisodes(values.data);
     if (data.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
     const robot = loadRobot(data[0]!.robot);
+    if (values.robots && values.queue) throw new UsageError('give --robots (robots driven from here) or --queue (remote workers), not both');
+    const poolFile = values.robots ? readPoolFile(values.robots) : undefined;
+    if (poolFile && poolFile.robots.length === 0) throw new UsageError(`${values.robots} lists no robots; add some with \`wmrl robot add --pool ${values.robots} …\``);
     const env = await makeEnv(robot, envFlags);
     let episodes: Progress | undefined;
     try {
@@ -89,6 +104,19 @@ export const command = {
         resume: values.resume ?? false,
         worldModelConfig: { files: values['wm-config'] ?? [join(CONFIGS_DIR, 'wm', 'perception.yaml')] },
         ...(values['world-model'] ? { worldModelDir: values['world-model'] } : {}),
+        ...(poolFile
+          ? {
+              robotPool: {
+                file: poolFile,
+                robots: poolRobots(poolFile.robots, robot),
+                robot,
+                onEvent: (e: SchedulerEvent) => {
+                  if (e.kind !== 'recovered') console.error(`  anchor ${e.id} ${e.kind === 'retry' ? 'will be retried' : 'FAILED'} (attempt ${e.attempts}): ${e.error}`);
+                },
+              },
+            }
+          : {}),
+        ...(values.queue ? { remoteQueue: { url: values.queue, robot, ...(values['queue-name'] ? { name: values['queue-name'] } : {}) } } : {}),
         onProgress: (what) => console.error(`  ${what}`),
         onEpisode: (done, total) => {
           if (done === 1) episodes = new Progress('  real episodes', total);

@@ -51,3 +51,36 @@ function variance(a: ArrayLike<number>): number {
   for (let i = 0; i < a.length; i++) s += (a[i]! - m) ** 2;
   return s / (a.length - 1);
 }
+
+/**
+ * The PPI estimate when anchors were not all drawn uniformly (active anchor selection): the
+ * importance-weighted form of Zrnic & Candès (2024), per group g of the step,
+ *   θ̂ = (1/G) Σ_g [ f̄_g + (ξ_g/π_g)(ȳ_g − f̄_g) ],
+ * where f̄_g is the group's mean calibrated prediction (its imagined rollouts, or for an anchor
+ * group the world model's scores of its real trajectories), ȳ_g its mean true outcome, ξ_g = 1
+ * when it was an anchor and π_g its inclusion probability. E[ξ_g/π_g] = 1, so θ̂ is unbiased
+ * for mean ȳ whatever π is, as long as every π_g > 0. The interval treats the G terms as
+ * independent (exact for Poisson sampling, conservative for the fixed-size draws used here).
+ * Its `imagined` and `anchors` count groups, not rollouts.
+ */
+export interface WeightedGroup {
+  /** f̄_g: mean calibrated prediction of the group's rollouts. */
+  predicted: number;
+  /** ȳ_g: mean true outcome (anchor groups only; null otherwise). */
+  outcome: number | null;
+  /** π_g in (0, 1]. */
+  inclusion: number;
+}
+
+export function weightedPpiEstimate(groups: WeightedGroup[], z = 1.96): PpiEstimate {
+  const G = groups.length;
+  const anchors = groups.filter((g) => g.outcome !== null).length;
+  if (G < 2 || anchors < 1) throw new Error(`weighted PPI needs at least 2 groups and 1 anchor group (got ${G} and ${anchors})`);
+  const terms = groups.map((g, i) => {
+    if (!(g.inclusion > 0 && g.inclusion <= 1)) throw new Error(`weighted PPI: group ${i} has inclusion probability ${g.inclusion}; it must lie in (0, 1]`);
+    return g.outcome === null ? g.predicted : g.predicted + (g.outcome - g.predicted) / g.inclusion;
+  });
+  const estimate = mean(terms);
+  const half = z * Math.sqrt(variance(terms) / G);
+  return { estimate: clamp01(estimate), lower: clamp01(estimate - half), upper: clamp01(estimate + half), naive: mean(groups.map((g) => g.predicted)), imagined: G - anchors, anchors };
+}

@@ -27,17 +27,31 @@ export interface RealGroups {
   rolloutOf: Int32Array;
 }
 
+/** The action-noise seed of rollout m of the g-th executed group: the same on any robot, so a pool reproduces a sequential run. */
+export function rolloutNoiseSeed(noiseSeed: number, g: number, m: number, rollouts: number): number {
+  return noiseSeed * 100_003 + (g * rollouts + m) * 7_919;
+}
+
+/** One rollout of the current, sampling policy on an env. */
+export function runRollout(env: Env, policy: VlaPolicy, group: GroupSpec, rolloutNoise: number): Promise<Episode> {
+  return runEpisode(env, new PolicyController(policy, { deterministic: false, noiseSeed: rolloutNoise }), group);
+}
+
 export async function runRealGroups(env: Env, policy: VlaPolicy, groups: GroupSpec[], rollouts: number, noiseSeed: number, onEpisode?: (done: number, total: number) => void): Promise<RealGroups> {
   const episodes: Episode[] = [];
   for (const [g, group] of groups.entries()) {
     for (let m = 0; m < rollouts; m++) {
-      const controller = new PolicyController(policy, { deterministic: false, noiseSeed: noiseSeed * 100_003 + (g * rollouts + m) * 7_919 });
-      const episode = await runEpisode(env, controller, group);
+      const episode = await runRollout(env, policy, group, rolloutNoiseSeed(noiseSeed, g, m, rollouts));
       if (episode.status !== 'complete') throw new Error(`episode ${episode.id} ended '${episode.status}'; aborted episodes never enter training`);
       episodes.push(episode);
       onEpisode?.(episodes.length, groups.length * rollouts);
     }
   }
+  return realGroupsFrom(policy, episodes);
+}
+
+/** Outcomes, robot time and policy-gradient rows of executed episodes (group-major, M per group). */
+export function realGroupsFrom(policy: VlaPolicy, episodes: Episode[]): RealGroups {
   const outcomes = Float32Array.from(episodes, (e) => (e.success ? 1 : 0));
   const robotSeconds = episodes.reduce((s, e) => s + e.steps / e.controlHz, 0);
   const perceived = perceptionEpisodes(policy, episodes);

@@ -5,7 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
 import { RunLog } from '../core/runLog.ts';
 import type { Episode } from '../core/types.ts';
@@ -21,6 +21,14 @@ import { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import { perceptionEpisodes, trainPerceptionWorldModel } from './perceptionWorldModel.ts';
 import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics, type TrainerState } from './trainCheckpoint.ts';
 import type { WmrlConfig } from './wmrlConfig.ts';
+import type { RobotDescription } from '../core/robotDescription.ts';
+import { poolAnchorRunner } from '../scheduler/poolAnchorRunner.ts';
+import type { SchedulerEvent } from '../scheduler/calibrationScheduler.ts';
+import type { PoolFile } from '../scheduler/robotConfig.ts';
+import { RobotPool, type PoolRobot } from '../scheduler/robotPool.ts';
+import { SqliteQueue } from '../scheduler/sqliteQueue.ts';
+import { RedisQueue } from '../scheduler/redisQueue.ts';
+import type { AnchorQueue } from '../scheduler/anchorQueue.ts';
 import { evaluatePolicy, ppiCheck, startPool, trainStep, type EvalMetrics, type StepMetrics, type TrainerParts } from './wmrlTrainer.ts';
 
 export interface RunOptions {
@@ -38,6 +46,14 @@ export interface RunOptions {
   worldModelDir?: string;
   onProgress?: (what: string) => void;
   onEpisode?: (done: number, total: number) => void;
+  /**
+   * Run anchor groups on this robot pool through the calibration scheduler (in parallel, within
+   * the pool file's budget, exactly once across --resume; queue and ledger in <run>/schedule.db)
+   * instead of on `env`, which then serves evaluation only.
+   */
+  robotPool?: { file: PoolFile; robots: PoolRobot[]; robot: RobotDescription; onEvent?: (e: SchedulerEvent) => void };
+  /** Or run them on remote `wmrl worker`s through this Redis queue (each step's policy saved in <run>/anchor-policies/, which they must be able to read). */
+  remoteQueue?: { url: string; name?: string; robot: RobotDescription };
   onStep?: (m: StepMetrics) => void;
   onEval?: (m: EvalMetrics) => void;
 }
@@ -71,7 +87,14 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   let anchorWeight: AnchorWeight;
   let anchorEpisodes: Episode[] = [];
   const anchorDir = join(runDir, 'anchors');
+  let queue: AnchorQueue | undefined;
+  let robots: RobotPool | undefined;
   try {
+    if (o.robotPool && o.remoteQueue) throw new Error('anchors run either on a robot pool or on remote workers, not both');
+    if (o.robotPool) {
+      queue = SqliteQueue.open(join(runDir, 'schedule.db'));
+      robots = new RobotPool(o.robotPool.robots);
+    } else if (o.remoteQueue) queue = await RedisQueue.open({ url: o.remoteQueue.url, ...(o.remoteQueue.name ? { name: o.remoteQueue.name } : {}) });
     // The data in the world model's layout, computed once: for training it and for every refit.
     const modelData = needsModel ? perceptionEpisodes(reference, o.data) : [];
     if (resuming) {
@@ -131,6 +154,22 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       onProgress: o.onProgress,
       onEpisode: o.onEpisode,
     };
+    const runId = basename(resolve(runDir)).replace(/[^\w.-]/g, '_');
+    if (o.robotPool && queue && robots) {
+      parts.runAnchors = poolAnchorRunner({
+        runId,
+        queue,
+        pool: robots,
+        storeDir: anchorDir,
+        robot: o.robotPool.robot,
+        policy,
+        budget: o.robotPool.file.budget,
+        maxAttempts: o.robotPool.file.maxAttempts,
+        ...(o.robotPool.onEvent ? { onEvent: o.robotPool.onEvent } : {}),
+      });
+    } else if (o.remoteQueue && queue) {
+      parts.runAnchors = poolAnchorRunner({ runId, queue, storeDir: anchorDir, robot: o.remoteQueue.robot, policy, policySnapshots: join(runDir, 'anchor-policies') });
+    }
     while (state.step < config.steps) {
       const m = await trainStep(parts);
       log.log({ kind: 'step', ...m });
@@ -155,6 +194,8 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     writeFileSync(join(runDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
     return report;
   } finally {
+    await robots?.close();
+    await queue?.close();
     policy?.dispose();
     reference.dispose();
     worldModel?.dispose();

@@ -1,7 +1,8 @@
 /**
  * The WMRL loop (DESIGN.md §1), one step at a time:
  *  1. draw G groups (instruction + start) from the start pool, and the anchor groups among them
- *     uniformly at random (their inclusion probability is logged);
+ *     uniformly at random, plus optionally `activeAnchors` more where the ensemble disagrees most
+ *     (src/scheduler/anchorSelection.ts; every anchor group's inclusion probability is logged);
  *  2. imagine the other groups' M rollouts in the world model; execute the anchor groups on the
  *     environment and score those real trajectories with the world model too;
  *  3. debias every world-model score through the isotonic map, fitted on anchor pairs;
@@ -31,9 +32,10 @@ import { imagineGroups } from './imaginedGroups.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import { perceptionEpisodes, scoreTrajectories, startStates } from './perceptionWorldModel.ts';
 import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
-import { ppiEstimate, type PpiEstimate } from './ppiEstimate.ts';
+import { ppiEstimate, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
 import { ppoUpdate } from './ppoUpdate.ts';
-import { runRealGroups, type GroupSpec } from './realGroups.ts';
+import { runRealGroups, type GroupSpec, type RealGroups } from './realGroups.ts';
+import { selectAnchorGroups } from '../scheduler/anchorSelection.ts';
 import type { TrainerState } from './trainCheckpoint.ts';
 import { anchorGroupCount, type WmrlConfig } from './wmrlConfig.ts';
 import type { ImaginationStarts } from '../worldmodel/imagine.ts';
@@ -64,6 +66,10 @@ export interface StepMetrics {
   mode: WmrlConfig['mode'];
   anchorGroups: number;
   anchorInclusionProbability: number;
+  /** Anchor groups drawn by ensemble disagreement (beyond the uniform ones). */
+  activeAnchorGroups: number;
+  /** π of each anchor group, in the order of the step's anchor groups. */
+  anchorInclusion: number[];
   imaginedRollouts: number;
   realRollouts: number;
   successImagined: number | null;
@@ -113,6 +119,11 @@ export interface TrainerParts {
   onProgress?: (what: string) => void;
   /** Each real episode of a step as it finishes. */
   onEpisode?: (done: number, total: number) => void;
+  /**
+   * Runs a step's anchor groups somewhere other than `env` (a robot pool through the calibration
+   * scheduler), returning them as runRealGroups does; it stores the episodes itself, exactly once.
+   */
+  runAnchors?: (step: number, groups: { slot: number; spec: GroupSpec }[], rollouts: number, noiseSeed: number, onEpisode?: (done: number, total: number) => void) => Promise<RealGroups>;
 }
 
 /** Held-out evaluation on the environment (deterministic policy; never charged as training robot time). */
@@ -150,8 +161,12 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   const G = config.groups;
   const groupIdx = Array.from({ length: G }, () => rng.int(p.pool.specs.length));
   const nAnchor = anchorGroupCount(config);
-  const anchorSet = new Set(rng.shuffle(Array.from({ length: G }, (_, i) => i)).slice(0, nAnchor));
-  const anchorGroups = [...anchorSet].sort((a, b) => a - b);
+  // Uniform anchors (today's draw, unchanged), plus optional active ones where the ensemble disagrees most.
+  const nActive = config.mode === 'wmrl' && p.worldModel ? Math.min(config.activeAnchors, G - nAnchor) : 0;
+  const priority = nActive > 0 ? groupDisagreement(p, groupIdx, step) : undefined;
+  const selection = selectAnchorGroups(rng, { groups: G, uniform: nAnchor, active: nActive, ...(priority ? { priority } : {}) });
+  const anchorSet = new Set(selection.anchors);
+  const anchorGroups = selection.anchors;
   const imaginedGroups = Array.from({ length: G }, (_, i) => i).filter((i) => !anchorSet.has(i));
   const parts: PolicySamples[] = [];
 
@@ -180,7 +195,10 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   let anchors: { outcomes: Float32Array; predicted?: Float32Array; robotSeconds: number } | undefined;
   if (anchorGroups.length > 0) {
     p.onProgress?.(`executing ${anchorGroups.length}×${M} anchor episodes`);
-    const real = await runRealGroups(p.env, policy, anchorGroups.map((g) => p.pool.specs[groupIdx[g]!]!), M, hashSeed(config.seed, step, 2), p.onEpisode);
+    const specs = anchorGroups.map((g) => p.pool.specs[groupIdx[g]!]!);
+    const real = p.runAnchors
+      ? await p.runAnchors(step, anchorGroups.map((g, i) => ({ slot: g, spec: specs[i]! })), M, hashSeed(config.seed, step, 2), p.onEpisode)
+      : await runRealGroups(p.env, policy, specs, M, hashSeed(config.seed, step, 2), p.onEpisode);
     let predicted: Float32Array | undefined;
     if (config.mode === 'wmrl' && p.worldModel) {
       const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, config.score).score;
@@ -206,7 +224,20 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
 
   // PPI estimate of the true success rate (needs imagined rollouts and ≥ 2 anchor pairs).
   let ppi: PpiEstimate | null = null;
-  if (imagined && anchors?.predicted && anchors.outcomes.length >= 2) ppi = ppiEstimate(imagined.calibrated, anchors.predicted, anchors.outcomes);
+  if (imagined && anchors?.predicted && anchors.outcomes.length >= 2) {
+    if (selection.active.length === 0) ppi = ppiEstimate(imagined.calibrated, anchors.predicted, anchors.outcomes);
+    else {
+      // Active anchors are not a uniform sample: weight each group by 1/π (Zrnic & Candès 2024).
+      const groupMean = (a: Float32Array, k: number) => a.subarray(k * M, (k + 1) * M).reduce((s, v) => s + v, 0) / M;
+      const { calibrated } = imagined;
+      const predicted = anchors.predicted;
+      const outcomes = anchors.outcomes;
+      ppi = weightedPpiEstimate([
+        ...imaginedGroups.map((g, k) => ({ predicted: groupMean(calibrated, k), outcome: null, inclusion: selection.inclusion[g]! })),
+        ...anchorGroups.map((g, k) => ({ predicted: groupMean(predicted, k), outcome: groupMean(outcomes, k), inclusion: selection.inclusion[g]! })),
+      ]);
+    }
+  }
 
   // World-model refit with the anchors gathered so far.
   let refitted = false;
@@ -224,6 +255,8 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     mode: config.mode,
     anchorGroups: anchorGroups.length,
     anchorInclusionProbability: nAnchor / G,
+    activeAnchorGroups: selection.active.length,
+    anchorInclusion: anchorGroups.map((g) => selection.inclusion[g]!),
     imaginedRollouts: imaginedGroups.length * M,
     realRollouts: anchorGroups.length * M,
     successImagined: mean(imagined?.score),
@@ -257,14 +290,25 @@ function groupStarts(pool: StartPool, indices: number[]): ImaginationStarts {
 
 /** Append a step's anchor episodes in their own closed chunk, and keep them (model layout) for refits. */
 async function storeAnchors(p: TrainerParts, episodes: Episode[]): Promise<void> {
+  if (!p.runAnchors) await appendAnchors(p, episodes);
+  p.state.anchorEpisodeIds.push(...episodes.map((e) => e.id));
+  if (p.worldModel) p.anchorModelEpisodes.push(...perceptionEpisodes(p.policy, episodes));
+}
+
+async function appendAnchors(p: TrainerParts, episodes: Episode[]): Promise<void> {
   const store = await EpisodeStore.openForAppend(p.anchorDir, { robot: p.env.robot.name });
   try {
     for (const e of episodes) await store.append(e);
   } finally {
     await store.close();
   }
-  p.state.anchorEpisodeIds.push(...episodes.map((e) => e.id));
-  if (p.worldModel) p.anchorModelEpisodes.push(...perceptionEpisodes(p.policy, episodes));
+}
+
+/** Per-group ensemble disagreement (mean variance of 2 imagined rollouts each, a seed of its own), for active anchors. */
+function groupDisagreement(p: TrainerParts, groupIdx: number[], step: number): Float32Array {
+  const R = 2;
+  const out = imagineGroups(p.policy, p.worldModel!, groupStarts(p.pool, groupIdx), R, p.config.horizon, hashSeed(p.config.seed, step, 9), p.config.score);
+  return Float32Array.from(groupIdx, (_, g) => out.variance.subarray(g * R, (g + 1) * R).reduce((s, v) => s + v, 0) / R);
 }
 
 /** A 32-bit seed from a run seed and step (and a purpose), so each step's draws stand alone. */

@@ -1,0 +1,125 @@
+/**
+ * `wmrl worker`: a robot on another machine takes anchor episodes from a Redis (BullMQ) queue,
+ * runs them with the policy the request names, and returns each episode with its ledger entry.
+ */
+import { loadRobot } from '../core/robotDescription.ts';
+import { encodeEpisode } from '../data/episodeCodec.ts';
+import type { Env } from '../envs/env.ts';
+import { POLICY_KERNELS } from '../policy/policyConfig.ts';
+import { loadPolicy } from '../policy/policyFiles.ts';
+import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import { runRollout } from '../rl/realGroups.ts';
+import { openRobotEnv } from '../scheduler/openRobot.ts';
+import { readPoolFile } from '../scheduler/poolFile.ts';
+import { RedisQueue } from '../scheduler/redisQueue.ts';
+import { robotConfigSchema } from '../scheduler/robotConfig.ts';
+import { RobotSlot } from '../scheduler/robotPool.ts';
+import { intFlag, numberFlag, parseFlags, UsageError } from './args.ts';
+import { useBackend } from './common.ts';
+
+const HELP = `usage: wmrl worker --queue redis://host:port --robot NAME [options]
+
+  --queue URL         the Redis queue the trainer fills
+  --name Q            queue name (default wmrl-anchors)
+  --robot NAME        this robot's name (its config from --pool FILE, else --url / sim)
+  --pool FILE         pool file holding the robot's config (windows, reset time, back-off)
+  --url URL           a rosbridge robot (without --pool); default: the in-process simulator
+  --speed X           robot speed (default 1 = real time; 'max' = unpaced sim)
+  --arm NAME          robot description under robots/ (default vx300)
+  --policy DIR        policy for requests that name none
+  --max-attempts N    attempts per episode across the fleet before it is failed (default 3)
+  --max-episodes N    stop after N episodes (default: run until stopped)
+  --idle-exit S       stop after S seconds with an empty queue (default: never)
+  --backend B         tfjs backend for the policy (default auto)`;
+
+export const command = {
+  summary: 'run anchor episodes from a Redis queue on this machine\'s robot',
+  async run(argv: string[]): Promise<number> {
+    const { values } = parseFlags(argv, {
+      queue: { type: 'string' },
+      name: { type: 'string' },
+      robot: { type: 'string' },
+      pool: { type: 'string' },
+      url: { type: 'string' },
+      speed: { type: 'string' },
+      arm: { type: 'string' },
+      policy: { type: 'string' },
+      'max-attempts': { type: 'string' },
+      'max-episodes': { type: 'string' },
+      'idle-exit': { type: 'string' },
+      backend: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      console.log(HELP);
+      return 0;
+    }
+    if (!values.queue || !values.robot) throw new UsageError(`--queue and --robot are required\n\n${HELP}`);
+    const config = values.pool
+      ? readPoolFile(values.pool).robots.find((r) => r.name === values.robot)
+      : robotConfigSchema.parse({ name: values.robot, kind: values.url ? 'rosbridge' : 'sim', ...(values.url ? { url: values.url } : {}), speed: values.speed === 'max' ? 'max' : numberFlag(values.speed, 'speed', 1, 1e-3, 1e6) });
+    if (!config) throw new UsageError(`no robot '${values.robot}' in ${values.pool}`);
+    const maxAttempts = intFlag(values['max-attempts'], 'max-attempts', 3, 1);
+    const maxEpisodes = intFlag(values['max-episodes'], 'max-episodes', Number.MAX_SAFE_INTEGER, 1);
+    const idleExitMs = numberFlag(values['idle-exit'], 'idle-exit', Infinity, 0) * 1000;
+    await useBackend(values.backend ?? 'auto', POLICY_KERNELS);
+    const arm = loadRobot(values.arm ?? 'vx300');
+    const slot = new RobotSlot({ config, open: (): Promise<Env> => openRobotEnv(config, arm) });
+    const queue = await RedisQueue.open({ url: values.queue, ...(values.name ? { name: values.name } : {}) });
+    const policies = new Map<string, VlaPolicy>();
+    let stopping = false;
+    const stop = () => (stopping = true);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    let episodes = 0;
+    let idleSince = Date.now();
+    try {
+      while (!stopping && episodes < maxEpisodes) {
+        const wait = slot.readyAt(Date.now()) - Date.now();
+        if (wait > 0) {
+          await new Promise((r) => setTimeout(r, Math.min(wait, 1000)));
+          continue;
+        }
+        const rec = await queue.claim(config.name);
+        if (!rec) {
+          if (Date.now() - idleSince > idleExitMs) break;
+          await new Promise((r) => setTimeout(r, 250));
+          continue;
+        }
+        const r = rec.request;
+        const started = Date.now();
+        try {
+          const dir = r.policy ?? values.policy;
+          if (!dir) throw new Error(`request ${r.id} names no policy and the worker was started without --policy`);
+          if (!policies.has(dir)) {
+            // The trainer moves on step by step: keep only the newest policy in memory.
+            for (const p of policies.values()) p.dispose();
+            policies.clear();
+            policies.set(dir, await loadPolicy(dir));
+          }
+          const episode = await runRollout(await slot.env(), policies.get(dir)!, { task: r.task, seed: r.seed }, r.noiseSeed);
+          if (episode.status !== 'complete') throw new Error(`episode ended '${episode.status}'`);
+          episode.id = r.id;
+          const finished = Date.now();
+          await queue.complete(r.id, config.name, { episodeId: r.id, success: episode.success, robotSeconds: episode.steps / episode.controlHz, startedAt: started, finishedAt: finished, payload: encodeEpisode(episode) });
+          slot.succeeded(finished);
+          await queue.setRobotHealth(config.name, slot.health);
+          episodes++;
+          console.error(`${r.id}: ${episode.success ? 'success' : 'failure'} (${episode.steps} steps)`);
+        } catch (err) {
+          await slot.failed(err, Date.now());
+          await queue.setRobotHealth(config.name, slot.health);
+          const state = await queue.fail(r.id, config.name, `${config.name}: ${(err as Error).message}`, maxAttempts);
+          console.error(`${r.id}: ${(err as Error).message} (${state === 'failed' ? 'failed for good' : 'back to the queue'}); resting until ${new Date(slot.health.retryAt).toISOString()}`);
+        }
+        idleSince = Date.now();
+      }
+    } finally {
+      for (const p of policies.values()) p.dispose();
+      await slot.close();
+      await queue.close();
+    }
+    console.log(`worker ${config.name}: ${episodes} episodes`);
+    return 0;
+  },
+};

@@ -1,0 +1,85 @@
+/**
+ * The trainer's anchor groups on a robot pool: each rollout becomes a request with a stable id
+ * (run, step, group slot, rollout) and the same action-noise seed it would get on a single env,
+ * the calibration scheduler runs them in parallel across the robots and stores them exactly once,
+ * and the results come back group-major as runRealGroups gives them.
+ */
+import type { RobotDescription } from '../core/robotDescription.ts';
+import { FAMILIES } from '../../sim/taskSuite.ts';
+import { resolve } from 'node:path';
+import { savePolicy } from '../policy/policyFiles.ts';
+import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import { realGroupsFrom, rolloutNoiseSeed, runRollout, type GroupSpec, type RealGroups } from '../rl/realGroups.ts';
+import type { AnchorQueue } from './anchorQueue.ts';
+import type { Budget } from './budget.ts';
+import { CalibrationScheduler, type SchedulerEvent } from './calibrationScheduler.ts';
+import { requestId, type EpisodeRequest } from './episodeRequest.ts';
+import type { RobotPool } from './robotPool.ts';
+
+export interface PoolAnchorOptions {
+  /** Stable id of the training run (part of every request id). */
+  runId: string;
+  queue: AnchorQueue;
+  /** Robots driven from this process; absent: remote `wmrl worker`s run the episodes. */
+  pool?: RobotPool;
+  /** Remote workers: each step's policy is saved under this folder, which they must be able to read (shared storage). */
+  policySnapshots?: string;
+  /** The run's anchors/ episode store. */
+  storeDir: string;
+  robot: RobotDescription;
+  /** The policy being trained (read when each episode runs). */
+  policy: VlaPolicy;
+  budget?: Budget;
+  maxAttempts?: number;
+  onEvent?: (event: SchedulerEvent) => void;
+}
+
+export type AnchorRunner = (step: number, groups: { slot: number; spec: GroupSpec }[], rollouts: number, noiseSeed: number, onEpisode?: (done: number, total: number) => void) => Promise<RealGroups>;
+
+export function poolAnchorRunner(o: PoolAnchorOptions): AnchorRunner {
+  let onEpisode: ((done: number, total: number) => void) | undefined;
+  const scheduler = new CalibrationScheduler({
+    queue: o.queue,
+    ...(o.pool ? { pool: o.pool } : {}),
+    storeDir: o.storeDir,
+    robot: o.robot.name,
+    runEpisode: (env, r) => runRollout(env, o.policy, { task: r.task, seed: r.seed }, r.noiseSeed),
+    ...(o.budget ? { budget: o.budget } : {}),
+    ...(o.maxAttempts ? { maxAttempts: o.maxAttempts } : {}),
+    ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+    onEpisode: (done, total) => onEpisode?.(done, total),
+  });
+  if (!o.pool && !o.policySnapshots) throw new Error('anchors on remote workers need a folder for the policy snapshots they run');
+  return async (step, groups, rollouts, noiseSeed, progress) => {
+    onEpisode = progress;
+    let policyDir: string | undefined;
+    if (!o.pool) {
+      policyDir = resolve(o.policySnapshots!, `step-${step}`);
+      await savePolicy(o.policy, policyDir);
+    }
+    const requests: EpisodeRequest[] = [];
+    groups.forEach(({ slot, spec }, k) => {
+      for (let m = 0; m < rollouts; m++) {
+        requests.push({
+          id: requestId(o.runId, step, slot, m),
+          run: o.runId,
+          step,
+          group: slot,
+          rollout: m,
+          task: spec.task,
+          seed: spec.seed,
+          noiseSeed: rolloutNoiseSeed(noiseSeed, k, m, rollouts),
+          maxRobotSeconds: FAMILIES[spec.task.family].horizon / o.robot.controlHz,
+          ...(policyDir ? { policy: policyDir } : {}),
+        });
+      }
+    });
+    const result = await scheduler.request(requests);
+    if (result.failed.length > 0) {
+      const f = result.failed[0]!;
+      throw new Error(`${result.failed.length} anchor episode(s) failed on every attempt (e.g. ${f.request.id} after ${f.attempts} attempts: ${f.error}); nothing of step ${step} was used. Fix the robots and continue with --resume`);
+    }
+    if (result.refused.length > 0) throw new Error(`the real-robot budget does not allow step ${step}'s ${requests.length} anchor episodes (${result.refused.length} refused); raise the budget in the pool file or continue tomorrow with --resume`);
+    return realGroupsFrom(o.policy, requests.map((r) => result.episodes.get(r.id)!));
+  };
+}
