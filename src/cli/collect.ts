@@ -27,7 +27,7 @@ ${ENV_HELP}
                     dataset of the same robot; any other content is refused untouched`;
 
 export const command = {
-  summary: 'collect expert or random episodes from the simulator into a dataset folder',
+  summary: 'collect expert or random episodes (simulator or rosbridge robot) into a dataset folder',
   async run(argv: string[]): Promise<number> {
     const { values } = parseFlags(argv, {
       task: { type: 'string' },

@@ -44,7 +44,7 @@ export function swappedInstruction(task: TaskSpec): string {
 }
 
 export const command = {
-  summary: 'evaluate a policy in the simulator: success per family and split with 95% intervals',
+  summary: 'evaluate a policy (simulator or rosbridge robot): success per family and split with 95% intervals',
   async run(argv: string[]): Promise<number> {
     const { values } = parseFlags(argv, {
       policy: { type: 'string' },

@@ -24,7 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 
 async function usage(): Promise<string> {
   const lines = ['usage: wmrl <command> [options]   (wmrl <command> --help for its options)', '', 'commands:'];
-  for (const [name, load] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(10)} ${(await load()).summary}`);
+  for (const [name, load] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(11)} ${(await load()).summary}`);
   return lines.join('\n');
 }
 

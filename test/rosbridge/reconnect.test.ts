@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import type { Episode, Observation, TaskSpec } from '../../src/core/types.ts';
 import { collectEpisodes } from '../../src/data/collectEpisodes.ts';
@@ -13,25 +12,11 @@ import { withImageSize } from '../../src/envs/makeEnv.ts';
 import { RosbridgeEnv } from '../../src/envs/rosbridgeEnv.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../sim/episodePlan.ts';
+import { startSimServer } from '../helpers/simServerProcess.ts';
 
-const BIN = resolve('bin/wmrl.js');
 const robot = withImageSize(loadRobot('vx300'), 16);
 
-/** `wmrl sim-server` as a child process; resolves with it and its port once it listens. */
-async function startServer(port: number): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [BIN, 'sim-server', '--port', String(port), '--lockstep', '--image-size', '16', '--heartbeat-ms', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d));
-  return new Promise((resolvePort, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolvePort({ child, port: Number(m[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`sim-server exited (${code}) before listening: ${err}`)));
-  });
-}
+const startServer = startSimServer;
 
 /** The expert, plus a hook that fires at one step of one episode. */
 class KillingExpert implements Controller {

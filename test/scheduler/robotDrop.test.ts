@@ -5,10 +5,9 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import type { Observation, TaskSpec } from '../../src/core/types.ts';
 import type { Controller } from '../../src/envs/controller.ts';
@@ -23,26 +22,13 @@ import { RobotPool } from '../../src/scheduler/robotPool.ts';
 import { SqliteQueue } from '../../src/scheduler/sqliteQueue.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../sim/episodePlan.ts';
+import { startSimServer } from '../helpers/simServerProcess.ts';
 
-const BIN = resolve('bin/wmrl.js');
 const robot = withImageSize(loadRobot('vx300'), 16);
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-drop-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function startServer(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [BIN, 'sim-server', '--port', '0', '--lockstep', '--image-size', '16', '--heartbeat-ms', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d));
-  return new Promise((resolvePort, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolvePort({ child, port: Number(m[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`sim-server exited (${code}) before listening: ${err}`)));
-  });
-}
+const startServer = startSimServer;
 
 /** The expert, calling `hook` at step 3 of every episode. */
 class HookedExpert implements Controller {
