@@ -26,8 +26,6 @@ import { poolAnchorRunner } from '../scheduler/poolAnchorRunner.ts';
 import type { SchedulerEvent } from '../scheduler/calibrationScheduler.ts';
 import type { PoolFile } from '../scheduler/robotConfig.ts';
 import { RobotPool, type PoolRobot } from '../scheduler/robotPool.ts';
-import { SqliteQueue } from '../scheduler/sqliteQueue.ts';
-import { RedisQueue } from '../scheduler/redisQueue.ts';
 import type { AnchorQueue } from '../scheduler/anchorQueue.ts';
 import { evaluatePolicy, ppiCheck, startPool, trainStep, type EvalMetrics, type StepMetrics, type TrainerParts } from './wmrlTrainer.ts';
 
@@ -91,10 +89,15 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   let robots: RobotPool | undefined;
   try {
     if (o.robotPool && o.remoteQueue) throw new Error('anchors run either on a robot pool or on remote workers, not both');
+    // Loaded only when asked for: a plain run never needs the native SQLite addon or a Redis client.
     if (o.robotPool) {
+      const { SqliteQueue } = await import('../scheduler/sqliteQueue.ts');
       queue = SqliteQueue.open(join(runDir, 'schedule.db'));
       robots = new RobotPool(o.robotPool.robots);
-    } else if (o.remoteQueue) queue = await RedisQueue.open({ url: o.remoteQueue.url, ...(o.remoteQueue.name ? { name: o.remoteQueue.name } : {}) });
+    } else if (o.remoteQueue) {
+      const { RedisQueue } = await import('../scheduler/redisQueue.ts');
+      queue = await RedisQueue.open({ url: o.remoteQueue.url, ...(o.remoteQueue.name ? { name: o.remoteQueue.name } : {}) });
+    }
     // The data in the world model's layout, computed once: for training it and for every refit.
     const modelData = needsModel ? perceptionEpisodes(reference, o.data) : [];
     if (resuming) {
