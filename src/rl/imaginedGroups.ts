@@ -5,7 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { rolloutScores, type ImaginationStarts, type ScoreRule } from '../worldmodel/imagine.ts';
+import type { ImaginationStarts, ScoreRule } from '../worldmodel/imagine.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { emptySamples, type PolicySamples } from './policySamples.ts';
 
@@ -50,6 +50,7 @@ export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: Imag
       },
       repeated,
       horizon,
+      rule,
     );
   } finally {
     tokens.dispose();
@@ -70,6 +71,5 @@ export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: Imag
       rolloutOf[row] = r % B;
     }
   }
-  const { score, variance } = rolloutScores(imagined.successProb, horizon, K, B, rule);
-  return { score, variance, samples, rolloutOf, members: K };
+  return { score: imagined.score, variance: imagined.scoreVariance, samples, rolloutOf, members: K };
 }

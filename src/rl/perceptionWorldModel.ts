@@ -13,7 +13,8 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { WorldModel, type TrainHooks } from '../worldmodel/worldModel.ts';
 import type { WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
 import { CONTEXT_DIM, familyOneHot, stateVector } from '../worldmodel/transitionData.ts';
-import { rolloutScores, type ImaginationPolicy, type ScoreRule } from '../worldmodel/imagine.ts';
+import type { ScoreRule } from '../worldmodel/imagine.ts';
+import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
@@ -70,20 +71,6 @@ export function scoreTrajectories(policy: VlaPolicy, model: WorldModel, episodes
   if (D !== model.meta.dims.state) throw new Error(`perception state has ${D} values; the world model expects ${model.meta.dims.state} (was it trained with this policy?)`);
   const context = new Float32Array(B * CONTEXT_DIM);
   episodes.forEach((e, i) => context.set(familyOneHot(e.task.family), i * CONTEXT_DIM));
-  const A = episodes[0]!.actionDim;
-  const replay: ImaginationPolicy = {
-    act: (obs) =>
-      tf.tidy(() => {
-        const rows = obs.rollout.length;
-        const out = new Float32Array(rows * A);
-        for (let r = 0; r < rows; r++) {
-          const e = episodes[obs.rollout[r]!]!;
-          if (obs.step < e.steps) out.set(e.actions.subarray(obs.step * A, (obs.step + 1) * A), r * A);
-          else if (e.steps > 0) out[r * A + A - 1] = e.actions[e.steps * A - 1]!; // arm 0 = hold; the gripper as last commanded
-        }
-        return tf.tensor2d(out, [rows, A]);
-      }),
-  };
-  const rollouts = model.imagine(replay, { states, stateDim: D, context, instructions: episodes.map((e) => e.task.instruction) }, horizon);
-  return rolloutScores(rollouts.successProb, horizon, rollouts.members, B, rule);
+  const rollouts = model.imagine(replayPolicy(episodes), { states, stateDim: D, context, instructions: episodes.map((e) => e.task.instruction) }, horizon, rule);
+  return { score: rollouts.score, variance: rollouts.scoreVariance };
 }

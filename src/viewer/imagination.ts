@@ -9,11 +9,11 @@
  *  - a standalone `wmrl wm train` model: the `state` kind also predicts object poses (ghost
  *    objects), the `video` kind decodes frames.
  */
-import * as tf from '@tensorflow/tfjs';
 import type { Episode, Observation } from '../core/types.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { startStates } from '../rl/perceptionWorldModel.ts';
-import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts } from '../worldmodel/imagine.ts';
+import type { ImaginationStarts, ImaginedRollouts } from '../worldmodel/imagine.ts';
+import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { CONTEXT_DIM, familyOneHot } from '../worldmodel/transitionData.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 
@@ -89,18 +89,9 @@ export class ModelImagination implements Imagination {
 
 /** The episode's recorded actions through every member, from `starts` (one rollout). */
 function replay(model: WorldModel, starts: ImaginationStarts, episode: Episode): ImaginedRollouts {
-  const A = episode.actionDim;
-  if (A !== model.meta.dims.action) throw new Error(`episode ${episode.id} has ${A}-dim actions; the world model takes ${model.meta.dims.action}`);
+  if (episode.actionDim !== model.meta.dims.action) throw new Error(`episode ${episode.id} has ${episode.actionDim}-dim actions; the world model takes ${model.meta.dims.action}`);
   if (starts.context.length !== CONTEXT_DIM) throw new Error(`expected one start with a ${CONTEXT_DIM}-value context`);
-  const policy: ImaginationPolicy = {
-    act: (obs) => {
-      const rows = obs.rollout.length;
-      const out = new Float32Array(rows * A);
-      for (let r = 0; r < rows; r++) out.set(episode.actions.subarray(obs.step * A, (obs.step + 1) * A), r * A);
-      return tf.tensor2d(out, [rows, A]);
-    },
-  };
-  return model.imagine(policy, starts, episode.steps);
+  return model.imagine(replayPolicy([episode]), starts, episode.steps);
 }
 
 function fromRollouts(r: ImaginedRollouts, episode: Episode, objectCount: number, frames: ImaginedEpisode['frames']): ImaginedEpisode {

@@ -51,13 +51,13 @@ export interface ImaginedRollouts {
   /** H × K × B: success probability and progress of the state after each step */
   successProb: Float32Array;
   progress: Float32Array;
-  /** B: each rollout's score, the ensemble mean of every member's final success probability (see rolloutScores) */
+  /** B: each rollout's score, the ensemble mean of every member's score under the rule (see rolloutScores) */
   score: Float32Array;
   /** B: the ensemble variance of that per-member score */
   scoreVariance: Float32Array;
 }
 
-export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts: ImaginationStarts, horizon: number): ImaginedRollouts {
+export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts: ImaginationStarts, horizon: number, rule: ScoreRule = 'final'): ImaginedRollouts {
   const K = model.members;
   const B = starts.instructions.length;
   const D = starts.stateDim;
@@ -94,32 +94,27 @@ export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts:
     x.dispose();
     context.dispose();
   }
-  const { score, variance } = rolloutScores(successProb, horizon, K, B);
+  const { score, variance } = rolloutScores(successProb, horizon, K, B, rule);
   return { horizon, members: K, rollouts: B, stateDim: D, actionDim: A, states, actions: actions ?? new Float32Array(0), successProb, progress, score, scoreVariance: variance };
 }
 
 /**
  * How a rollout is scored from its per-step success probabilities. `final`: the probability of
- * the last state (of the horizon, or of a replayed episode's last step); `max`: the best over
- * the steps. `max` picks up every step's noise: on 160 anchor episodes of a tiny reach run the
+ * the last state of the horizon; `max`: the best over the steps. `max` picks up every step's noise: on 160 anchor episodes of a tiny reach run the
  * replayed `max` ranked failures above successes (AUC 0.44) while `final` separated them (0.94).
  */
 export type ScoreRule = 'final' | 'max';
 
-/**
- * Per member: the rollout's score over the horizon (or, per rollout, over its first
- * `horizon[b]` steps); then mean and variance over members. successProb is H × K × B.
- */
-export function rolloutScores(successProb: Float32Array, horizon: number | ArrayLike<number>, K: number, B: number, rule: ScoreRule = 'final'): { score: Float32Array; variance: Float32Array } {
+/** Per member: the rollout's score over the horizon; then mean and variance over members. successProb is H × K × B. */
+export function rolloutScores(successProb: Float32Array, horizon: number, K: number, B: number, rule: ScoreRule = 'final'): { score: Float32Array; variance: Float32Array } {
   const score = new Float32Array(B);
   const variance = new Float32Array(B);
   for (let b = 0; b < B; b++) {
-    const steps = typeof horizon === 'number' ? horizon : horizon[b]!;
     const perMember: number[] = [];
     for (let k = 0; k < K; k++) {
       let value = 0;
-      if (rule === 'final') value = steps > 0 ? successProb[((steps - 1) * K + k) * B + b]! : 0;
-      else for (let t = 0; t < steps; t++) value = Math.max(value, successProb[(t * K + k) * B + b]!);
+      if (rule === 'final') value = horizon > 0 ? successProb[((horizon - 1) * K + k) * B + b]! : 0;
+      else for (let t = 0; t < horizon; t++) value = Math.max(value, successProb[(t * K + k) * B + b]!);
       perMember.push(value);
     }
     const mean = perMember.reduce((a, v) => a + v, 0) / K;
