@@ -7,34 +7,22 @@
  * Writes bench/results/rosbridge.json.
  *   --steps N   control steps per measurement (default 400)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRobot } from '../src/core/robotDescription.ts';
 import { RandomController } from '../src/envs/randomController.ts';
 import { RosbridgeEnv } from '../src/envs/rosbridgeEnv.ts';
 import { planEpisodes } from '../sim/episodePlan.ts';
+import { startSimServerProcess } from '../sim/rosbridge/simServerProcess.ts';
 
 const { values } = parseArgs({ options: { steps: { type: 'string' }, out: { type: 'string' } } });
 const steps = Number(values.steps ?? 400);
 const outFile = values.out ?? 'bench/results/rosbridge.json';
 const robot = loadRobot('vx300');
-const BIN = resolve('bin/wmrl.js');
 
-async function startServer(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'sim-server', '--port', '0', '--image-size', '64', '--quiet', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((ok, fail) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (ws:\/\/\S+)/.exec(out);
-      if (m) ok(m[1]!);
-    });
-    child.once('exit', (code) => fail(new Error(`sim-server exited with ${code}`)));
-  });
-  return { child, url };
+function startServer(args: string[]) {
+  return startSimServerProcess(['--port', '0', '--image-size', '64', '--quiet', ...args]);
 }
 
 async function loopRate(serverArgs: string[], client: { speed: number; compression: 'none' | 'cbor' }): Promise<{ hz: number; meanStepMs: number; p95StepMs: number }> {

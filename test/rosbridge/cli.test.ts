@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,23 +10,15 @@ import { EpisodeAbortedError } from '../../src/envs/env.ts';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { RosbridgeEnv } from '../../src/envs/rosbridgeEnv.ts';
+import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
 
 const run = promisify(execFile);
 const BIN = resolve('bin/wmrl.js');
 
 test('wmrl collect --env rosbridge against `wmrl sim-server`; bad flags are usage errors', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wmrl-rosbridge-cli-'));
-  const server = spawn(process.execPath, [BIN, 'sim-server', '--port', '0', '--lockstep', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const { child: server, url } = await startSimServerProcess(['--port', '0', '--lockstep', '--quiet']);
   try {
-    const url = await new Promise<string>((resolveUrl, reject) => {
-      let out = '';
-      server.stdout!.on('data', (d) => {
-        out += d;
-        const m = /listening on (ws:\/\/\S+)/.exec(out);
-        if (m) resolveUrl(m[1]!);
-      });
-      server.once('exit', (code) => reject(new Error(`sim-server exited with ${code}`)));
-    });
     const out = join(dir, 'robot-demos');
     // The server renders 64×64; the client resizes to the requested 32×32.
     const { stdout } = await run(process.execPath, [BIN, 'collect', '--env', 'rosbridge', '--url', url, '--speed', 'max', '--task', 'reach', '--episodes', '2', '--image-size', '32', '--out', out], { timeout: 60_000 });

@@ -12,11 +12,12 @@ import { withImageSize } from '../../src/envs/makeEnv.ts';
 import { RosbridgeEnv } from '../../src/envs/rosbridgeEnv.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../sim/episodePlan.ts';
-import { startSimServer } from '../helpers/simServerProcess.ts';
+import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
 
 const robot = withImageSize(loadRobot('vx300'), 16);
 
-const startServer = startSimServer;
+/** A lockstep robot with 16×16 frames on `port` (0: a free one). */
+const startServer = (port = 0) => startSimServerProcess(['--lockstep', '--image-size', '16', '--heartbeat-ms', '0', '--quiet', '--port', String(port)]);
 
 /** The expert, plus a hook that fires at one step of one episode. */
 class KillingExpert implements Controller {

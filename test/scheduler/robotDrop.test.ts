@@ -22,13 +22,14 @@ import { RobotPool } from '../../src/scheduler/robotPool.ts';
 import { SqliteQueue } from '../../src/scheduler/sqliteQueue.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../sim/episodePlan.ts';
-import { startSimServer } from '../helpers/simServerProcess.ts';
+import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
 
 const robot = withImageSize(loadRobot('vx300'), 16);
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-drop-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const startServer = startSimServer;
+/** A lockstep robot with 16×16 frames on `port` (0: a free one). */
+const startServer = (port = 0) => startSimServerProcess(['--lockstep', '--image-size', '16', '--heartbeat-ms', '0', '--quiet', '--port', String(port)]);
 
 /** The expert, calling `hook` at step 3 of every episode. */
 class HookedExpert implements Controller {
