@@ -4,14 +4,13 @@
  * (independent of the client's), holds position when the command watchdog expires, and steps.
  */
 import type { RobotDescription } from '../../src/core/robotDescription.ts';
-import { Rng } from '../../src/core/rng.ts';
 import type { Image, TaskSpec } from '../../src/core/types.ts';
 import { privilegedState } from '../../src/envs/simEnv.ts';
 import { CommandWatchdog } from '../../src/safety/commandWatchdog.ts';
 import { SafetyFilter, UnsafeCommandError, type FilteredCommand } from '../../src/safety/safetyFilter.ts';
-import { sampleLayout } from '../layout.ts';
+import { loadTaskScene } from '../taskScene.ts';
 import { Simulator } from '../simulator.ts';
-import { TaskProgress, type TaskStatus } from '../taskProgress.ts';
+import type { TaskProgress, TaskStatus } from '../taskProgress.ts';
 
 export interface SimRobotOptions {
   robot: RobotDescription;
@@ -68,10 +67,8 @@ export class SimRobot {
 
   /** Load the task's scene for `seed`: arm at home, gripper open, no command (holding). */
   reset(task: TaskSpec, seed: number): void {
-    const layout = sampleLayout(task, new Rng(seed));
-    this.sim.load(layout);
+    this.#progress = loadTaskScene(this.sim, task, seed).progress;
     this.#task = task;
-    this.#progress = new TaskProgress(task.family, layout, this.sim);
     this.#armCommand = undefined;
     this.#gripperCommand = this.robot.gripper.open;
     this.#hold = Float64Array.from(this.robot.arm.home);

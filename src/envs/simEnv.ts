@@ -2,11 +2,11 @@
  * The in-process MuJoCo simulator as an Env. Same task + seed ⇒ bit-identical episode.
  */
 import type { RobotDescription } from '../core/robotDescription.ts';
-import { Rng } from '../core/rng.ts';
 import type { Action, Observation, StepResult, TaskSpec } from '../core/types.ts';
 import { Simulator } from '../../sim/simulator.ts';
-import { sampleLayout, type SceneLayout } from '../../sim/layout.ts';
-import { TaskProgress } from '../../sim/taskProgress.ts';
+import type { SceneLayout } from '../../sim/layout.ts';
+import { loadTaskScene } from '../../sim/taskScene.ts';
+import type { TaskProgress } from '../../sim/taskProgress.ts';
 import { FAMILIES } from '../../sim/taskSuite.ts';
 import type { Env, ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
@@ -62,9 +62,7 @@ export class SimEnv implements Env {
 
   async reset({ task, seed }: ResetOptions): Promise<Observation> {
     this.#task = task;
-    this.#layout = sampleLayout(task, new Rng(seed));
-    this.#sim.load(this.#layout);
-    this.#progress = new TaskProgress(task.family, this.#layout, this.#sim);
+    ({ layout: this.#layout, progress: this.#progress } = loadTaskScene(this.#sim, task, seed));
     this.#targets = new JointTargets(this.robot, this.robot.arm.home, this.robot.gripper.open);
     this.#t = 0;
     this.#done = false;

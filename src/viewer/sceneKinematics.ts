@@ -5,9 +5,8 @@
  * parses MJCF itself.
  */
 import type { RobotDescription } from '../core/robotDescription.ts';
-import { Rng } from '../core/rng.ts';
 import type { Episode } from '../core/types.ts';
-import { sampleLayout } from '../../sim/layout.ts';
+import { loadTaskScene } from '../../sim/taskScene.ts';
 import { MujocoScene } from '../../sim/render/mujocoScene.ts';
 import { Simulator } from '../../sim/simulator.ts';
 import { getMujoco, type Mujoco } from '../../sim/mujocoRuntime.ts';
@@ -42,7 +41,7 @@ export class SceneKinematics {
   /** Load the scene an episode ran in (its task and seed reproduce the layout) and list its geoms. */
   load(episode: Episode): GeomList {
     if (episode.robot !== this.robot.name) throw new Error(`episode ${episode.id} is for robot '${episode.robot}', the viewer loaded '${this.robot.name}'`);
-    this.#sim.load(sampleLayout(episode.task, new Rng(episode.seed)));
+    loadTaskScene(this.#sim, episode.task, episode.seed);
     const model = this.#sim.model;
     const view = new MujocoScene(model);
     const n = model.ngeom;
