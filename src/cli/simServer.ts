@@ -3,6 +3,7 @@ import { loadRobot } from '../core/robotDescription.ts';
 import { withImageSize } from '../envs/makeEnv.ts';
 import { RosbridgeSimServer } from '../../sim/rosbridge/simServer.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
+import { untilStopped } from './untilStopped.ts';
 
 const HELP = `usage: wmrl sim-server [options]
 
@@ -64,10 +65,7 @@ export const command = {
     });
     // Tests and scripts read this line for the port.
     console.log(`wmrl sim-server: robot ${robot.name} listening on ${server.url} (${server.lockstep ? 'lockstep' : `${robot.controlHz * server.speed} Hz`})`);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await untilStopped();
     await server.close();
     return 0;
   },

@@ -6,6 +6,7 @@ import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { intFlag, parseFlags, UsageError } from './args.ts';
 import { useBackend } from './common.ts';
+import { untilStopped } from './untilStopped.ts';
 
 const HELP = `usage: wmrl view [--run DIR] [--data DIR]... [--world-model DIR] [--port N] [--backend B]
 
@@ -48,10 +49,7 @@ export const command = {
         onLog: (line) => console.error(`  ${line}`),
       });
       console.log(`wmrl viewer: ${server.url} (${data.episodes.length} episodes${data.run ? `, watching ${data.run.dir}` : ''}); Ctrl-C to stop`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await untilStopped();
       await server.close();
       return 0;
     } finally {
