@@ -1,5 +1,7 @@
 /** File-system helpers for durable writes. */
-import { open } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 /** fsyncs a folder so that creations and renames in it are durable (best effort where unsupported). */
 export async function syncDir(dir: string): Promise<void> {
@@ -13,4 +15,23 @@ export async function syncDir(dir: string): Promise<void> {
   } finally {
     await fh?.close();
   }
+}
+
+/** Replaces `file` atomically (temp file, fsync, rename, fsync the folder): a crash leaves the old file or the new one, never half of one. */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${randomUUID()}.tmp`;
+  const fh = await open(tmp, 'wx');
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
+  await syncDir(dirname(file));
 }

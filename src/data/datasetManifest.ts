@@ -2,10 +2,10 @@
  * `dataset.json`: what marks a folder as a wmrl episode dataset, and for which robot.
  */
 import { randomUUID } from 'node:crypto';
-import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { syncDir } from '../core/durableFs.ts';
+import { writeFileAtomic } from '../core/durableFs.ts';
 
 export const MANIFEST_FILE = 'dataset.json';
 export const DATASET_FORMAT = 'wmrl-episodes';
@@ -70,20 +70,5 @@ export async function readManifest(dir: string): Promise<DatasetManifest | null>
 
 /** Writes `dir/dataset.json` atomically (temp file, fsync, rename, fsync dir). */
 export async function writeManifest(dir: string, manifest: DatasetManifest): Promise<void> {
-  const file = join(dir, MANIFEST_FILE);
-  const tmp = `${file}.${randomUUID()}.tmp`;
-  const fh = await open(tmp, 'wx');
-  try {
-    await fh.writeFile(`${JSON.stringify(manifestSchema.parse(manifest), null, 2)}\n`);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await rename(tmp, file);
-  } catch (err) {
-    await unlink(tmp).catch(() => {});
-    throw err;
-  }
-  await syncDir(dir);
+  await writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(manifestSchema.parse(manifest), null, 2)}\n`);
 }

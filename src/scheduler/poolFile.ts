@@ -1,8 +1,6 @@
 /** Reads and writes the robot pool file (JSON): `wmrl robot add|remove|list` and `wmrl train --robots`. */
 import { existsSync, readFileSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { syncDir } from '../core/durableFs.ts';
+import { writeFileAtomic } from '../core/durableFs.ts';
 import { poolFileSchema, type PoolFile } from './robotConfig.ts';
 
 export function readPoolFile(file: string, options: { mustExist?: boolean } = {}): PoolFile {
@@ -25,14 +23,5 @@ export function readPoolFile(file: string, options: { mustExist?: boolean } = {}
 export async function writePoolFile(file: string, pool: PoolFile): Promise<void> {
   const text = JSON.stringify(pool, (_, v: unknown) => (v === Infinity ? 'max' : v), 2) + '\n';
   poolFileSchema.parse(JSON.parse(text)); // what is written must read back
-  const tmp = `${file}.tmp`;
-  const fh = await open(tmp, 'w');
-  try {
-    await fh.writeFile(text);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, file);
-  await syncDir(dirname(file));
+  await writeFileAtomic(file, text);
 }
