@@ -112,6 +112,16 @@ export function parseTaskSelectors(text: string): TaskSelector[] {
   });
 }
 
+/** Whether a task is one of the selectors' (family, and colour and object/zone where given). */
+export function taskMatches(task: TaskSpec, selectors: readonly TaskSelector[]): boolean {
+  return selectors.some(
+    (sel) =>
+      sel.family === task.family &&
+      (sel.color === undefined || sel.color === task.color) &&
+      (sel.third === undefined || sel.third === (task.family === 'push' ? task.zoneColor : task.object)),
+  );
+}
+
 /**
  * Draw a task of the given split that matches the selector. Train draws train combinations with
  * train templates; test draws held-out colours (any template) or train colours with the held-out

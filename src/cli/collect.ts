@@ -65,7 +65,7 @@ export const command = {
     // Validate everything before touching the output folder.
     const robot = loadRobot(config.robot);
     const plan = planEpisodes(parseTaskSelectors(config.task), config.split, config.episodes, config.seed);
-    const env = await makeEnv(robot, { env: config.env, url: config.url, speed: config.speed, cameras: config.cameras, imageSize: config.imageSize });
+    const env = await makeEnv(robot, { env: config.env, url: config.url, speed: config.speed, connectTimeoutMs: config.connectTimeoutMs, cameras: config.cameras, imageSize: config.imageSize });
     const controller = await makeController(config.policy, robot, { noise: config.noise }).catch(async (err: unknown) => {
       await env.close();
       throw err;

@@ -35,6 +35,7 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
                    (nothing of the step is stored): continue with --resume
   --url URL        with --env rosbridge: ws://host:9090
   --speed X        with --env rosbridge: the robot's speed (1 = real time; 'max' for a --lockstep sim-server)
+  --connect-timeout S  with --env rosbridge: seconds to wait for the robot's server (default 30)
   --robots FILE    run anchor episodes on this robot pool (\`wmrl robot add --pool FILE\`), in parallel across
                    its robots, within its budget, exactly once across --resume (queue + ledger: <out>/schedule.db);
                    --env then serves evaluation only. See docs/scheduler.md
@@ -49,7 +50,7 @@ config keys:
 export const command = {
   summary: 'post-train a policy with WMRL (imagination + anchors), or a baseline',
   async run(argv: string[]): Promise<number> {
-    const flags = ['policy', 'data', 'out', 'config', 'wm-config', 'world-model', 'mode', 'no-debias', 'no-denoise', 'no-refit', 'resume', 'robots', 'queue', 'queue-name', 'env', 'url', 'speed', 'seed', 'backend', 'help'];
+    const flags = ['policy', 'data', 'out', 'config', 'wm-config', 'world-model', 'mode', 'no-debias', 'no-denoise', 'no-refit', 'resume', 'robots', 'queue', 'queue-name', 'env', 'url', 'speed', 'connect-timeout', 'seed', 'backend', 'help'];
     const { overrides, rest } = configOverrides(argv, Object.keys(wmrlConfigSchema.shape), flags);
     const { values } = parseFlags(rest, {
       policy: { type: 'string' },
@@ -127,6 +128,7 @@ export const command = {
           console.error(
             `step ${m.step}/${config.steps}: imagined ${fmt(m.successImagined)} calibrated ${fmt(m.successCalibrated)} anchors ${fmt(m.successAnchors)}` +
               (m.ppi ? ` PPI ${fmt(m.ppi.estimate)} [${fmt(m.ppi.lower)}, ${fmt(m.ppi.upper)}]` : '') +
+              (m.anchorRank?.auc != null ? ` rank AUC ${m.anchorRank.auc.toFixed(2)}` : '') +
               ` KL ${m.kl.toFixed(4)} robot ${m.robotSeconds.toFixed(0)} s`,
           ),
         onEval: (e) => console.error(`eval at step ${e.step}: ${e.split} success ${e.successes}/${e.episodes} (${(100 * e.successRate).toFixed(0)}%)`),

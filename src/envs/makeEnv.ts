@@ -26,6 +26,8 @@ export interface EnvChoice {
   url?: string;
   /** rosbridge: the robot runs this many times real time (a sim-server's --speed; Infinity for --lockstep). */
   speed?: number;
+  /** rosbridge: how long to wait for the server before giving up (default 30 s). */
+  connectTimeoutMs?: number;
   cameras?: string[];
   imageSize?: number;
 }
@@ -41,7 +43,7 @@ export async function makeEnv(robot: RobotDescription, choice: EnvChoice): Promi
     return makeSimEnv(robot, choice);
   }
   if (!choice.url) throw new Error('--env rosbridge needs --url ws://host:port (the robot\'s rosbridge server, or `wmrl sim-server`)');
-  return RosbridgeEnv.create({ robot: withImageSize(robot, choice.imageSize), url: choice.url, cameras: choice.cameras, speed: choice.speed ?? 1 });
+  return RosbridgeEnv.create({ robot: withImageSize(robot, choice.imageSize), url: choice.url, cameras: choice.cameras, speed: choice.speed ?? 1, ...(choice.connectTimeoutMs !== undefined ? { connectTimeoutMs: choice.connectTimeoutMs } : {}) });
 }
 
 export const CONTROLLERS = ['expert', 'random'] as const;

@@ -18,8 +18,14 @@ export interface PolicySamples {
   actions: Float32Array;
   /** log π_old(action | input), filled by `withOldLogProb`. */
   oldLogProb: Float32Array;
-  /** Advantage × denoising weight × row weight (e.g. 1/K for each ensemble member's copy). */
+  /** Advantage × denoising weight. */
   advantage: Float32Array;
+  /**
+   * The row's share of one real row in the objective (1/K for each ensemble member's copy of an
+   * imagined rollout). It weighs the KL penalty as well as the surrogate, so imagined and real
+   * runs trade reward against staying near the reference at the same rate.
+   */
+  weight: Float32Array;
 }
 
 export function emptySamples(dims: { latentDim: number; proprioDim: number; actionDim: number; maxTokens: number }, count: number): PolicySamples {
@@ -32,6 +38,7 @@ export function emptySamples(dims: { latentDim: number; proprioDim: number; acti
     actions: new Float32Array(count * dims.actionDim),
     oldLogProb: new Float32Array(count),
     advantage: new Float32Array(count),
+    weight: new Float32Array(count).fill(1),
   };
 }
 
@@ -47,13 +54,14 @@ export function concatSamples(parts: PolicySamples[]): PolicySamples {
     out.actions.set(p.actions, row * out.actionDim);
     out.oldLogProb.set(p.oldLogProb, row);
     out.advantage.set(p.advantage, row);
+    out.weight.set(p.weight, row);
     row += p.count;
   }
   return out;
 }
 
 /** Policy input and actions of the given rows. */
-export function sampleBatch(s: PolicySamples, rows: ArrayLike<number>): { input: PolicyInput; actions: tf.Tensor2D; oldLogProb: tf.Tensor1D; advantage: tf.Tensor1D } {
+export function sampleBatch(s: PolicySamples, rows: ArrayLike<number>): { input: PolicyInput; actions: tf.Tensor2D; oldLogProb: tf.Tensor1D; advantage: tf.Tensor1D; weight: tf.Tensor1D } {
   const n = rows.length;
   const pick = <T extends Float32Array | Int32Array>(src: T, width: number, make: (n: number) => T): T => {
     const out = make(n * width);
@@ -70,11 +78,12 @@ export function sampleBatch(s: PolicySamples, rows: ArrayLike<number>): { input:
     actions: tf.tensor2d(pick(s.actions, s.actionDim, f32), [n, s.actionDim]),
     oldLogProb: tf.tensor1d(pick(s.oldLogProb, 1, f32)),
     advantage: tf.tensor1d(pick(s.advantage, 1, f32)),
+    weight: tf.tensor1d(pick(s.weight, 1, f32)),
   };
 }
 
 export function disposeSampleBatch(b: ReturnType<typeof sampleBatch>): void {
-  tf.dispose([b.input.latent!, b.input.proprio, b.input.tokens, b.actions, b.oldLogProb, b.advantage]);
+  tf.dispose([b.input.latent!, b.input.proprio, b.input.tokens, b.actions, b.oldLogProb, b.advantage, b.weight]);
 }
 
 /** Fill oldLogProb with the policy's current log-probabilities (before an update), in chunks. */

@@ -16,10 +16,31 @@ export interface PpiEstimate {
 }
 
 export function ppiEstimate(imagined: ArrayLike<number>, anchorPredicted: ArrayLike<number>, anchorOutcomes: ArrayLike<number>, z = 1.96): PpiEstimate {
+  if (anchorPredicted.length !== anchorOutcomes.length) throw new Error(`PPI: ${anchorPredicted.length} anchor predictions but ${anchorOutcomes.length} outcomes`);
+  if (imagined.length < 2 || anchorOutcomes.length < 2) throw new Error(`PPI needs at least 2 imagined and 2 anchor rollouts (got ${imagined.length} and ${anchorOutcomes.length})`);
+  return ppiFromUnits(imagined, anchorPredicted, anchorOutcomes, z);
+}
+
+/**
+ * PPI over groups: rollouts of one group share a start and an instruction, so their outcomes and
+ * the world model's errors on them are correlated, and counting them as independent samples makes
+ * the interval too narrow (one hard anchor group then drags the estimate with false confidence).
+ * Each group counts as one sample, its mean; the estimate is the same as ppiEstimate's when the
+ * groups are equal in size, the interval honest about how few starts were seen. One anchor group
+ * is enough to compute it (the small-sample guard gives the rectifier a variance).
+ */
+export function groupedPpiEstimate(imagined: ArrayLike<number>, anchorPredicted: ArrayLike<number>, anchorOutcomes: ArrayLike<number>, groupSize: number, z = 1.96): PpiEstimate {
+  if (anchorPredicted.length !== anchorOutcomes.length) throw new Error(`PPI: ${anchorPredicted.length} anchor predictions but ${anchorOutcomes.length} outcomes`);
+  const imaginedGroups = groupMeans(imagined, groupSize);
+  const anchorGroups = groupMeans(anchorOutcomes, groupSize);
+  if (imaginedGroups.length < 2 || anchorGroups.length < 1) throw new Error(`grouped PPI needs at least 2 imagined groups and 1 anchor group (got ${imaginedGroups.length} and ${anchorGroups.length})`);
+  return ppiFromUnits(imaginedGroups, groupMeans(anchorPredicted, groupSize), anchorGroups, z);
+}
+
+/** The estimate and interval from independent units (rollouts, or group means). */
+function ppiFromUnits(imagined: ArrayLike<number>, anchorPredicted: ArrayLike<number>, anchorOutcomes: ArrayLike<number>, z: number): PpiEstimate {
   const N = imagined.length;
   const n = anchorOutcomes.length;
-  if (anchorPredicted.length !== n) throw new Error(`PPI: ${anchorPredicted.length} anchor predictions but ${n} outcomes`);
-  if (N < 2 || n < 2) throw new Error(`PPI needs at least 2 imagined and 2 anchor rollouts (got ${N} and ${n})`);
   const rectifier = Array.from({ length: n }, (_, i) => anchorPredicted[i]! - anchorOutcomes[i]!);
   const naive = mean(imagined);
   const estimate = naive - mean(rectifier);
@@ -32,6 +53,11 @@ export function ppiEstimate(imagined: ArrayLike<number>, anchorPredicted: ArrayL
   const half = z * Math.sqrt(variance(imagined) / N + variance(guarded) / n);
   // A success rate lies in [0, 1]: clipping the interval there loses no coverage.
   return { estimate: clamp01(estimate), lower: clamp01(estimate - half), upper: clamp01(estimate + half), naive, imagined: N, anchors: n };
+}
+
+function groupMeans(values: ArrayLike<number>, groupSize: number): number[] {
+  if (!(Number.isInteger(groupSize) && groupSize >= 1) || values.length % groupSize !== 0) throw new Error(`PPI: ${values.length} values do not split into groups of ${groupSize}`);
+  return Array.from({ length: values.length / groupSize }, (_, g) => mean(Array.prototype.slice.call(values, g * groupSize, (g + 1) * groupSize) as number[]));
 }
 
 function clamp01(v: number): number {

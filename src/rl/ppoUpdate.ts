@@ -46,10 +46,13 @@ export async function ppoUpdate(policy: VlaPolicy, reference: VlaPolicy, optimiz
             const ratio = tf.exp(tf.sub(logProb, b.oldLogProb));
             const surrogate = tf.minimum(tf.mul(ratio, b.advantage), tf.mul(tf.clipByValue(ratio, 1 - options.clip, 1 + options.clip), b.advantage));
             const klRows = gaussianKl(mean, policy.logStd, tf.tidy(() => reference.mean(b.input)), reference.logStd);
-            const klMean = tf.mean(klRows);
+            // Weighted means: an imagined rollout's K member copies count as one real rollout in both terms.
+            const total = tf.sum(b.weight);
+            const weighted = (x: tf.Tensor) => tf.div(tf.sum(tf.mul(x, b.weight)), total);
+            const klMean = weighted(klRows);
             kl = klMean.dataSync()[0]!;
-            clipped = tf.mean(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), options.clip), 'float32')).dataSync()[0]!;
-            return tf.add(tf.neg(tf.mean(surrogate)), tf.mul(options.klCoef, klMean)) as tf.Scalar;
+            clipped = weighted(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), options.clip), 'float32')).dataSync()[0]!;
+            return tf.add(tf.neg(weighted(surrogate)), tf.mul(options.klCoef, klMean)) as tf.Scalar;
           },
           true,
           vars,

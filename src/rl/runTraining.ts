@@ -28,6 +28,7 @@ import type { PoolFile } from '../scheduler/robotConfig.ts';
 import { RobotPool, type PoolRobot } from '../scheduler/robotPool.ts';
 import type { AnchorQueue } from '../scheduler/anchorQueue.ts';
 import { evaluatePolicy, ppiCheck, startPool, trainStep, type EvalMetrics, type StepMetrics, type TrainerParts } from './wmrlTrainer.ts';
+import { parseTaskSelectors } from '../../sim/taskSuite.ts';
 
 export interface RunOptions {
   config: WmrlConfig;
@@ -70,6 +71,9 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   const resuming = o.resume && hasTrainCheckpoint(runDir);
   if (!o.resume && hasTrainCheckpoint(runDir)) throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
   const log = new RunLog(runDir, 'train', { command: 'train', policy: o.policyDir, config, worldModel: o.worldModelConfig }, { append: resuming });
+  // Bad task selectors fail here, not after minutes of world-model training.
+  parseTaskSelectors(config.tasks);
+  parseTaskSelectors(config.eval.tasks);
   const reference = await loadPolicy(o.policyDir);
   if (reference.config.actionChunk !== 1) {
     reference.dispose();
@@ -147,7 +151,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       optimizer,
       worldModel,
       modelData,
-      pool: startPool(reference, o.data),
+      pool: startPool(reference, o.data, config.tasks),
       env: o.env,
       anchorDir,
       state,

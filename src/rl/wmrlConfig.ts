@@ -16,6 +16,7 @@ export const wmrlConfigSchema = z
     anchorFraction: z.number().min(0).max(1).default(0.1).describe('fraction of groups executed for real (uniformly at random)'),
     minAnchorGroups: z.number().int().min(0).default(1).describe('floor on anchor groups per step (wmrl mode)'),
     activeAnchors: z.number().int().min(0).default(0).describe('wmrl mode: extra anchor groups per step drawn where the world-model ensemble disagrees most (πps sampling, inclusion probabilities recorded; the PPI estimate is then importance-weighted). 0: uniform anchors only'),
+    tasks: z.string().default('all').describe("task selectors post-trained on (e.g. 'reach' or 'reach,pick'): group starts are drawn from the data's train-split episodes of these tasks"),
     horizon: z.number().int().min(1).default(30).describe('imagination horizon (control steps)'),
     score: z.enum(['final', 'max']).default('final').describe("world-model score of a rollout: success probability of its final state, or the best over its steps ('max' ranks noisy failures high)"),
     isotonic: z

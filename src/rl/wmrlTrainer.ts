@@ -25,18 +25,19 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { CONTEXT_DIM, familyOneHot } from '../worldmodel/transitionData.ts';
 import { planEpisodes } from '../../sim/episodePlan.ts';
-import { parseTaskSelectors } from '../../sim/taskSuite.ts';
+import { parseTaskSelectors, taskMatches } from '../../sim/taskSuite.ts';
 import { AnchorWeight, ensembleWeights } from './denoisingWeights.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { imagineGroups } from './imaginedGroups.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import { perceptionEpisodes, scoreTrajectories, startStates } from './perceptionWorldModel.ts';
 import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
-import { ppiEstimate, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
+import { groupedPpiEstimate, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
 import { ppoUpdate } from './ppoUpdate.ts';
 import { runRealGroups, type GroupSpec, type RealGroups } from './realGroups.ts';
 import { selectAnchorGroups } from '../scheduler/anchorSelection.ts';
 import type { TrainerState } from './trainCheckpoint.ts';
+import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
 import { anchorGroupCount, type WmrlConfig } from './wmrlConfig.ts';
 import type { ImaginationStarts } from '../worldmodel/imagine.ts';
 
@@ -48,16 +49,17 @@ export interface StartPool {
   stateDim: number;
 }
 
-/** Starts from recorded train-split episodes: one per distinct (instruction, seed). */
-export function startPool(policy: VlaPolicy, episodes: Episode[]): StartPool {
+/** Starts from recorded train-split episodes of the selected tasks: one per distinct (instruction, seed). */
+export function startPool(policy: VlaPolicy, episodes: Episode[], tasks = 'all'): StartPool {
+  const selectors = parseTaskSelectors(tasks);
   const seen = new Set<string>();
   const chosen = episodes.filter((e) => {
     const key = `${e.task.instruction}|${e.seed}`;
-    if (e.task.split !== 'train' || seen.has(key)) return false;
+    if (e.task.split !== 'train' || !taskMatches(e.task, selectors) || seen.has(key)) return false;
     seen.add(key);
     return true;
   });
-  if (chosen.length === 0) throw new Error('no train-split episodes to draw group starts from');
+  if (chosen.length === 0) throw new Error(`no train-split episodes of tasks '${tasks}' in the data to draw group starts from`);
   return { specs: chosen.map((e) => ({ task: e.task, seed: e.seed })), ...startStates(policy, chosen) };
 }
 
@@ -75,6 +77,8 @@ export interface StepMetrics {
   successImagined: number | null;
   successCalibrated: number | null;
   successAnchors: number | null;
+  /** Within-group AUC of the world model's raw scores of this step's anchor episodes against their outcomes. */
+  anchorRank: RankAgreement | null;
   ppi: PpiEstimate | null;
   debiasMap: { x: number[]; y: number[] };
   calibrationPairs: number;
@@ -186,13 +190,17 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
       advantage = advantage.map((a, i) => a * ensembleW![i]!);
     }
     // Every ensemble member's copy of a rollout is one sample of it: each weighs 1/K.
-    for (let r = 0; r < out.samples.count; r++) out.samples.advantage[r] = advantage[out.rolloutOf[r]!]! / out.members;
+    for (let r = 0; r < out.samples.count; r++) {
+      out.samples.advantage[r] = advantage[out.rolloutOf[r]!]!;
+      out.samples.weight[r] = 1 / out.members;
+    }
     parts.push(out.samples);
     imagined = { score: out.score, calibrated, variance: out.variance };
   }
 
   // Anchor (real) groups.
   let anchors: { outcomes: Float32Array; predicted?: Float32Array; robotSeconds: number } | undefined;
+  let anchorRank: RankAgreement | null = null;
   if (anchorGroups.length > 0) {
     p.onProgress?.(`executing ${anchorGroups.length}×${M} anchor episodes`);
     const specs = anchorGroups.map((g) => p.pool.specs[groupIdx[g]!]!);
@@ -202,6 +210,7 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     let predicted: Float32Array | undefined;
     if (config.mode === 'wmrl' && p.worldModel) {
       const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, config.score).score;
+      anchorRank = groupRankAgreement(raw, real.outcomes, M);
       predicted = config.debias ? p.calibrator.mapAll(raw) : raw;
       for (let g = 0; g < anchorGroups.length; g++) p.anchorWeight.observe(predicted.subarray(g * M, (g + 1) * M), real.outcomes.subarray(g * M, (g + 1) * M));
       // Pairs enter the map after this step's predictions were made with it.
@@ -222,11 +231,13 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   const samples = withOldLogProb(policy, concatSamples(parts));
   const ppo = await ppoUpdate(policy, p.reference, p.optimizer, samples, config.ppo, new Rng(hashSeed(config.seed, step, 3)));
 
-  // PPI estimate of the true success rate (needs imagined rollouts and ≥ 2 anchor pairs).
+  // PPI estimate of the true success rate (needs imagined groups and an anchor group).
   let ppi: PpiEstimate | null = null;
-  if (imagined && anchors?.predicted && anchors.outcomes.length >= 2) {
-    if (selection.active.length === 0) ppi = ppiEstimate(imagined.calibrated, anchors.predicted, anchors.outcomes);
-    else {
+  if (imagined && anchors?.predicted && anchors.outcomes.length >= M) {
+    // Rollouts of one group share a start: the interval counts groups, not rollouts.
+    if (selection.active.length === 0) {
+      if (imaginedGroups.length >= 2) ppi = groupedPpiEstimate(imagined.calibrated, anchors.predicted, anchors.outcomes, M);
+    } else {
       // Active anchors are not a uniform sample: weight each group by 1/π (Zrnic & Candès 2024).
       const groupMean = (a: Float32Array, k: number) => a.subarray(k * M, (k + 1) * M).reduce((s, v) => s + v, 0) / M;
       const { calibrated } = imagined;
@@ -262,6 +273,7 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     successImagined: mean(imagined?.score),
     successCalibrated: mean(imagined?.calibrated),
     successAnchors: mean(anchors?.outcomes),
+    anchorRank,
     ppi,
     debiasMap: p.calibrator.knots(),
     calibrationPairs: p.calibrator.pairs,
@@ -352,7 +364,7 @@ export async function ppiCheck(p: TrainerParts, truthEpisodes: number): Promise<
   const f = config.debias ? p.calibrator.mapAll(out.score) : out.score;
   const real = await runRealGroups(p.env, policy, anchorIdx.map((i) => p.pool.specs[i]!), M, hashSeed(config.seed, step, 7));
   const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, config.score).score;
-  const est = ppiEstimate(f, config.debias ? p.calibrator.mapAll(raw) : raw, real.outcomes);
+  const est = groupedPpiEstimate(f, config.debias ? p.calibrator.mapAll(raw) : raw, real.outcomes, M);
   const truth = await runRealGroups(p.env, policy, pick(truthEpisodes).map((i) => p.pool.specs[i]!), 1, hashSeed(config.seed, step, 8));
   const rate = truth.outcomes.reduce((s, v) => s + v, 0) / truth.outcomes.length;
   return { step, estimate: est.estimate, lower: est.lower, upper: est.upper, naive: est.naive, truth: rate, episodes: truthEpisodes, covered: est.lower <= rate && rate <= est.upper };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ppiEstimate } from '../../src/rl/ppiEstimate.ts';
+import { groupedPpiEstimate, ppiEstimate } from '../../src/rl/ppiEstimate.ts';
 import { Rng } from '../../src/core/rng.ts';
 
 test('PPI: the 95% interval covers the truth in 90–99% of 1000 trials with a biased predictor; the naive estimate does not', () => {
@@ -47,4 +47,47 @@ test('PPI: worked example and bad input', () => {
   const rare = ppiEstimate(Array(400).fill(0.012), Array(16).fill(0.01), Array(16).fill(0));
   assert.ok(rare.upper > 0.1, `upper bound ${rare.upper} with 0 successes in 16 anchors`);
   assert.throws(() => ppiEstimate([0.5, 0.4], [0.5], [1, 0]), /predictions/);
+});
+
+test('grouped PPI: rollouts of one start are correlated; counting them as independent under-covers, counting groups does not', () => {
+  const rng = new Rng(3);
+  const M = 8;
+  const truth = 0.3;
+  // Each group (start) has its own success probability and its own world-model bias.
+  const group = () => {
+    const p = Math.min(1, Math.max(0, truth + rng.uniform(-0.3, 0.3)));
+    const bias = 0.15 + rng.normal() * 0.2;
+    return Array.from({ length: M }, () => ({ f: Math.min(1, Math.max(0, p + bias + rng.normal() * 0.05)), y: rng.uniform(0, 1) < p ? 1 : 0 }));
+  };
+  const trials = 1000;
+  let rollouts = 0;
+  let groups = 0;
+  for (let t = 0; t < trials; t++) {
+    const imagined = Array.from({ length: 20 }, group).flat().map((s) => s.f);
+    const anchors = Array.from({ length: 8 }, group).flat();
+    const f = anchors.map((s) => s.f);
+    const y = anchors.map((s) => s.y);
+    const r = ppiEstimate(imagined, f, y);
+    const g = groupedPpiEstimate(imagined, f, y, M);
+    if (r.lower <= truth && truth <= r.upper) rollouts++;
+    if (g.lower <= truth && truth <= g.upper) groups++;
+  }
+  assert.ok(rollouts / trials < 0.85, `rollout-level coverage ${rollouts / trials}: the test should show it under-covers`);
+  assert.ok(groups / trials >= 0.95, `grouped coverage ${groups / trials}`);
+});
+
+test('grouped PPI: the estimate from group means; one anchor group is enough; sizes checked', () => {
+  // Imagined groups [0.4, 0.6] and [0.5, 0.7] → means 0.5, 0.6; anchor group f [0.2, 0.4], y [0, 1] → rectifier −0.2.
+  const est = groupedPpiEstimate([0.4, 0.6, 0.5, 0.7], [0.2, 0.4], [0, 1], 2);
+  assert.ok(Math.abs(est.estimate - 0.75) < 1e-12);
+  assert.ok(Math.abs(est.naive - 0.55) < 1e-12);
+  assert.equal(est.imagined, 2);
+  assert.equal(est.anchors, 1);
+  // Guard at the mean prediction 0.3: rectifier values [−0.2, −0.7, −0.7, 0.3, 0.3], mean −0.2.
+  const g = [-0.2, -0.7, -0.7, 0.3, 0.3];
+  const gVar = g.reduce((s, v) => s + (v + 0.2) ** 2, 0) / 4;
+  const half = 1.96 * Math.sqrt(0.005 / 2 + gVar / 1);
+  assert.ok(Math.abs(est.lower - Math.max(0, 0.75 - half)) < 1e-12);
+  assert.throws(() => groupedPpiEstimate([0.4, 0.6, 0.5], [0.2, 0.4], [0, 1], 2), /groups of 2/);
+  assert.throws(() => groupedPpiEstimate([0.4, 0.6], [0.2, 0.4], [0, 1], 2), /at least 2 imagined groups/);
 });

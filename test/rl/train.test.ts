@@ -62,7 +62,7 @@ test('train: a killed run resumes exactly where it stopped (same policy as an un
   const metrics = readFileSync(join(whole, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   const steps = metrics.filter((m) => m.kind === 'step');
   assert.deepEqual(steps.map((m) => m.step), [1, 2, 3]);
-  for (const key of ['successImagined', 'successAnchors', 'ppi', 'debiasMap', 'anchorWeight', 'ensembleVariance', 'kl', 'robotSeconds', 'computeSeconds']) assert.ok(key in steps[0]!, `metrics lack ${key}`);
+  for (const key of ['successImagined', 'successAnchors', 'anchorRank', 'ppi', 'debiasMap', 'anchorWeight', 'ensembleVariance', 'kl', 'robotSeconds', 'computeSeconds']) assert.ok(key in steps[0]!, `metrics lack ${key}`);
   assert.ok((steps[2]!.robotSeconds as number) > 0);
   const evals = metrics.filter((m) => m.kind === 'eval');
   assert.equal(evals.length, 2, 'evaluations at the start and the end');
@@ -96,4 +96,19 @@ test('train: a killed run resumes exactly where it stopped (same policy as an un
   assert.equal(report.realEpisodes, wholeReport.realEpisodes, 'no anchor episode counted twice');
   assert.ok(Math.abs(report.robotSeconds - wholeReport.robotSeconds) < 1e-9);
   assert.ok(tf.memory().numTensors < 1000);
+});
+
+test('train --tasks: groups start from the selected tasks only; a task the data lacks, or an unknown one, is a clear error', async () => {
+  const red = join(dir, 'red');
+  const r = cli(['--policy', policyDir, '--data', data, '--out', red, '--backend', 'wasm', '--mode', 'real', '--tasks=reach:red', ...TOY, '--steps=1', '--eval.every=5']);
+  assert.equal(r.status, 0, r.stderr);
+  const colours = new Set<string>();
+  for await (const e of (await EpisodeStore.open(join(red, 'anchors'))).episodes()) colours.add(`${e.task.family}:${e.task.color}`);
+  assert.deepEqual([...colours], ['reach:red']);
+  const lacking = cli(['--policy', policyDir, '--data', data, '--out', join(dir, 'pick'), '--backend', 'wasm', '--mode', 'real', '--tasks=pick', ...TOY]);
+  assert.notEqual(lacking.status, 0);
+  assert.match(lacking.stderr, /no train-split episodes of tasks 'pick'/);
+  const unknown = cli(['--policy', policyDir, '--data', data, '--out', join(dir, 'fly'), '--backend', 'wasm', '--mode', 'real', '--tasks=fly', ...TOY]);
+  assert.notEqual(unknown.status, 0);
+  assert.match(unknown.stderr, /unknown task family 'fly'/);
 });

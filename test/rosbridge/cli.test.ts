@@ -40,6 +40,18 @@ test('wmrl collect --env rosbridge against `wmrl sim-server`; bad flags are usag
 test('an unreachable robot is a clear error after the connect timeout', async () => {
   await assert.rejects(RosbridgeEnv.create({ robot: loadRobot('vx300'), url: 'ws://127.0.0.1:9', connectTimeoutMs: 800 }), /cannot reach rosbridge at ws:\/\/127\.0\.0\.1:9 within 0\.8 s \((ECONNREFUSED|connection closed)/);
   await assert.rejects(RosbridgeEnv.create({ robot: loadRobot('vx300'), url: 'http://x' }), /rosbridge URL must look like ws:\/\/host:9090/);
+  // The same from the command line, with --connect-timeout; and the flag is refused for the simulator.
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-rosbridge-timeout-'));
+  try {
+    const failed = (await run(process.execPath, [BIN, 'collect', '--env', 'rosbridge', '--url', 'ws://127.0.0.1:9', '--connect-timeout', '0.5', '--episodes', '1', '--out', join(dir, 'x')], { timeout: 30_000 }).catch((e: unknown) => e)) as { code: number; stderr: string };
+    assert.notEqual(failed.code, 0);
+    assert.match(failed.stderr, /cannot reach rosbridge at ws:\/\/127\.0\.0\.1:9 within 0\.5 s/);
+    const misuse = (await run(process.execPath, [BIN, 'collect', '--connect-timeout', '5', '--out', join(dir, 'y')]).catch((e: unknown) => e)) as { code: number; stderr: string };
+    assert.equal(misuse.code, 2);
+    assert.match(misuse.stderr, /--connect-timeout are for --env rosbridge/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a robot that never answers a service call: the call times out and the episode is aborted', async () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/rng.ts';
-import { COLOR_NAMES, FAMILIES, TASK_FAMILIES, TaskError, enumerateInstructions, parseTaskSelectors, sampleTask, splitOf } from '../../sim/taskSuite.ts';
+import { COLOR_NAMES, FAMILIES, TASK_FAMILIES, TaskError, enumerateInstructions, parseTaskSelectors, sampleTask, splitOf, taskMatches } from '../../sim/taskSuite.ts';
 
 test('at least three families, four colours and several templates per family', () => {
   assert.ok(TASK_FAMILIES.length >= 3);
@@ -45,4 +45,16 @@ test('instructions name the colour and object', () => {
   const t = sampleTask({ family: 'push', color: 'blue', third: 'green' }, 'train', new Rng(3));
   assert.match(t.instruction, /blue block/);
   assert.match(t.instruction, /green/);
+});
+
+test('taskMatches: family, then colour and object or zone where the selector names them', () => {
+  const reachRedBall = { family: 'reach', color: 'red', object: 'ball', template: 0, split: 'train', instruction: 'reach the red ball' } as const;
+  const pushBlueToGreen = { family: 'push', color: 'blue', object: 'block', zoneColor: 'green', template: 0, split: 'train', instruction: 'push the blue block into the green zone' } as const;
+  assert.equal(taskMatches(reachRedBall, parseTaskSelectors('reach')), true);
+  assert.equal(taskMatches(reachRedBall, parseTaskSelectors('reach:red:ball')), true);
+  assert.equal(taskMatches(reachRedBall, parseTaskSelectors('reach:red:block')), false);
+  assert.equal(taskMatches(reachRedBall, parseTaskSelectors('pick,push')), false);
+  assert.equal(taskMatches(pushBlueToGreen, parseTaskSelectors('push:blue:green')), true);
+  assert.equal(taskMatches(pushBlueToGreen, parseTaskSelectors('push:blue:red')), false);
+  assert.equal(taskMatches(pushBlueToGreen, parseTaskSelectors('all')), true);
 });
