@@ -5,8 +5,8 @@
  * charged). Also: the PPI interval against the true success rate, and the small policy after
  * WMRL against a ≥4× larger policy trained by behaviour cloning only.
  *
- *   npm run bench             # full: 3 seeds, every arm (about an hour on 2 cores)
- *   npm run bench -- --quick  # smaller data, 1 seed, real vs wmrl (about 10 minutes)
+ *   npm run bench             # full: 3 seeds, every arm (about 25 minutes on 2 cores, plus 5 of set-up)
+ *   npm run bench -- --quick  # 1 seed, real vs wmrl, 8 steps (7 minutes from scratch, 2.5 with the set-up cached)
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
  * --quick writes wmrl-quick.* so it never overwrites the full results.

@@ -4,11 +4,12 @@
  *     uniformly at random, plus optionally `activeAnchors` more where the ensemble disagrees most
  *     (src/scheduler/anchorSelection.ts; every anchor group's inclusion probability is logged);
  *  2. imagine the other groups' M rollouts in the world model; execute the anchor groups on the
- *     environment and score those real trajectories with the world model too;
+ *     environment and score those real trajectories with the world model too (their
+ *     within-group rank agreement with the real outcomes says whether imagination can teach);
  *  3. debias every world-model score through the isotonic map, fitted on anchor pairs;
  *  4. GRPO advantages, weighted by the anchor weight and the per-rollout ensemble weights;
  *  5. a PPO-clip update with a KL penalty to the behaviour-cloned reference;
- *  6. the PPI estimate of the policy's true success rate;
+ *  6. the PPI estimate of the policy's true success rate (groups, not rollouts, are its samples);
  *  7. every few steps the world model is refitted with the anchor episodes;
  *  8. a checkpoint, so a killed run resumes exactly here.
  * `real` mode executes every group (GRPO on the environment: the baseline); `wm-only` runs no
