@@ -22,7 +22,7 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { z } from 'zod';
-import { syncDir } from './durableFs.ts';
+import { syncDir, writeFileSynced } from './durableFs.ts';
 
 export const MODEL_FILE = 'model.json';
 export const WEIGHTS_FILE = 'weights.bin';
@@ -457,15 +457,5 @@ async function findLeftovers(target: string): Promise<string[]> {
       .map((e) => join(dirname(target), e));
   } catch {
     return [];
-  }
-}
-
-async function writeFileSynced(file: string, data: Uint8Array | string): Promise<void> {
-  const fh = await open(file, 'wx');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
   }
 }

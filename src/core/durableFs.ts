@@ -17,16 +17,21 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** Replaces `file` atomically (temp file, fsync, rename, fsync the folder): a crash leaves the old file or the new one, never half of one. */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${randomUUID()}.tmp`;
-  const fh = await open(tmp, 'wx');
+/** Creates `file` (it must not exist) with `data` and fsyncs it before returning. */
+export async function writeFileSynced(file: string, data: Uint8Array | string): Promise<void> {
+  const fh = await open(file, 'wx');
   try {
-    await fh.writeFile(text);
+    await fh.writeFile(data);
     await fh.sync();
   } finally {
     await fh.close();
   }
+}
+
+/** Replaces `file` atomically (temp file, fsync, rename, fsync the folder): a crash leaves the old file or the new one, never half of one. */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${randomUUID()}.tmp`;
+  await writeFileSynced(tmp, text);
   try {
     await rename(tmp, file);
   } catch (err) {

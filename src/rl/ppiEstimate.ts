@@ -55,9 +55,12 @@ function ppiFromUnits(imagined: ArrayLike<number>, anchorPredicted: ArrayLike<nu
   return { estimate: clamp01(estimate), lower: clamp01(estimate - half), upper: clamp01(estimate + half), naive, imagined: N, anchors: n };
 }
 
-function groupMeans(values: ArrayLike<number>, groupSize: number): number[] {
+/** Mean of each consecutive group of `groupSize` values (group-major rollouts → one value per group). */
+export function groupMeans(values: ArrayLike<number>, groupSize: number): number[] {
   if (!(Number.isInteger(groupSize) && groupSize >= 1) || values.length % groupSize !== 0) throw new Error(`PPI: ${values.length} values do not split into groups of ${groupSize}`);
-  return Array.from({ length: values.length / groupSize }, (_, g) => mean(Array.prototype.slice.call(values, g * groupSize, (g + 1) * groupSize) as number[]));
+  const sums = new Array<number>(values.length / groupSize).fill(0);
+  for (let i = 0; i < values.length; i++) sums[Math.floor(i / groupSize)]! += values[i]!;
+  return sums.map((s) => s / groupSize);
 }
 
 function clamp01(v: number): number {

@@ -4,6 +4,8 @@
  * imagined advantages point the right way: 1 = every success scored above every failure of its
  * group, 0.5 = no information, below 0.5 = imagined advantages push towards failure.
  */
+import { auroc } from '../worldmodel/metrics.ts';
+
 export interface RankAgreement {
   /** Within-group AUC over the (success, failure) pairs; null without a group of mixed outcomes. */
   auc: number | null;
@@ -16,17 +18,17 @@ export function groupRankAgreement(scores: ArrayLike<number>, outcomes: ArrayLik
   if (scores.length !== outcomes.length || scores.length % groupSize !== 0) {
     throw new Error(`rank agreement: ${scores.length} scores and ${outcomes.length} outcomes in groups of ${groupSize}`);
   }
+  // Each group's AUROC counts its (success, failure) pairs; pooling weighs groups by those pairs.
   let concordant = 0;
   let pairs = 0;
   for (let g = 0; g < scores.length; g += groupSize) {
-    for (let i = g; i < g + groupSize; i++) {
-      if (outcomes[i]! < 0.5) continue;
-      for (let j = g; j < g + groupSize; j++) {
-        if (outcomes[j]! >= 0.5) continue;
-        concordant += scores[i]! > scores[j]! ? 1 : scores[i] === scores[j] ? 0.5 : 0;
-        pairs++;
-      }
-    }
+    const slice = (a: ArrayLike<number>) => Array.from({ length: groupSize }, (_, i) => a[g + i]!);
+    const y = slice(outcomes);
+    const successes = y.filter((v) => v === 1).length;
+    const groupPairs = successes * (groupSize - successes);
+    if (groupPairs === 0) continue;
+    concordant += auroc(slice(scores), y) * groupPairs;
+    pairs += groupPairs;
   }
   return { auc: pairs > 0 ? concordant / pairs : null, pairs };
 }

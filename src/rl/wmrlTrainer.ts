@@ -33,7 +33,7 @@ import { imagineGroups } from './imaginedGroups.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import { perceptionEpisodes, scoreTrajectories, startStates } from './perceptionWorldModel.ts';
 import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
-import { groupedPpiEstimate, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
+import { groupMeans, groupedPpiEstimate, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
 import { ppoUpdate } from './ppoUpdate.ts';
 import { runRealGroups, type GroupSpec, type RealGroups } from './realGroups.ts';
 import { selectAnchorGroups } from '../scheduler/anchorSelection.ts';
@@ -240,13 +240,12 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
       if (imaginedGroups.length >= 2) ppi = groupedPpiEstimate(imagined.calibrated, anchors.predicted, anchors.outcomes, M);
     } else {
       // Active anchors are not a uniform sample: weight each group by 1/π (Zrnic & Candès 2024).
-      const groupMean = (a: Float32Array, k: number) => a.subarray(k * M, (k + 1) * M).reduce((s, v) => s + v, 0) / M;
-      const { calibrated } = imagined;
-      const predicted = anchors.predicted;
-      const outcomes = anchors.outcomes;
+      const calibrated = groupMeans(imagined.calibrated, M);
+      const predicted = groupMeans(anchors.predicted, M);
+      const outcomes = groupMeans(anchors.outcomes, M);
       ppi = weightedPpiEstimate([
-        ...imaginedGroups.map((g, k) => ({ predicted: groupMean(calibrated, k), outcome: null, inclusion: selection.inclusion[g]! })),
-        ...anchorGroups.map((g, k) => ({ predicted: groupMean(predicted, k), outcome: groupMean(outcomes, k), inclusion: selection.inclusion[g]! })),
+        ...imaginedGroups.map((g, k) => ({ predicted: calibrated[k]!, outcome: null, inclusion: selection.inclusion[g]! })),
+        ...anchorGroups.map((g, k) => ({ predicted: predicted[k]!, outcome: outcomes[k]!, inclusion: selection.inclusion[g]! })),
       ]);
     }
   }
