@@ -31,7 +31,7 @@ const setup = { name: 'reach-v2', demos: 300, mixed: 100, bcEpochs: 10, largeEpo
 const tasks = 'reach';
 const preset = quick
   ? { name: 'quick', steps: 8, seeds: 1, arms: ['real', 'wmrl'], evalEpisodes: 60 }
-  : { name: 'full', steps: 12, seeds: 3, arms: ['real', 'wmrl', 'no-debias', 'no-denoise', 'no-refit', 'wm-only'], evalEpisodes: 60 };
+  : { name: 'full', steps: 12, seeds: 3, arms: ['real', 'wmrl', 'no-debias', 'no-denoise', 'no-refit', 'wm-only', 'wmrl-h8', 'anchors-only'], evalEpisodes: 60 };
 const seeds = Number(values.seeds ?? preset.seeds);
 const jobs = Number(values.jobs ?? Math.max(1, Math.min(2, cpus().length)));
 const cache = join('runs', 'bench-cache', setup.name);
@@ -95,14 +95,27 @@ interface Arm {
 }
 const arms: Arm[] = [];
 for (let seed = 0; seed < seeds; seed++) for (const arm of preset.arms) arms.push({ arm, seed, dir: join(runsDir, `${arm}-seed${seed}`) });
-const flags: Record<string, string[]> = { real: ['--mode', 'real'], wmrl: [], 'no-debias': ['--no-debias'], 'no-denoise': ['--no-denoise'], 'no-refit': ['--no-refit'], 'wm-only': ['--mode', 'wm-only'] };
+const flags: Record<string, string[]> = {
+  real: ['--mode', 'real'],
+  wmrl: [],
+  'no-debias': ['--no-debias'],
+  'no-denoise': ['--no-denoise'],
+  'no-refit': ['--no-refit'],
+  'wm-only': ['--mode', 'wm-only'],
+  // WMRL imagining 8 steps scored by predicted progress: the imagination whose ranking of a group's
+  // rollouts agrees best with their real outcomes (paired check: AUC 0.63 against 0.5 at 40 steps).
+  'wmrl-h8': ['--horizon=8', '--score=progress'],
+  // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
+  'anchors-only': ['--mode', 'real', '--groups=1'],
+};
 const common = ['--policy', join(small, 'policy'), '--data', demos, '--data', mixed, '--config', 'configs/train/quickstart.yaml', `--steps=${preset.steps}`, `--tasks=${tasks}`, `--eval.tasks=${tasks}`, `--eval.episodes=${preset.evalEpisodes}`, '--world-model', worldModel];
 
 // The world model is trained once, by the first run that needs it, and shared: runs that need it
 // wait for that one; real-only runs go ahead in parallel.
 let modelBuilder: Promise<void> | undefined;
 async function runQueued(a: Arm): Promise<void> {
-  if (a.arm !== 'real' && !existsSync(join(worldModel, 'model.json'))) {
+  const imagines = !flags[a.arm]!.includes('real');
+  if (imagines && !existsSync(join(worldModel, 'model.json'))) {
     if (!modelBuilder) {
       modelBuilder = runArm(a);
       return modelBuilder;
@@ -265,7 +278,7 @@ function plot(rs: Run[]): string {
   const maxX = Math.max(1, ...rs.flatMap((r) => r.curve.map((p) => p.robotSeconds)));
   const x = (v: number) => m.l + (v / maxX) * (W - m.l - m.r);
   const y = (v: number) => H - m.b - v * (H - m.t - m.b);
-  const colours: Record<string, string> = { real: '#d62728', wmrl: '#1f77b4', 'no-debias': '#ff7f0e', 'no-denoise': '#2ca02c', 'no-refit': '#9467bd', 'wm-only': '#7f7f7f' };
+  const colours: Record<string, string> = { real: '#d62728', wmrl: '#1f77b4', 'no-debias': '#ff7f0e', 'no-denoise': '#2ca02c', 'no-refit': '#9467bd', 'wm-only': '#7f7f7f', 'wmrl-h8': '#17becf', 'anchors-only': '#8c564b' };
   const lines = rs.map((r) => `<polyline fill="none" stroke="${colours[r.arm] ?? '#000'}" stroke-width="2" opacity="0.8" points="${r.curve.map((p) => `${x(p.robotSeconds).toFixed(1)},${y(p.success).toFixed(1)}`).join(' ')}"/>`);
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((v) => `<text x="${m.l - 8}" y="${y(v) + 4}" text-anchor="end" font-size="11">${(100 * v).toFixed(0)}%</text><line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>`);
   const xt = [0, 0.5, 1].map((f) => `<text x="${x(f * maxX)}" y="${H - m.b + 16}" text-anchor="middle" font-size="11">${(f * maxX).toFixed(0)} s</text>`);

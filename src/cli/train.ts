@@ -132,6 +132,8 @@ export const command = {
               ` KL ${m.kl.toFixed(4)} robot ${m.robotSeconds.toFixed(0)} s`,
           ),
         onEval: (e) => console.error(`eval at step ${e.step}: ${e.split} success ${e.successes}/${e.episodes} (${(100 * e.successRate).toFixed(0)}%)`),
+        onImaginationCheck: (c) =>
+          console.error(`imagination check at step ${c.step}: rank AUC ${c.rank.auc === null ? 'n/a' : c.rank.auc.toFixed(2)} over ${c.rank.pairs} success/failure pairs (imagined ${fmt(c.imaginedScore)}, real ${fmt(c.realSuccess)})`),
       });
       const first = report.evaluations[0];
       const last = report.evaluations.at(-1);

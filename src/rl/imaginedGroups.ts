@@ -5,22 +5,26 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import type { ImaginationStarts, ScoreRule } from '../worldmodel/imagine.ts';
+import type { ImaginationPolicy, ImaginationStarts, ImagineOptions } from '../worldmodel/imagine.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { emptySamples, type PolicySamples } from './policySamples.ts';
+import type { RolloutNoise } from './rolloutNoise.ts';
 
 export interface ImaginedGroups {
   /** G·M rollout scores (group-major) and their ensemble variances. */
   score: Float32Array;
   variance: Float32Array;
-  /** Rows: H·K·G·M, with `rolloutOf[row]` the rollout (group-major index) each belongs to. */
+  /** Rows: one per step a member's rollout acted in (at most H·K·G·M), with `rolloutOf[row]` the rollout (group-major index) each belongs to. */
   samples: PolicySamples;
   rolloutOf: Int32Array;
   members: number;
 }
 
-/** `starts` holds one row per group; each is repeated `rollouts` times. */
-export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: ImaginationStarts, rollouts: number, horizon: number, seed: number, rule: ScoreRule = 'final'): ImaginedGroups {
+/**
+ * `starts` holds one row per group; each is repeated `rollouts` times. The exploration noise is
+ * drawn from `seed`, or taken from `noise` (one sequence per rollout, as executed for real).
+ */
+export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: ImaginationStarts, rollouts: number, horizon: number, seed: number, options: ImagineOptions & { noise?: RolloutNoise } = {}): ImaginedGroups {
   const G = starts.instructions.length;
   const D = starts.stateDim;
   const C = starts.context.length / G;
@@ -40,36 +44,54 @@ export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: Imag
   let imagined;
   try {
     imagined = model.imagine(
-      {
-        act: (obs) =>
-          tf.tidy(() => {
-            const proprio = obs.state.slice([0, 0], [-1, P]) as tf.Tensor2D;
-            const latent = obs.state.slice([0, P], [-1, D - P]) as tf.Tensor2D;
-            return policy.act({ latent, proprio, tokens }, { seed: seed * 7919 + obs.step }).action;
-          }),
-      },
+      sharedNoisePolicy(policy, tokens, { proprioDim: P, members: K, rollouts: B, seed, ...(options.noise ? { noise: options.noise } : {}) }),
       repeated,
       horizon,
-      rule,
+      { ...(options.rule ? { rule: options.rule } : {}), ...(options.terminateAt !== undefined ? { terminateAt: options.terminateAt } : {}) },
     );
   } finally {
     tokens.dispose();
   }
   const A = imagined.actionDim;
   const Z = D - P;
-  const rows = horizon * K * B;
+  // Only the steps a rollout acted in (it may end at predicted success) are samples.
+  const rows = imagined.acting.reduce((n, a) => n + a, 0);
   const samples = emptySamples({ latentDim: Z, proprioDim: P, actionDim: A, maxTokens: L }, rows);
   const rolloutOf = new Int32Array(rows);
+  let row = 0;
   for (let t = 0; t < horizon; t++) {
     for (let r = 0; r < K * B; r++) {
-      const row = t * K * B + r;
-      const state = imagined.states.subarray((t * K * B + r) * D, (t * K * B + r + 1) * D);
+      const at = t * K * B + r;
+      if (!imagined.acting[at]) continue;
+      const state = imagined.states.subarray(at * D, (at + 1) * D);
       samples.proprio.set(state.subarray(0, P), row * P);
       samples.latents.set(state.subarray(P), row * Z);
       samples.tokens.set(tokenRows.subarray(r * L, (r + 1) * L), row * L);
-      samples.actions.set(imagined.actions.subarray(row * A, (row + 1) * A), row * A);
+      samples.actions.set(imagined.actions.subarray(at * A, (at + 1) * A), row * A);
       rolloutOf[row] = r % B;
+      row++;
     }
   }
   return { score: imagined.score, variance: imagined.scoreVariance, samples, rolloutOf, members: K };
+}
+
+/**
+ * The sampling policy in imagination, over K × B member-major rows: one exploration noise per
+ * rollout and step, shared by its K member copies. A rollout is then one action sequence and its
+ * score (the ensemble mean) is that sequence's; with noise drawn per member, its advantage would
+ * credit K different sequences at once. Noise is drawn from `seed`, or taken from `noise`.
+ */
+export function sharedNoisePolicy(policy: VlaPolicy, tokens: tf.Tensor2D, o: { proprioDim: number; members: number; rollouts: number; seed: number; noise?: RolloutNoise }): ImaginationPolicy {
+  const P = o.proprioDim;
+  return {
+    act: (obs) =>
+      tf.tidy(() => {
+        const proprio = obs.state.slice([0, 0], [-1, P]) as tf.Tensor2D;
+        const latent = obs.state.slice([0, P], [-1, policy.latentDim]) as tf.Tensor2D;
+        const mean = policy.mean({ latent, proprio, tokens });
+        const A = mean.shape[1];
+        const perRollout = o.noise ? tf.tensor2d(o.noise.step(obs.step), [o.rollouts, A]) : tf.randomNormal([o.rollouts, A], 0, 1, 'float32', o.seed * 7919 + obs.step);
+        return tf.add(mean, tf.mul(tf.exp(policy.logStd), tf.tile(perRollout, [o.members, 1]))) as tf.Tensor2D;
+      }),
+  };
 }

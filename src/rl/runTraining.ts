@@ -27,6 +27,7 @@ import type { SchedulerEvent } from '../scheduler/calibrationScheduler.ts';
 import type { PoolFile } from '../scheduler/robotConfig.ts';
 import { RobotPool, type PoolRobot } from '../scheduler/robotPool.ts';
 import type { AnchorQueue } from '../scheduler/anchorQueue.ts';
+import { imaginationCheck, type ImaginationCheck } from './imaginationCheck.ts';
 import { evaluatePolicy, ppiCheck, startPool, trainStep, type EvalMetrics, type StepMetrics, type TrainerParts } from './wmrlTrainer.ts';
 import { parseTaskSelectors } from '../../sim/taskSuite.ts';
 
@@ -55,6 +56,7 @@ export interface RunOptions {
   remoteQueue?: { url: string; name?: string; robot: RobotDescription };
   onStep?: (m: StepMetrics) => void;
   onEval?: (m: EvalMetrics) => void;
+  onImaginationCheck?: (c: ImaginationCheck) => void;
 }
 
 export interface RunReport {
@@ -177,6 +179,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     } else if (o.remoteQueue && queue) {
       parts.runAnchors = poolAnchorRunner({ runId, queue, storeDir: anchorDir, robot: o.remoteQueue.robot, policy, policySnapshots: join(runDir, 'anchor-policies') });
     }
+    if (!resuming) await checkImagination(parts, log, o);
     while (state.step < config.steps) {
       const m = await trainStep(parts);
       log.log({ kind: 'step', ...m });
@@ -185,6 +188,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
         const e = await evaluatePolicy(o.env, policy, config, m.step);
         log.log({ kind: 'eval', ...e, trainingRobotSeconds: state.robotSeconds });
         o.onEval?.(e);
+        await checkImagination(parts, log, o);
         if (config.ppiCheckEpisodes > 0) {
           const check = await ppiCheck(parts, config.ppiCheckEpisodes);
           if (check) log.log({ kind: 'ppi-check', ...check });
@@ -208,6 +212,15 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     worldModel?.dispose();
     optimizer.dispose();
   }
+}
+
+async function checkImagination(parts: TrainerParts, log: RunLog, o: RunOptions): Promise<void> {
+  if (parts.config.imaginationCheckGroups === 0) return;
+  o.onProgress?.(`imagination check: ${parts.config.imaginationCheckGroups}×${parts.config.rolloutsPerGroup} rollouts imagined and executed with the same noise`);
+  const check = await imaginationCheck(parts, parts.config.imaginationCheckGroups);
+  if (!check) return;
+  log.log({ kind: 'imagination-check', ...check });
+  o.onImaginationCheck?.(check);
 }
 
 /** Exploration: the action std RL starts from (evaluation takes the mean action, so it is unchanged). */

@@ -1,6 +1,7 @@
 /** Configuration of `wmrl train`: WMRL post-training and its baselines/ablations (DESIGN.md §1). */
 import { z } from 'zod';
 import { BACKEND_NAMES } from '../backend/selectBackend.ts';
+import type { ImagineOptions } from '../worldmodel/imagine.ts';
 
 export const TRAIN_MODES = ['wmrl', 'real', 'wm-only'] as const;
 
@@ -18,7 +19,8 @@ export const wmrlConfigSchema = z
     activeAnchors: z.number().int().min(0).default(0).describe('wmrl mode: extra anchor groups per step drawn where the world-model ensemble disagrees most (πps sampling, inclusion probabilities recorded; the PPI estimate is then importance-weighted). 0: uniform anchors only'),
     tasks: z.string().default('all').describe("task selectors post-trained on (e.g. 'reach' or 'reach,pick'): group starts are drawn from the data's train-split episodes of these tasks"),
     horizon: z.number().int().min(1).default(30).describe('imagination horizon (control steps)'),
-    score: z.enum(['final', 'max']).default('final').describe("world-model score of a rollout: success probability of its final state, or the best over its steps ('max' ranks noisy failures high)"),
+    score: z.enum(['final', 'max', 'progress']).default('final').describe("world-model score of a rollout: success probability of its final state, the best over its steps ('max' ranks noisy failures high), or the predicted task progress of its final state"),
+    terminateAt: z.number().gt(0).max(1).optional().describe("end an imagined rollout, as the environment ends an episode at success, once its member's predicted success probability reaches this (its state then holds and its later steps are not policy samples); unset: imagine the whole horizon"),
     isotonic: z
       .object({
         bins: z.number().int().min(1).default(10),
@@ -53,6 +55,7 @@ export const wmrlConfigSchema = z
       .object({
         refitEvery: z.number().int().min(1).default(5).describe('steps between world-model refits on data + anchors'),
         refitEpochs: z.number().int().min(1).default(3).describe('epochs of each warm-started refit'),
+        warmupEpisodes: z.number().int().min(0).default(0).describe("wmrl mode: before the first step, this many episodes of the starting policy run on the environment from distinct starts (charged as robot time, stored with the anchors) and the world model is refitted with them. A model fitted on demonstrations has never seen the policy's own near misses"),
       })
       .strict()
       .prefault({}),
@@ -65,6 +68,7 @@ export const wmrlConfigSchema = z
       })
       .strict()
       .prefault({}),
+    imaginationCheckGroups: z.number().int().min(0).default(0).describe("at the start and at each evaluation, imagine this many groups and execute the same rollouts with the same exploration noise: the within-group AUC of imagined scores against real outcomes says whether imagination can teach (0: off; measurement, not charged)"),
     ppiCheckEpisodes: z.number().int().min(0).default(0).describe('at each evaluation, check the PPI interval against this many real episodes of the sampling policy (0: off; measurement, not charged)'),
     seed: z.number().int().default(0),
     backend: z.enum(BACKEND_NAMES as unknown as [string, ...string[]]).default('auto'),
@@ -72,6 +76,11 @@ export const wmrlConfigSchema = z
   .strict();
 
 export type WmrlConfig = z.infer<typeof wmrlConfigSchema>;
+
+/** How imagination runs and scores rollouts under this config. */
+export function imagineOptions(config: WmrlConfig): ImagineOptions {
+  return { rule: config.score, ...(config.terminateAt !== undefined ? { terminateAt: config.terminateAt } : {}) };
+}
 
 /** Anchor groups this step: a share of G, with the floor; all in real mode, none in wm-only. */
 export function anchorGroupCount(config: WmrlConfig): number {

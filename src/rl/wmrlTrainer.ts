@@ -12,6 +12,7 @@
  *  6. the PPI estimate of the policy's true success rate (groups, not rollouts, are its samples);
  *  7. every few steps the world model is refitted with the anchor episodes;
  *  8. a checkpoint, so a killed run resumes exactly here.
+ * Optionally, before step 1, a warm-up: episodes of the starting policy refit the world model.
  * `real` mode executes every group (GRPO on the environment: the baseline); `wm-only` runs no
  * anchors and corrects nothing. Each step's randomness derives from (seed, step) alone.
  */
@@ -39,7 +40,7 @@ import { runRealGroups, type GroupSpec, type RealGroups } from './realGroups.ts'
 import { selectAnchorGroups } from '../scheduler/anchorSelection.ts';
 import type { TrainerState } from './trainCheckpoint.ts';
 import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
-import { anchorGroupCount, type WmrlConfig } from './wmrlConfig.ts';
+import { anchorGroupCount, imagineOptions, type WmrlConfig } from './wmrlConfig.ts';
 import type { ImaginationStarts } from '../worldmodel/imagine.ts';
 
 /** A group start: a recorded episode's first observation (its task and scene seed reproduce it). */
@@ -89,6 +90,8 @@ export interface StepMetrics {
   kl: number;
   clipFraction: number;
   worldModelRefit: boolean;
+  /** Episodes of the starting policy run before this step to refit the world model (config worldModel.warmupEpisodes; step 1 only). */
+  worldModelWarmupEpisodes: number;
   robotSeconds: number;
   computeSeconds: number;
   numTensors: number;
@@ -174,6 +177,7 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   const anchorGroups = selection.anchors;
   const imaginedGroups = Array.from({ length: G }, (_, i) => i).filter((i) => !anchorSet.has(i));
   const parts: PolicySamples[] = [];
+  const warmup = step === 1 ? await worldModelWarmup(p) : 0;
 
   // Imagined groups.
   let imagined: { score: Float32Array; calibrated: Float32Array; variance: Float32Array } | undefined;
@@ -182,7 +186,7 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     if (!p.worldModel) throw new Error(`mode '${config.mode}' imagines rollouts but no world model was given`);
     p.onProgress?.(`imagining ${imaginedGroups.length}×${M} rollouts`);
     const starts = groupStarts(p.pool, imaginedGroups.map((g) => groupIdx[g]!));
-    const out = imagineGroups(policy, p.worldModel, starts, M, config.horizon, hashSeed(config.seed, step, 1), config.score);
+    const out = imagineGroups(policy, p.worldModel, starts, M, config.horizon, hashSeed(config.seed, step, 1), imagineOptions(config));
     const correct = config.mode === 'wmrl';
     const calibrated = correct && config.debias ? p.calibrator.mapAll(out.score) : out.score;
     let advantage = groupAdvantages(calibrated, M, { scale: config.imaginedAdvantage });
@@ -210,7 +214,7 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
       : await runRealGroups(p.env, policy, specs, M, hashSeed(config.seed, step, 2), p.onEpisode);
     let predicted: Float32Array | undefined;
     if (config.mode === 'wmrl' && p.worldModel) {
-      const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, config.score).score;
+      const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, imagineOptions(config)).score;
       anchorRank = groupRankAgreement(raw, real.outcomes, M);
       predicted = config.debias ? p.calibrator.mapAll(raw) : raw;
       for (let g = 0; g < anchorGroups.length; g++) p.anchorWeight.observe(predicted.subarray(g * M, (g + 1) * M), real.outcomes.subarray(g * M, (g + 1) * M));
@@ -283,13 +287,38 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     kl: ppo.kl,
     clipFraction: ppo.clipFraction,
     worldModelRefit: refitted,
+    worldModelWarmupEpisodes: warmup,
     robotSeconds: state.robotSeconds,
     computeSeconds: state.computeSeconds,
     numTensors: tf.memory().numTensors,
   };
 }
 
-function groupStarts(pool: StartPool, indices: number[]): ImaginationStarts {
+/**
+ * Before the first step (wmrl mode): episodes of the starting policy from distinct starts, one
+ * each, run for real and charged as robot time, stored with the anchors (so every later refit
+ * keeps them), and a refit of the world model with them. Returns how many ran.
+ */
+async function worldModelWarmup(p: TrainerParts): Promise<number> {
+  const { config } = p;
+  const n = config.worldModel.warmupEpisodes;
+  if (n === 0 || config.mode !== 'wmrl' || !p.worldModel) return 0;
+  p.onProgress?.(`warm-up: ${n} episodes of the starting policy for the world model`);
+  const rng = new Rng(hashSeed(config.seed, 0, 10));
+  const order = rng.shuffle(Array.from({ length: p.pool.specs.length }, (_, i) => i));
+  const specs = Array.from({ length: n }, (_, i) => p.pool.specs[order[i % order.length]!]!);
+  const real = p.runAnchors
+    ? await p.runAnchors(0, specs.map((spec, slot) => ({ slot, spec })), 1, hashSeed(config.seed, 0, 11), p.onEpisode)
+    : await runRealGroups(p.env, p.policy, specs, 1, hashSeed(config.seed, 0, 11), p.onEpisode);
+  p.state.robotSeconds += real.robotSeconds;
+  p.state.realEpisodes += real.episodes.length;
+  await storeAnchors(p, real.episodes);
+  p.onProgress?.('refitting the world model with the warm-up episodes');
+  await p.worldModel.refit([...p.modelData, ...p.anchorModelEpisodes], { epochs: config.worldModel.refitEpochs, seed: hashSeed(config.seed, 0, 4) });
+  return real.episodes.length;
+}
+
+export function groupStarts(pool: StartPool, indices: number[]): ImaginationStarts {
   const D = pool.stateDim;
   const states = new Float32Array(indices.length * D);
   const context = new Float32Array(indices.length * CONTEXT_DIM);
@@ -319,7 +348,7 @@ async function appendAnchors(p: TrainerParts, episodes: Episode[]): Promise<void
 /** Per-group ensemble disagreement (mean variance of 2 imagined rollouts each, a seed of its own), for active anchors. */
 function groupDisagreement(p: TrainerParts, groupIdx: number[], step: number): Float32Array {
   const R = 2;
-  const out = imagineGroups(p.policy, p.worldModel!, groupStarts(p.pool, groupIdx), R, p.config.horizon, hashSeed(p.config.seed, step, 9), p.config.score);
+  const out = imagineGroups(p.policy, p.worldModel!, groupStarts(p.pool, groupIdx), R, p.config.horizon, hashSeed(p.config.seed, step, 9), imagineOptions(p.config));
   return Float32Array.from(groupIdx, (_, g) => out.variance.subarray(g * R, (g + 1) * R).reduce((s, v) => s + v, 0) / R);
 }
 
@@ -360,10 +389,10 @@ export async function ppiCheck(p: TrainerParts, truthEpisodes: number): Promise<
   const pick = (n: number) => Array.from({ length: n }, () => rng.int(p.pool.specs.length));
   const imaginedIdx = pick(config.groups);
   const anchorIdx = pick(Math.max(2, anchorGroupCount(config)));
-  const out = imagineGroups(policy, p.worldModel, groupStarts(p.pool, imaginedIdx), M, config.horizon, hashSeed(config.seed, step, 6), config.score);
+  const out = imagineGroups(policy, p.worldModel, groupStarts(p.pool, imaginedIdx), M, config.horizon, hashSeed(config.seed, step, 6), imagineOptions(config));
   const f = config.debias ? p.calibrator.mapAll(out.score) : out.score;
   const real = await runRealGroups(p.env, policy, anchorIdx.map((i) => p.pool.specs[i]!), M, hashSeed(config.seed, step, 7));
-  const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, config.score).score;
+  const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, imagineOptions(config)).score;
   const est = groupedPpiEstimate(f, config.debias ? p.calibrator.mapAll(raw) : raw, real.outcomes, M);
   const truth = await runRealGroups(p.env, policy, pick(truthEpisodes).map((i) => p.pool.specs[i]!), 1, hashSeed(config.seed, step, 8));
   const rate = truth.outcomes.reduce((s, v) => s + v, 0) / truth.outcomes.length;

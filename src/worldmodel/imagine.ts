@@ -55,9 +55,26 @@ export interface ImaginedRollouts {
   score: Float32Array;
   /** B: the ensemble variance of that per-member score */
   scoreVariance: Float32Array;
+  /**
+   * H × K × B: 1 where the row still acted at that step, 0 after its member predicted success
+   * (with `terminateAt`; all 1 otherwise). Steps after termination taught the policy nothing.
+   */
+  acting: Uint8Array;
 }
 
-export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts: ImaginationStarts, horizon: number, rule: ScoreRule = 'final'): ImaginedRollouts {
+export interface ImagineOptions {
+  rule?: ScoreRule;
+  /**
+   * End a member's rollout once its success probability reaches this, as the environment ends
+   * an episode at success: its state, success probability and progress then stay as they were.
+   * Without it the policy keeps acting past success in states no episode ever recorded (episodes
+   * end there), and a final-state score reads where it wandered to. Undefined: never end.
+   */
+  terminateAt?: number;
+}
+
+export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts: ImaginationStarts, horizon: number, options: ImagineOptions = {}): ImaginedRollouts {
+  const { rule = 'final', terminateAt } = options;
   const K = model.members;
   const B = starts.instructions.length;
   const D = starts.stateDim;
@@ -73,6 +90,10 @@ export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts:
   let A = 0;
   const successProb = new Float32Array(horizon * K * B);
   const progress = new Float32Array(horizon * K * B);
+  const acting = new Uint8Array(horizon * K * B).fill(1);
+  // 1 for rows that have ended (terminateAt), as a [K, B, 1] mask.
+  const ended = new Float32Array(K * B);
+  let anyEnded = false;
   try {
     for (let t = 0; t < horizon; t++) {
       const next = tf.tidy(() => {
@@ -84,8 +105,23 @@ export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts:
         actions.set(action.dataSync(), t * K * B * A);
         successProb.set(tf.sigmoid(out.successLogit).dataSync(), t * K * B);
         progress.set(out.progress.dataSync(), t * K * B);
-        return out.next;
+        if (!anyEnded) return out.next;
+        const stop = tf.tensor3d(ended, [K, B, 1]);
+        return tf.add(tf.mul(stop, x), tf.mul(tf.sub(1, stop), out.next)) as tf.Tensor3D;
       });
+      if (terminateAt !== undefined) {
+        const o = t * K * B;
+        for (let r = 0; r < K * B; r++) {
+          if (ended[r]) {
+            acting[o + r] = 0;
+            successProb[o + r] = successProb[o - K * B + r]!;
+            progress[o + r] = progress[o - K * B + r]!;
+          } else if (successProb[o + r]! >= terminateAt) {
+            ended[r] = 1;
+            anyEnded = true;
+          }
+        }
+      }
       x.dispose();
       x = next;
       states.set(x.dataSync(), (t + 1) * K * B * D);
@@ -94,27 +130,31 @@ export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts:
     x.dispose();
     context.dispose();
   }
-  const { score, variance } = rolloutScores(successProb, horizon, K, B, rule);
-  return { horizon, members: K, rollouts: B, stateDim: D, actionDim: A, states, actions: actions ?? new Float32Array(0), successProb, progress, score, scoreVariance: variance };
+  const { score, variance } = rolloutScores(rule === 'progress' ? progress : successProb, horizon, K, B, rule === 'max' ? 'max' : 'final');
+  return { horizon, members: K, rollouts: B, stateDim: D, actionDim: A, states, actions: actions ?? new Float32Array(0), successProb, progress, score, scoreVariance: variance, acting };
 }
 
 /**
- * How a rollout is scored from its per-step success probabilities. `final`: the probability of
- * the last state of the horizon; `max`: the best over the steps. `max` picks up every step's noise: on 160 anchor episodes of a tiny reach run the
- * replayed `max` ranked failures above successes (AUC 0.44) while `final` separated them (0.94).
+ * How a rollout is scored. `final`: the success probability of the last state of the horizon;
+ * `max`: the best success probability over the steps; `progress`: the predicted task progress
+ * (dense, in [0,1]) of the last state. `max` picks up every step's noise: on 160 anchor
+ * episodes of a tiny reach run the replayed `max` ranked failures above successes (AUC 0.44)
+ * while `final` separated them (0.94). Success is labelled only at the step an episode first
+ * succeeds (episodes end there), so a success head rarely sees a held success; progress is
+ * labelled at every step, near misses included.
  */
-export type ScoreRule = 'final' | 'max';
+export type ScoreRule = 'final' | 'max' | 'progress';
 
-/** Per member: the rollout's score over the horizon; then mean and variance over members. successProb is H × K × B. */
-export function rolloutScores(successProb: Float32Array, horizon: number, K: number, B: number, rule: ScoreRule = 'final'): { score: Float32Array; variance: Float32Array } {
+/** Per member: the rollout's score over the horizon from per-step values (H × K × B); then mean and variance over members. */
+export function rolloutScores(values: Float32Array, horizon: number, K: number, B: number, rule: 'final' | 'max' = 'final'): { score: Float32Array; variance: Float32Array } {
   const score = new Float32Array(B);
   const variance = new Float32Array(B);
   for (let b = 0; b < B; b++) {
     const perMember: number[] = [];
     for (let k = 0; k < K; k++) {
       let value = 0;
-      if (rule === 'final') value = horizon > 0 ? successProb[((horizon - 1) * K + k) * B + b]! : 0;
-      else for (let t = 0; t < horizon; t++) value = Math.max(value, successProb[(t * K + k) * B + b]!);
+      if (rule === 'final') value = horizon > 0 ? values[((horizon - 1) * K + k) * B + b]! : 0;
+      else for (let t = 0; t < horizon; t++) value = Math.max(value, values[(t * K + k) * B + b]!);
       perMember.push(value);
     }
     const mean = perMember.reduce((a, v) => a + v, 0) / K;

@@ -14,7 +14,7 @@ import { PatchDecoder, PatchEncoder, type PatchCodecConfig } from '../vision/pat
 import { floatToBytes, framesToFloat, observationFrames } from '../vision/frames.ts';
 import { evaluateDynamics, type WorldModelEvaluation } from './evaluateModel.ts';
 import { fitEnsemble, type EpochMetrics, type FitReport } from './fitEnsemble.ts';
-import { imagine, type ImaginationPolicy, type ImaginationStarts, type ImaginedRollouts, type ScoreRule } from './imagine.ts';
+import { imagine, type ImaginationPolicy, type ImaginationStarts, type ImaginedRollouts, type ImagineOptions } from './imagine.ts';
 import { Normalizer } from './normalizer.ts';
 import { StateWorldModel, type StateModelDims, type StateModelStats } from './stateWorldModel.ts';
 import { trainAutoencoder } from './trainAutoencoder.ts';
@@ -193,8 +193,8 @@ export class WorldModel {
   }
 
   /** B rollouts × K members × H steps, batched. */
-  imagine(policy: ImaginationPolicy, starts: ImaginationStarts, horizon: number, rule: ScoreRule = 'final'): ImaginedRollouts {
-    return imagine(this.dynamics, policy, starts, horizon, rule);
+  imagine(policy: ImaginationPolicy, starts: ImaginationStarts, horizon: number, options: ImagineOptions = {}): ImaginedRollouts {
+    return imagine(this.dynamics, policy, starts, horizon, options);
   }
 
   /** Decoded frames of one imagined rollout: (H+1) × K frames of size² × 3 bytes (video kind). */

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -33,6 +33,7 @@ before(async () => {
   const { policy } = await pretrainPolicy(episodes, config);
   await savePolicy(policy, policyDir);
   policy.dispose();
+  writeFileSync(join(dir, 'wm.yaml'), 'kind: state\nmembers: 2\nhidden: [32]\ntrain: { epochs: 1, k: 2 }\n');
 });
 after(() => (process.env.WMRL_KEEP_TEST_DIR ? console.error(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true })));
 
@@ -54,8 +55,6 @@ async function weights(run: string): Promise<Float32Array[]> {
 }
 
 test('train: a killed run resumes exactly where it stopped (same policy as an uninterrupted run)', async () => {
-  const { writeFileSync } = await import('node:fs');
-  writeFileSync(join(dir, 'wm.yaml'), 'kind: state\nmembers: 2\nhidden: [32]\ntrain: { epochs: 1, k: 2 }\n');
   const whole = join(dir, 'whole');
   const r = cli(['--policy', policyDir, '--data', data, '--out', whole, '--backend', 'wasm', ...WM, ...TOY]);
   assert.equal(r.status, 0, r.stderr);
@@ -111,4 +110,33 @@ test('train --tasks: groups start from the selected tasks only; a task the data 
   const unknown = cli(['--policy', policyDir, '--data', data, '--out', join(dir, 'fly'), '--backend', 'wasm', '--mode', 'real', '--tasks=fly', ...TOY]);
   assert.notEqual(unknown.status, 0);
   assert.match(unknown.stderr, /unknown task family 'fly'/);
+});
+
+test('train --worldModel.warmupEpisodes: the starting policy runs first from distinct starts, charged, stored with the anchors; the imagination check is measurement only', async () => {
+  const warm = join(dir, 'warm');
+  const r = cli(['--policy', policyDir, '--data', data, '--out', warm, '--backend', 'wasm', ...WM, ...TOY, '--steps=1', '--eval.every=5', '--worldModel.warmupEpisodes=3', '--score=progress', '--terminateAt=0.5', '--imaginationCheckGroups=2']);
+  assert.equal(r.status, 0, r.stderr);
+  const lines = readFileSync(join(warm, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const steps = lines.filter((m) => m.kind === 'step');
+  // The imagination check: at the start and at the (final) evaluation, 2 groups × 2 rollouts imagined and executed.
+  const checks = lines.filter((m) => m.kind === 'imagination-check');
+  assert.deepEqual(checks.map((c) => c.step), [0, 1]);
+  for (const c of checks) {
+    assert.equal(c.groups, 2);
+    assert.ok(c.realSuccess >= 0 && c.realSuccess <= 1 && c.imaginedScore >= 0 && c.imaginedScore <= 1, JSON.stringify(c));
+    assert.ok(c.rank.auc === null || (c.rank.auc >= 0 && c.rank.auc <= 1), JSON.stringify(c.rank));
+  }
+  assert.match(r.stderr, /imagination check at step 0: rank AUC/);
+  assert.equal(steps.length, 1);
+  assert.equal(steps[0]!.worldModelWarmupEpisodes, 3);
+  assert.equal(steps[0]!.realRollouts, 2, 'one anchor group of 2 rollouts besides the warm-up');
+  const stored: { seed: number; steps: number; controlHz: number }[] = [];
+  for await (const e of (await EpisodeStore.open(join(warm, 'anchors'))).episodes()) stored.push(e);
+  assert.equal(stored.length, 5, '3 warm-up + 2 anchor episodes, all kept for refits');
+  assert.equal(new Set(stored.slice(0, 3).map((e) => e.seed)).size, 3, 'warm-up episodes start from distinct starts');
+  const charged = stored.reduce((s, e) => s + e.steps / e.controlHz, 0);
+  assert.ok(Math.abs(steps[0]!.robotSeconds - charged) < 1e-6, `robot time ${steps[0]!.robotSeconds} charges every stored episode (${charged})`);
+  const config = JSON.parse(readFileSync(join(warm, 'train.config.json'), 'utf8')) as { config: { score: string; terminateAt: number } };
+  assert.equal(config.config.score, 'progress');
+  assert.equal(config.config.terminateAt, 0.5);
 });

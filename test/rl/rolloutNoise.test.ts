@@ -1,0 +1,82 @@
+/** One exploration-noise sequence per rollout, identical wherever it is asked for: imagined and executed rollouts share it. */
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../../src/backend/selectBackend.ts';
+import { RolloutNoise } from '../../src/rl/rolloutNoise.ts';
+import { PolicyController } from '../../src/policy/policyController.ts';
+import { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
+import { Tokenizer } from '../../src/policy/tokenizer.ts';
+import { resolveConfig } from '../../src/core/config.ts';
+import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
+import { observationInput, disposeInput } from '../../src/policy/policyInputs.ts';
+import { sharedNoisePolicy } from '../../src/rl/imaginedGroups.ts';
+import type { Observation } from '../../src/core/types.ts';
+
+before(async () => {
+  await selectBackend('wasm', { requiredKernels: POLICY_KERNELS, log: () => {} });
+});
+
+test('RolloutNoise: the same values whatever the order of the questions; rollouts and seeds differ', () => {
+  const a = new RolloutNoise(3, 2, 7);
+  const b = new RolloutNoise(3, 2, 7);
+  const late = Array.from(a.at(1, 5));
+  for (let t = 0; t <= 5; t++) b.at(1, t);
+  assert.deepEqual(Array.from(b.at(1, 5)), late);
+  assert.deepEqual(Array.from(a.step(5).subarray(2, 4)), late, 'step() lays rollouts out one after another');
+  assert.notDeepEqual(Array.from(a.at(0, 5)), late);
+  assert.notDeepEqual(Array.from(new RolloutNoise(3, 2, 8).at(1, 5)), late);
+  assert.throws(() => a.at(3, 0), /out of range/);
+});
+
+function tinyPolicy(): VlaPolicy {
+  const config = resolveConfig(policyConfigSchema, { overrides: { features: '8', trunk: '[16]' } });
+  const tokenizer = Tokenizer.fromTexts(['reach the red block'], config.maxTokens);
+  return new VlaPolicy(config, { actionDim: 7, proprioDim: 14, tokenizer: tokenizer.toJSON(), proprio: { mean: new Array(14).fill(0), std: new Array(14).fill(1) } });
+}
+
+test("imagination's sampling policy: a rollout's K member copies share one noise per step (seeded or explicit)", () => {
+  const policy = tinyPolicy();
+  const K = 3, B = 2;
+  const tokens = tf.tensor2d(Array.from({ length: K * B }, () => Array.from(policy.tokenizer.encode('reach the red block'))), undefined, 'int32');
+  // Every row the same state: actions then differ only by noise.
+  const state = tf.tile(tf.randomNormal([1, 14 + policy.latentDim], 0, 1, 'float32', 4), [K * B, 1]) as tf.Tensor2D;
+  const obs = { step: 0, state, context: tf.zeros([K * B, 3]) as tf.Tensor2D, instructions: [], rollout: Int32Array.from({ length: K * B }, (_, i) => i % B) };
+  try {
+    policy.logStd.assign(tf.fill(policy.logStd.shape, Math.log(0.5)));
+    const rows = (t: tf.Tensor2D) => { const v = t.arraySync(); t.dispose(); return v; };
+    const seeded = rows(sharedNoisePolicy(policy, tokens, { proprioDim: 14, members: K, rollouts: B, seed: 9 }).act(obs));
+    for (let k = 1; k < K; k++) for (let b = 0; b < B; b++) assert.deepEqual(seeded[k * B + b], seeded[b], `member ${k} of rollout ${b}`);
+    assert.notDeepEqual(seeded[0], seeded[1], 'two rollouts draw different noise');
+    const noise = new RolloutNoise(B, 7, 11);
+    const explicit = rows(sharedNoisePolicy(policy, tokens, { proprioDim: 14, members: K, rollouts: B, seed: 9, noise }).act(obs));
+    const mean = rows(policy.mean({ proprio: state.slice([0, 0], [-1, 14]), latent: state.slice([0, 14], [-1, policy.latentDim]), tokens }));
+    for (let r = 0; r < K * B; r++) explicit[r]!.forEach((v, i) => assert.ok(Math.abs(v - (mean[r]![i]! + 0.5 * noise.at(r % B, 0)[i]!)) < 1e-5));
+  } finally {
+    tf.dispose([tokens, state, obs.context]);
+    policy.dispose();
+  }
+});
+
+test('PolicyController with explicit noise acts mean + std × noise, step after step', () => {
+  const policy = tinyPolicy();
+  const config = policy.config;
+  try {
+    policy.logStd.assign(tf.fill(policy.logStd.shape, Math.log(0.5)));
+    const noise = new RolloutNoise(1, 7, 3);
+    const controller = new PolicyController(policy, { deterministic: false, noise: (t) => noise.at(0, t) });
+    const S = config.encoder.imageSize;
+    const observation: Observation = { images: { [config.encoder.camera]: { width: S, height: S, data: new Uint8Array(S * S * 3).fill(90) } }, qpos: new Float32Array(7).fill(0.1), qvel: new Float32Array(7), instruction: 'reach the red block' };
+    controller.reset({ family: 'reach', instruction: 'reach the red block', split: 'train', color: 'red', object: 'block' } as never, 0);
+    const input = observationInput(policy.tokenizer, config.encoder.camera, S, [observation]);
+    const mean = tf.tidy(() => policy.mean(input).dataSync());
+    disposeInput(input);
+    for (let t = 0; t < 2; t++) {
+      const action = controller.act(observation);
+      const expected = Array.from(mean, (m, i) => m + 0.5 * noise.at(0, t)[i]!);
+      action.forEach((v, i) => assert.ok(Math.abs(v - expected[i]!) < 1e-5, `step ${t} dim ${i}: ${v} vs ${expected[i]}`));
+    }
+  } finally {
+    policy.dispose();
+  }
+});
