@@ -40,6 +40,7 @@ export async function imaginationCheck(p: TrainerParts, groups: number): Promise
   for (let b = 0; b < groups * M; b++) {
     const spec = p.pool.specs[picks[Math.floor(b / M)]!]!;
     const e = await runEpisode(p.env, new PolicyController(policy, { deterministic: false, noise: (t) => noise.at(b, t) }), spec);
+    if (e.status !== 'complete') throw new Error(`imagination check: episode ${e.id} ended '${e.status}'; an aborted episode has no outcome to compare with`);
     outcomes[b] = e.success ? 1 : 0;
     p.onEpisode?.(b + 1, groups * M);
   }
