@@ -48,14 +48,12 @@ export class PolicyController implements Controller {
     const input = observationInput(this.policy.tokenizer, this.policy.config.encoder.camera, this.policy.config.encoder.imageSize, [{ ...observation, instruction }]);
     try {
       return tf.tidy(() => {
-        const noise = this.#options.noise && !this.#options.deterministic ? this.#options.noise(this.#t) : undefined;
-        const out = this.policy.act(input, { deterministic: this.#options.deterministic || noise !== undefined, seed: this.#seed * 1000 + this.#t++ });
-        const all = Float32Array.from(out.action.dataSync());
-        if (noise) {
-          if (noise.length !== all.length) throw new Error(`noise gives ${noise.length} values per step; the policy outputs ${all.length}`);
-          const std = this.policy.logStd.dataSync();
-          for (let i = 0; i < all.length; i++) all[i] = all[i]! + Math.exp(std[i % std.length]!) * noise[i]!;
-        }
+        const given = this.#options.noise?.(this.#t);
+        const width = this.policy.outputDim;
+        if (given && given.length !== width) throw new Error(`noise gives ${given.length} values per step; the policy outputs ${width}`);
+        const noise = given ? tf.tensor2d(Array.from(given), [1, width]) : undefined;
+        const out = this.policy.act(input, { deterministic: this.#options.deterministic, seed: this.#seed * 1000 + this.#t++, ...(noise ? { noise } : {}) });
+        const all = out.action.dataSync();
         const A = this.policy.actionDim;
         for (let c = 1; c < all.length / A; c++) this.#queue.push(Float32Array.from(all.subarray(c * A, (c + 1) * A)));
         return Float32Array.from(all.subarray(0, A));

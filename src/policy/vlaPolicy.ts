@@ -150,11 +150,15 @@ export class VlaPolicy {
     };
   }
 
-  /** Sample (or take the mean, `deterministic`) with log-probabilities. `seed` makes sampling reproducible. */
-  act(input: PolicyInput, options: { deterministic?: boolean; seed?: number } = {}): PolicyOutput {
+  /**
+   * Sample (or take the mean, `deterministic`) with log-probabilities. The standard-normal noise
+   * is drawn from `seed`, or given as `noise` (the mean's shape) to replay a known sequence.
+   */
+  act(input: PolicyInput, options: { deterministic?: boolean; seed?: number; noise?: tf.Tensor2D } = {}): PolicyOutput {
     return tf.tidy(() => {
       const mean = this.mean(input);
-      const action = options.deterministic ? mean : (tf.add(mean, tf.mul(tf.exp(this.logStd), tf.randomNormal(mean.shape, 0, 1, 'float32', options.seed))) as tf.Tensor2D);
+      const noise = () => options.noise ?? tf.randomNormal(mean.shape, 0, 1, 'float32', options.seed);
+      const action = options.deterministic ? mean : (tf.add(mean, tf.mul(tf.exp(this.logStd), noise())) as tf.Tensor2D);
       return { action, logProb: gaussianLogProb(action, mean, this.logStd), mean };
     });
   }

@@ -47,7 +47,7 @@ export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: Imag
       sharedNoisePolicy(policy, tokens, { proprioDim: P, members: K, rollouts: B, seed, ...(options.noise ? { noise: options.noise } : {}) }),
       repeated,
       horizon,
-      { ...(options.rule ? { rule: options.rule } : {}), ...(options.terminateAt !== undefined ? { terminateAt: options.terminateAt } : {}) },
+      options,
     );
   } finally {
     tokens.dispose();
@@ -88,10 +88,9 @@ export function sharedNoisePolicy(policy: VlaPolicy, tokens: tf.Tensor2D, o: { p
       tf.tidy(() => {
         const proprio = obs.state.slice([0, 0], [-1, P]) as tf.Tensor2D;
         const latent = obs.state.slice([0, P], [-1, policy.latentDim]) as tf.Tensor2D;
-        const mean = policy.mean({ latent, proprio, tokens });
-        const A = mean.shape[1];
+        const A = policy.outputDim;
         const perRollout = o.noise ? tf.tensor2d(o.noise.step(obs.step), [o.rollouts, A]) : tf.randomNormal([o.rollouts, A], 0, 1, 'float32', o.seed * 7919 + obs.step);
-        return tf.add(mean, tf.mul(tf.exp(policy.logStd), tf.tile(perRollout, [o.members, 1]))) as tf.Tensor2D;
+        return policy.act({ latent, proprio, tokens }, { noise: tf.tile(perRollout, [o.members, 1]) as tf.Tensor2D }).action;
       }),
   };
 }

@@ -208,10 +208,7 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   let anchorRank: RankAgreement | null = null;
   if (anchorGroups.length > 0) {
     p.onProgress?.(`executing ${anchorGroups.length}×${M} anchor episodes`);
-    const specs = anchorGroups.map((g) => p.pool.specs[groupIdx[g]!]!);
-    const real = p.runAnchors
-      ? await p.runAnchors(step, anchorGroups.map((g, i) => ({ slot: g, spec: specs[i]! })), M, hashSeed(config.seed, step, 2), p.onEpisode)
-      : await runRealGroups(p.env, policy, specs, M, hashSeed(config.seed, step, 2), p.onEpisode);
+    const real = await executeGroups(p, step, anchorGroups.map((g) => ({ slot: g, spec: p.pool.specs[groupIdx[g]!]! })), M, hashSeed(config.seed, step, 2));
     let predicted: Float32Array | undefined;
     if (config.mode === 'wmrl' && p.worldModel) {
       const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, imagineOptions(config)).score;
@@ -225,9 +222,6 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     const advantage = groupAdvantages(real.outcomes, M).map((a) => a * w);
     for (let r = 0; r < real.samples.count; r++) real.samples.advantage[r] = advantage[real.rolloutOf[r]!]!;
     parts.push(real.samples);
-    state.robotSeconds += real.robotSeconds;
-    state.realEpisodes += real.episodes.length;
-    await storeAnchors(p, real.episodes);
     anchors = { outcomes: real.outcomes, robotSeconds: real.robotSeconds, ...(predicted ? { predicted } : {}) };
   }
 
@@ -258,7 +252,7 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   let refitted = false;
   if (config.mode === 'wmrl' && config.refit && p.worldModel && step % config.worldModel.refitEvery === 0 && p.anchorModelEpisodes.length > 0) {
     p.onProgress?.('refitting the world model');
-    await p.worldModel.refit([...p.modelData, ...p.anchorModelEpisodes], { epochs: config.worldModel.refitEpochs, seed: hashSeed(config.seed, step, 4) });
+    await refitWorldModel(p, p.worldModel, hashSeed(config.seed, step, 4));
     refitted = true;
   }
 
@@ -306,16 +300,30 @@ async function worldModelWarmup(p: TrainerParts): Promise<number> {
   p.onProgress?.(`warm-up: ${n} episodes of the starting policy for the world model`);
   const rng = new Rng(hashSeed(config.seed, 0, 10));
   const order = rng.shuffle(Array.from({ length: p.pool.specs.length }, (_, i) => i));
-  const specs = Array.from({ length: n }, (_, i) => p.pool.specs[order[i % order.length]!]!);
+  const groups = Array.from({ length: n }, (_, slot) => ({ slot, spec: p.pool.specs[order[slot % order.length]!]! }));
+  const real = await executeGroups(p, 0, groups, 1, hashSeed(config.seed, 0, 11));
+  p.onProgress?.('refitting the world model with the warm-up episodes');
+  await refitWorldModel(p, p.worldModel, hashSeed(config.seed, 0, 4));
+  return real.episodes.length;
+}
+
+/**
+ * Groups run for real (on the robot pool when there is one, else on `env`), charged as robot
+ * time and stored with the anchors. `step` 0 is the warm-up.
+ */
+async function executeGroups(p: TrainerParts, step: number, groups: { slot: number; spec: GroupSpec }[], rollouts: number, noiseSeed: number): Promise<RealGroups> {
   const real = p.runAnchors
-    ? await p.runAnchors(0, specs.map((spec, slot) => ({ slot, spec })), 1, hashSeed(config.seed, 0, 11), p.onEpisode)
-    : await runRealGroups(p.env, p.policy, specs, 1, hashSeed(config.seed, 0, 11), p.onEpisode);
+    ? await p.runAnchors(step, groups, rollouts, noiseSeed, p.onEpisode)
+    : await runRealGroups(p.env, p.policy, groups.map((g) => g.spec), rollouts, noiseSeed, p.onEpisode);
   p.state.robotSeconds += real.robotSeconds;
   p.state.realEpisodes += real.episodes.length;
   await storeAnchors(p, real.episodes);
-  p.onProgress?.('refitting the world model with the warm-up episodes');
-  await p.worldModel.refit([...p.modelData, ...p.anchorModelEpisodes], { epochs: config.worldModel.refitEpochs, seed: hashSeed(config.seed, 0, 4) });
-  return real.episodes.length;
+  return real;
+}
+
+/** Warm-started refit on the world model's data plus every anchor episode so far. */
+async function refitWorldModel(p: TrainerParts, model: WorldModel, seed: number): Promise<void> {
+  await model.refit([...p.modelData, ...p.anchorModelEpisodes], { epochs: p.config.worldModel.refitEpochs, seed });
 }
 
 export function groupStarts(pool: StartPool, indices: number[]): ImaginationStarts {
