@@ -5,8 +5,8 @@
  * charged). Also: the PPI interval against the true success rate, and the small policy after
  * WMRL against a ≥4× larger policy trained by behaviour cloning only.
  *
- *   npm run bench             # full: 3 seeds, every arm (about 25 minutes on 2 cores, plus 5 of set-up)
- *   npm run bench -- --quick  # 1 seed, real vs wmrl, 8 steps (7 minutes from scratch, 2.5 with the set-up cached)
+ *   npm run bench             # full: 3 seeds, every arm, 12 steps (wmrl and anchors-only 24) (about 50 minutes on 2 cores, plus 5 of set-up)
+ *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps) (about 8 minutes from scratch, 3 with the set-up cached)
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
  * --quick writes wmrl-quick.* so it never overwrites the full results.
@@ -29,9 +29,14 @@ const setup = { name: 'reach-v2', demos: 300, mixed: 100, bcEpochs: 10, largeEpo
 // held-out instructions at this scale, where sparse-reward GRPO has no successful rollouts to
 // learn from in either arm (see README).
 const tasks = 'reach';
+// Every arm runs `steps`; the arms that spend about one group of robot time per step (wmrl,
+// anchors-only) run `longSteps`, so their robot time reaches a third of real-only's: the target
+// (real-only's final success with ≥3× less robot time) is measurable. Ablations compare at `steps`.
 const preset = quick
-  ? { name: 'quick', steps: 8, seeds: 1, arms: ['real', 'wmrl'], evalEpisodes: 60 }
-  : { name: 'full', steps: 12, seeds: 3, arms: ['real', 'wmrl', 'no-debias', 'no-denoise', 'no-refit', 'wm-only', 'wmrl-h8', 'anchors-only'], evalEpisodes: 60 };
+  ? { name: 'quick', steps: 8, longSteps: 12, seeds: 1, arms: ['real', 'wmrl'], evalEpisodes: 60 }
+  : { name: 'full', steps: 12, longSteps: 24, seeds: 3, arms: ['real', 'wmrl', 'anchors-only', 'no-trust', 'no-debias', 'no-denoise', 'no-refit', 'wm-only'], evalEpisodes: 60 };
+const LONG_ARMS = new Set(['wmrl', 'anchors-only']);
+const armSteps = (arm: string) => (LONG_ARMS.has(arm) ? preset.longSteps : preset.steps);
 const seeds = Number(values.seeds ?? preset.seeds);
 const jobs = Number(values.jobs ?? Math.max(1, Math.min(2, cpus().length)));
 const cache = join('runs', 'bench-cache', setup.name);
@@ -102,13 +107,12 @@ const flags: Record<string, string[]> = {
   'no-denoise': ['--no-denoise'],
   'no-refit': ['--no-refit'],
   'wm-only': ['--mode', 'wm-only'],
-  // WMRL imagining 8 steps scored by predicted progress: the imagination whose ranking of a group's
-  // rollouts agrees best with their real outcomes (paired check: AUC 0.63 against 0.5 at 40 steps).
-  'wmrl-h8': ['--horizon=8', '--score=progress'],
+  // Imagined samples weigh as much as real ones whatever the anchors say (the paper's fusion; WMRL before trust).
+  'no-trust': ['--imaginedWeight=1'],
   // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
   'anchors-only': ['--mode', 'real', '--groups=1'],
 };
-const common = ['--policy', join(small, 'policy'), '--data', demos, '--data', mixed, '--config', 'configs/train/quickstart.yaml', `--steps=${preset.steps}`, `--tasks=${tasks}`, `--eval.tasks=${tasks}`, `--eval.episodes=${preset.evalEpisodes}`, '--world-model', worldModel];
+const common = ['--policy', join(small, 'policy'), '--data', demos, '--data', mixed, '--config', 'configs/train/quickstart.yaml', `--tasks=${tasks}`, `--eval.tasks=${tasks}`, `--eval.episodes=${preset.evalEpisodes}`, '--world-model', worldModel];
 
 // The world model is trained once, by the first run that needs it, and shared: runs that need it
 // wait for that one; real-only runs go ahead in parallel.
@@ -139,7 +143,7 @@ async function runArm(a: Arm): Promise<void> {
   mkdirSync(a.dir, { recursive: true });
   // PPI coverage is measured on the WMRL arm only: the checks cost real episodes of compute time.
   const ppi = a.arm === 'wmrl' ? ['--ppiCheckEpisodes=60'] : [];
-  await wmrl(['train', ...common, ...ppi, ...flags[a.arm]!, '--seed', String(a.seed), '--out', a.dir, ...resume], join(a.dir, 'bench.log'));
+  await wmrl(['train', ...common, `--steps=${armSteps(a.arm)}`, ...ppi, ...flags[a.arm]!, '--seed', String(a.seed), '--out', a.dir, ...resume], join(a.dir, 'bench.log'));
 }
 
 // Results.
@@ -155,8 +159,10 @@ interface Run {
   computeSeconds: number;
   /** PPI checks: intervals covering the truth, checks made, and the summed interval width. */
   ppiCoverage: { covered: number; checked: number; width: number };
-  /** Within-group AUC of the world model's anchor scores against their outcomes, pooled over steps. */
+  /** Within-group AUC of the anchors' imagined scores (same noise as executed) against their outcomes, pooled over steps. */
   anchorRank: { auc: number | null; pairs: number };
+  /** Mean over steps of λ, the weight of an imagined sample against a real one (null: nothing imagined). */
+  imaginedWeight: number | null;
 }
 const runs: Run[] = arms.map((a) => {
   const lines = readFileSync(join(a.dir, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
@@ -170,7 +176,9 @@ const runs: Run[] = arms.map((a) => {
   const ranks = lines.filter((l) => l.kind === 'step' && l.anchorRank?.auc != null).map((l) => l.anchorRank as { auc: number; pairs: number });
   const pairs = ranks.reduce((n, r) => n + r.pairs, 0);
   const anchorRank = { auc: pairs > 0 ? ranks.reduce((n, r) => n + r.auc * r.pairs, 0) / pairs : null, pairs };
-  return { arm: a.arm, seed: a.seed, curve, computeSeconds: report.computeSeconds, ppiCoverage: { covered, checked, width }, anchorRank };
+  const lambdas = lines.filter((l) => l.kind === 'step' && typeof l.imaginedWeight === 'number').map((l) => l.imaginedWeight as number);
+  const imaginedWeight = lambdas.length ? lambdas.reduce((s, v) => s + v, 0) / lambdas.length : null;
+  return { arm: a.arm, seed: a.seed, curve, computeSeconds: report.computeSeconds, ppiCoverage: { covered, checked, width }, anchorRank, imaginedWeight };
 });
 
 const mean = (xs: number[]) => xs.reduce((s, v) => s + v, 0) / Math.max(1, xs.length);
@@ -196,9 +204,15 @@ const table = preset.arms.map((arm) => {
   const finals = rs.map((r) => final(r).success);
   const robot = rs.map((r) => final(r).robotSeconds);
   const reach = rs.map((r) => timeToReach(r, realFinal));
+  const atCommon = rs.map((r) => r.curve.find((p) => p.step === preset.steps)?.success ?? Number.NaN);
+  const lambdas = rs.map((r) => r.imaginedWeight).filter((v): v is number => v !== null);
   return {
     arm,
     seeds: rs.length,
+    steps: armSteps(arm),
+    successAtCommonStep: mean(atCommon),
+    successAtCommonStepSd: sd(atCommon),
+    imaginedWeight: lambdas.length ? mean(lambdas) : null,
     finalSuccess: mean(finals),
     finalSuccessSd: sd(finals),
     gain: mean(finals) - start,
@@ -216,6 +230,7 @@ function pooledRank(rs: Run[]): number | null {
 }
 const realRow = table.find((t) => t.arm === 'real')!;
 const wmrlRow = table.find((t) => t.arm === 'wmrl')!;
+const anchorsRow = table.find((t) => t.arm === 'anchors-only');
 // A saving is only measurable when real-only GRPO gained something, and WMRL reached that in every seed.
 const realGained = realFinal > start;
 const saving = realGained && wmrlRow.robotSecondsToRealFinal !== null && wmrlRow.robotSecondsToRealFinal > 0 ? realRow.robotSeconds / wmrlRow.robotSecondsToRealFinal : null;
@@ -241,6 +256,7 @@ const results = {
   bcStartHeldOutSuccess: start,
   table,
   robotTimeSaving: saving,
+  anchorsOnlyRobotTimeSaving: anchorsRow && realGained && anchorsRow.robotSecondsToRealFinal ? realRow.robotSeconds / anchorsRow.robotSecondsToRealFinal : null,
   smallBeatsLarge: { small: { parameters: smallReport.parameters, wmrlHeldOutSuccess: wmrlRow.finalSuccess }, large: { parameters: largeReport.parameters, bcHeldOutSuccess: largeSuccess } },
   runs,
   wallSeconds: (performance.now() - started) / 1000,
@@ -251,18 +267,25 @@ writeFileSync(`${outBase}.json`, JSON.stringify(results, null, 2) + '\n');
 writeFileSync(`${outBase}.svg`, plot(runs));
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const md = [
-  `WMRL benchmark (${preset.name}: ${seeds} seed${seeds > 1 ? 's' : ''}, ${preset.steps} steps, held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)})`,
+  `WMRL benchmark (${preset.name}: ${seeds} seed${seeds > 1 ? 's' : ''}, ${preset.steps} steps (${[...LONG_ARMS].filter((a) => preset.arms.includes(a)).join(', ')}: ${preset.longSteps}), held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)})`,
   '',
-  '| arm | held-out success (± sd over seeds) | gain over BC | robot time used | robot time to reach real-only final | compute | world-model rank AUC on anchors |',
-  '|---|---|---|---|---|---|---|',
-  ...table.map((t) => `| ${t.arm} | ${pct(t.finalSuccess)} ± ${pct(t.finalSuccessSd)} | ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ${t.robotSeconds.toFixed(0)} s | ${!realGained ? 'n/a' : t.robotSecondsToRealFinal === null ? `not reached (${t.reachedRealFinal}/${t.seeds} seeds)` : `${t.robotSecondsToRealFinal.toFixed(0)} s`} | ${t.computeSeconds.toFixed(0)} s | ${t.anchorRankAuc === null ? '–' : t.anchorRankAuc.toFixed(2)} |`),
+  `| arm | steps | held-out success at the end (± sd over seeds) | gain over BC | at step ${preset.steps} | robot time used | robot time to reach real-only final | compute | rank AUC on anchors (paired) | mean λ |`,
+  '|---|---|---|---|---|---|---|---|---|---|',
+  ...table.map((t) => `| ${t.arm} | ${t.steps} | ${pct(t.finalSuccess)} ± ${pct(t.finalSuccessSd)} | ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ${pct(t.successAtCommonStep)} ± ${pct(t.successAtCommonStepSd)} | ${t.robotSeconds.toFixed(0)} s | ${!realGained ? 'n/a' : t.robotSecondsToRealFinal === null ? `not reached (${t.reachedRealFinal}/${t.seeds} seeds)` : `${t.robotSecondsToRealFinal.toFixed(0)} s`} | ${t.computeSeconds.toFixed(0)} s | ${t.anchorRankAuc === null ? '–' : t.anchorRankAuc.toFixed(2)} | ${t.imaginedWeight === null ? '–' : t.imaginedWeight.toFixed(2)} |`),
   '',
   !realGained
     ? `Real-only GRPO did not improve held-out success over the BC start here: no robot-time saving can be measured from this run.`
     : saving
       ? `WMRL reached real-only GRPO's final held-out success with ${saving.toFixed(1)}× less robot time.`
       : `WMRL did not reach real-only GRPO's final held-out success in every seed: no robot-time saving is claimed.`,
-  `World-model rank AUC: how often, within one anchor group, the world model scored a real success above a real failure (0.5 = no information; GRPO uses only this order).`,
+  ...(anchorsRow
+    ? [
+        anchorsRow.robotSecondsToRealFinal !== null && realGained
+          ? `GRPO on the environment with WMRL's real budget alone (anchors-only: one group per step, nothing imagined) reached it with ${(realRow.robotSeconds / anchorsRow.robotSecondsToRealFinal).toFixed(1)}× less robot time: a saving WMRL shows only beyond that one is imagination's.`
+          : `GRPO on the environment with WMRL's real budget alone (anchors-only: one group per step, nothing imagined) did not reach it in every seed.`,
+      ]
+    : []),
+  `Rank AUC on anchors: how often, within one anchor group, the world model's imagined score of a rollout (imagined with the noise it was then executed with) ranked a real success above a real failure (0.5 = no information; GRPO uses only this order). λ: the weight of one imagined policy sample against a real one (imaginedWeight 'trust': clip(2·AUC − 1, 0, 1) of that AUC, a moving average).`,
   `PPI intervals (95%) covered the true success rate in ${runs.reduce((s, r) => s + r.ppiCoverage.covered, 0)} of ${runs.reduce((s, r) => s + r.ppiCoverage.checked, 0)} checks, mean width ${(runs.reduce((s, r) => s + r.ppiCoverage.width, 0) / Math.max(1, runs.reduce((s, r) => s + r.ppiCoverage.checked, 0))).toFixed(2)} (WMRL arm; truth: 60 real episodes of the same policy each).`,
   `Small beats large? tiny (${smallReport.parameters.toLocaleString()} parameters) after WMRL: ${pct(wmrlRow.finalSuccess)}; base (${largeReport.parameters.toLocaleString()} parameters, ${(largeReport.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(largeSuccess)}.`,
 ].join('\n');
@@ -278,7 +301,7 @@ function plot(rs: Run[]): string {
   const maxX = Math.max(1, ...rs.flatMap((r) => r.curve.map((p) => p.robotSeconds)));
   const x = (v: number) => m.l + (v / maxX) * (W - m.l - m.r);
   const y = (v: number) => H - m.b - v * (H - m.t - m.b);
-  const colours: Record<string, string> = { real: '#d62728', wmrl: '#1f77b4', 'no-debias': '#ff7f0e', 'no-denoise': '#2ca02c', 'no-refit': '#9467bd', 'wm-only': '#7f7f7f', 'wmrl-h8': '#17becf', 'anchors-only': '#8c564b' };
+  const colours: Record<string, string> = { real: '#d62728', wmrl: '#1f77b4', 'no-debias': '#ff7f0e', 'no-denoise': '#2ca02c', 'no-refit': '#9467bd', 'wm-only': '#7f7f7f', 'no-trust': '#17becf', 'anchors-only': '#8c564b' };
   const lines = rs.map((r) => `<polyline fill="none" stroke="${colours[r.arm] ?? '#000'}" stroke-width="2" opacity="0.8" points="${r.curve.map((p) => `${x(p.robotSeconds).toFixed(1)},${y(p.success).toFixed(1)}`).join(' ')}"/>`);
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((v) => `<text x="${m.l - 8}" y="${y(v) + 4}" text-anchor="end" font-size="11">${(100 * v).toFixed(0)}%</text><line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>`);
   const xt = [0, 0.5, 1].map((f) => `<text x="${x(f * maxX)}" y="${H - m.b + 16}" text-anchor="middle" font-size="11">${(f * maxX).toFixed(0)} s</text>`);

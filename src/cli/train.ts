@@ -129,6 +129,7 @@ export const command = {
             `step ${m.step}/${config.steps}: imagined ${fmt(m.successImagined)} calibrated ${fmt(m.successCalibrated)} anchors ${fmt(m.successAnchors)}` +
               (m.ppi ? ` PPI ${fmt(m.ppi.estimate)} [${fmt(m.ppi.lower)}, ${fmt(m.ppi.upper)}]` : '') +
               (m.anchorRank?.auc != null ? ` rank AUC ${m.anchorRank.auc.toFixed(2)}` : '') +
+              (m.imaginedWeight !== null ? ` λ ${m.imaginedWeight.toFixed(2)}` : '') +
               ` KL ${m.kl.toFixed(4)} robot ${m.robotSeconds.toFixed(0)} s`,
           ),
         onEval: (e) => console.error(`eval at step ${e.step}: ${e.split} success ${e.successes}/${e.episodes} (${(100 * e.successRate).toFixed(0)}%)`),

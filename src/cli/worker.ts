@@ -97,7 +97,7 @@ export const command = {
             policies.clear();
             policies.set(dir, await loadPolicy(dir));
           }
-          const episode = await runRollout(await slot.env(), policies.get(dir)!, { task: r.task, seed: r.seed }, r.noiseSeed);
+          const episode = await runRollout(await slot.env(), policies.get(dir)!, { task: r.task, seed: r.seed }, r.noiseSeed, r.noiseCorrelation ?? 0);
           if (episode.status !== 'complete') throw new Error(`episode ended '${episode.status}'`);
           episode.id = r.id;
           const finished = Date.now();

@@ -10,10 +10,8 @@ export interface PolicyControllerOptions {
   deterministic: boolean;
   /** Replace every instruction by this text (a language-grounding ablation). */
   instructionOverride?: (task: TaskSpec) => string;
-  /** Added to the episode seed for the action noise: rollouts of one scene that must differ. */
-  noiseSeed?: number;
   /** The standard-normal exploration noise of step t (one value per action output), instead of
-   * drawing it: replays a noise sequence that was also imagined (src/rl/imaginationCheck.ts). */
+   * drawing it: a rollout's own seeded sequence, which imagination can replay (src/rl/rolloutNoise.ts). */
   noise?: (t: number) => ArrayLike<number>;
   name?: string;
 }
@@ -36,7 +34,7 @@ export class PolicyController implements Controller {
 
   reset(task: TaskSpec, seed: number): void {
     this.#task = task;
-    this.#seed = seed + (this.#options.noiseSeed ?? 0);
+    this.#seed = seed;
     this.#t = 0;
     this.#queue = [];
   }

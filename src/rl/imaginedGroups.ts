@@ -8,7 +8,7 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { ImaginationPolicy, ImaginationStarts, ImagineOptions } from '../worldmodel/imagine.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { emptySamples, type PolicySamples } from './policySamples.ts';
-import type { RolloutNoise } from './rolloutNoise.ts';
+import { RolloutNoise, type NoiseSpec } from './rolloutNoise.ts';
 
 export interface ImaginedGroups {
   /** G·M rollout scores (group-major) and their ensemble variances. */
@@ -21,10 +21,13 @@ export interface ImaginedGroups {
 }
 
 /**
- * `starts` holds one row per group; each is repeated `rollouts` times. The exploration noise is
- * drawn from `seed`, or taken from `noise` (one sequence per rollout, as executed for real).
+ * `starts` holds one row per group; each is repeated `rollouts` times. Rollout b (group-major,
+ * g·M + m) explores with sequence b of `noise`: exactly the noise `runRealGroups(…, noise)` (or a
+ * robot pool) executes its rollout b with, so an imagined and an executed batch under one
+ * NoiseSpec pair rollout by rollout (they part only where imagined and real observations lead
+ * the policy apart).
  */
-export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: ImaginationStarts, rollouts: number, horizon: number, seed: number, options: ImagineOptions & { noise?: RolloutNoise } = {}): ImaginedGroups {
+export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: ImaginationStarts, rollouts: number, horizon: number, noise: NoiseSpec, options: ImagineOptions = {}): ImaginedGroups {
   const G = starts.instructions.length;
   const D = starts.stateDim;
   const C = starts.context.length / G;
@@ -44,7 +47,7 @@ export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: Imag
   let imagined;
   try {
     imagined = model.imagine(
-      sharedNoisePolicy(policy, tokens, { proprioDim: P, members: K, rollouts: B, seed, ...(options.noise ? { noise: options.noise } : {}) }),
+      sharedNoisePolicy(policy, tokens, { proprioDim: P, members: K, noise: new RolloutNoise(B, policy.outputDim, noise) }),
       repeated,
       horizon,
       options,
@@ -79,9 +82,9 @@ export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: Imag
  * The sampling policy in imagination, over K × B member-major rows: one exploration noise per
  * rollout and step, shared by its K member copies. A rollout is then one action sequence and its
  * score (the ensemble mean) is that sequence's; with noise drawn per member, its advantage would
- * credit K different sequences at once. Noise is drawn from `seed`, or taken from `noise`.
+ * credit K different sequences at once.
  */
-export function sharedNoisePolicy(policy: VlaPolicy, tokens: tf.Tensor2D, o: { proprioDim: number; members: number; rollouts: number; seed: number; noise?: RolloutNoise }): ImaginationPolicy {
+export function sharedNoisePolicy(policy: VlaPolicy, tokens: tf.Tensor2D, o: { proprioDim: number; members: number; noise: RolloutNoise }): ImaginationPolicy {
   const P = o.proprioDim;
   return {
     act: (obs) =>
@@ -89,7 +92,7 @@ export function sharedNoisePolicy(policy: VlaPolicy, tokens: tf.Tensor2D, o: { p
         const proprio = obs.state.slice([0, 0], [-1, P]) as tf.Tensor2D;
         const latent = obs.state.slice([0, P], [-1, policy.latentDim]) as tf.Tensor2D;
         const A = policy.outputDim;
-        const perRollout = o.noise ? tf.tensor2d(o.noise.step(obs.step), [o.rollouts, A]) : tf.randomNormal([o.rollouts, A], 0, 1, 'float32', o.seed * 7919 + obs.step);
+        const perRollout = tf.tensor2d(o.noise.step(obs.step), [o.noise.rollouts, A]);
         return policy.act({ latent, proprio, tokens }, { noise: tf.tile(perRollout, [o.members, 1]) as tf.Tensor2D }).action;
       }),
   };

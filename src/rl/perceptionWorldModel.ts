@@ -12,9 +12,7 @@ import { framesToFloat } from '../vision/frames.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { WorldModel, type TrainHooks } from '../worldmodel/worldModel.ts';
 import type { WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
-import { CONTEXT_DIM, familyOneHot, stateVector } from '../worldmodel/transitionData.ts';
-import type { ImagineOptions } from '../worldmodel/imagine.ts';
-import { replayPolicy } from '../worldmodel/replayPolicy.ts';
+import { stateVector } from '../worldmodel/transitionData.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
@@ -54,23 +52,4 @@ export function startStates(policy: VlaPolicy, episodes: Episode[]): { states: F
   const states = new Float32Array(first.length * D);
   first.forEach((e, i) => states.set(stateVector(e.qpos.subarray(0, e.qposDim), e.qvel.subarray(0, e.qposDim), e.state.subarray(0, e.stateDim)), i * D));
   return { states, stateDim: D };
-}
-
-/**
- * The world model's score r̂(τ) of real trajectories: each episode's recorded actions replayed
- * open loop from its first observation (what the model would have predicted for exactly this
- * trajectory), scored like an imagined rollout over the same `horizon`. After an episode's end
- * the arm holds and the gripper keeps its last command (an episode ends at success, and a
- * robot that stops there stays successful), so that the step a score is read at never depends
- * on the real outcome: reading a success episode at its last step would leak it.
- */
-export function scoreTrajectories(policy: VlaPolicy, model: WorldModel, episodes: Episode[], horizon: number, options: ImagineOptions = {}): { score: Float32Array; variance: Float32Array } {
-  if (episodes.length === 0) return { score: new Float32Array(0), variance: new Float32Array(0) };
-  const B = episodes.length;
-  const { states, stateDim: D } = startStates(policy, episodes);
-  if (D !== model.meta.dims.state) throw new Error(`perception state has ${D} values; the world model expects ${model.meta.dims.state} (was it trained with this policy?)`);
-  const context = new Float32Array(B * CONTEXT_DIM);
-  episodes.forEach((e, i) => context.set(familyOneHot(e.task.family), i * CONTEXT_DIM));
-  const rollouts = model.imagine(replayPolicy(episodes), { states, stateDim: D, context, instructions: episodes.map((e) => e.task.instruction) }, horizon, options);
-  return { score: rollouts.score, variance: rollouts.scoreVariance };
 }

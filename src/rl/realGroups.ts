@@ -1,7 +1,8 @@
 /**
  * Groups executed on an environment (anchor groups, or every group in `real` mode): M episodes
  * of the current, sampling policy from the same task and scene seed, each with its own action
- * noise. Yields the episodes, their true outcomes, the robot time they used and the
+ * noise (rollout g·M + m of a batch under `noise` draws from rolloutNoiseSeed(noise.seed, g·M + m)).
+ * Yields the episodes, their true outcomes, the robot time they used and the
  * policy-gradient rows (perception latents of the real frames).
  */
 import type { Episode, TaskSpec } from '../core/types.ts';
@@ -12,6 +13,7 @@ import { episodeProprio } from '../policy/policyInputs.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { perceptionEpisodes } from './perceptionWorldModel.ts';
 import { emptySamples, type PolicySamples } from './policySamples.ts';
+import { RolloutNoise, rolloutNoiseSeed, type NoiseSpec } from './rolloutNoise.ts';
 
 export interface GroupSpec {
   task: TaskSpec;
@@ -27,21 +29,20 @@ export interface RealGroups {
   rolloutOf: Int32Array;
 }
 
-/** The action-noise seed of rollout m of the g-th executed group: the same on any robot, so a pool reproduces a sequential run. */
-export function rolloutNoiseSeed(noiseSeed: number, g: number, m: number, rollouts: number): number {
-  return noiseSeed * 100_003 + (g * rollouts + m) * 7_919;
+/**
+ * One rollout of the current, sampling policy on an env. Its exploration noise is the sequence of
+ * its seed (`rolloutNoiseSeed`): the same on any robot, so a pool reproduces a sequential run and
+ * imagination (`imagineAsExecuted`) can roll out exactly this rollout.
+ */
+export function runRollout(env: Env, policy: VlaPolicy, group: GroupSpec, rolloutSeed: number, correlation: number): Promise<Episode> {
+  return runEpisode(env, new PolicyController(policy, { deterministic: false, noise: RolloutNoise.single(rolloutSeed, policy.outputDim, correlation) }), group);
 }
 
-/** One rollout of the current, sampling policy on an env. */
-export function runRollout(env: Env, policy: VlaPolicy, group: GroupSpec, rolloutNoise: number): Promise<Episode> {
-  return runEpisode(env, new PolicyController(policy, { deterministic: false, noiseSeed: rolloutNoise }), group);
-}
-
-export async function runRealGroups(env: Env, policy: VlaPolicy, groups: GroupSpec[], rollouts: number, noiseSeed: number, onEpisode?: (done: number, total: number) => void): Promise<RealGroups> {
+export async function runRealGroups(env: Env, policy: VlaPolicy, groups: GroupSpec[], rollouts: number, noise: NoiseSpec, onEpisode?: (done: number, total: number) => void): Promise<RealGroups> {
   const episodes: Episode[] = [];
   for (const [g, group] of groups.entries()) {
     for (let m = 0; m < rollouts; m++) {
-      const episode = await runRollout(env, policy, group, rolloutNoiseSeed(noiseSeed, g, m, rollouts));
+      const episode = await runRollout(env, policy, group, rolloutNoiseSeed(noise.seed, g * rollouts + m), noise.correlation);
       if (episode.status !== 'complete') throw new Error(`episode ${episode.id} ended '${episode.status}'; aborted episodes never enter training`);
       episodes.push(episode);
       onEpisode?.(episodes.length, groups.length * rollouts);

@@ -17,6 +17,7 @@ import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import { AnchorWeight } from './denoisingWeights.ts';
+import { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import { perceptionEpisodes, trainPerceptionWorldModel } from './perceptionWorldModel.ts';
 import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics, type TrainerState } from './trainCheckpoint.ts';
@@ -89,6 +90,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   let state: TrainerState;
   let calibrator: IsotonicCalibrator;
   let anchorWeight: AnchorWeight;
+  let trust: ImaginationTrust;
   let anchorEpisodes: Episode[] = [];
   const anchorDir = join(runDir, 'anchors');
   let queue: AnchorQueue | undefined;
@@ -114,6 +116,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       state = loaded.state;
       calibrator = IsotonicCalibrator.fromJSON(state.calibrator);
       anchorWeight = AnchorWeight.fromJSON(state.anchorWeight);
+      trust = state.trust ? ImaginationTrust.fromJSON(state.trust) : new ImaginationTrust(config.trust);
       await truncateMetrics(log.metricsFile, state.step);
       // Only anchors of completed steps count; a killed step's partial ones are run again.
       const ids = new Set(state.anchorEpisodeIds);
@@ -124,7 +127,8 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       setStd(policy, config.ppo.std);
       calibrator = new IsotonicCalibrator(config.isotonic);
       anchorWeight = new AnchorWeight(config.anchorWeight);
-      state = { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, calibrator: calibrator.toJSON(), anchorWeight: anchorWeight.toJSON(), anchorEpisodeIds: [] };
+      trust = new ImaginationTrust(config.trust);
+      state = { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, calibrator: calibrator.toJSON(), anchorWeight: anchorWeight.toJSON(), trust: trust.toJSON(), anchorEpisodeIds: [] };
       if (needsModel && o.worldModelDir && existsSync(join(o.worldModelDir, 'model.json'))) {
         o.onProgress?.(`loading the world model ${o.worldModelDir}`);
         worldModel = await loadWorldModel(o.worldModelDir);
@@ -159,6 +163,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       state,
       calibrator,
       anchorWeight,
+      trust,
       anchorModelEpisodes: worldModel ? perceptionEpisodes(reference, anchorEpisodes) : [],
       onProgress: o.onProgress,
       onEpisode: o.onEpisode,
@@ -196,6 +201,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       }
       state.calibrator = calibrator.toJSON();
       state.anchorWeight = anchorWeight.toJSON();
+      state.trust = trust.toJSON();
       await saveTrainCheckpoint(runDir, { state, policy, optimizer, worldModel });
     }
     const policyDir = join(runDir, 'policy');

@@ -17,6 +17,7 @@ import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import type { AnchorWeightState } from './denoisingWeights.ts';
 import type { IsotonicState } from './isotonicCalibrator.ts';
+import type { TrustState } from './imaginationTrust.ts';
 
 export interface TrainerState {
   /** Steps completed. */
@@ -26,6 +27,8 @@ export interface TrainerState {
   realEpisodes: number;
   calibrator: IsotonicState;
   anchorWeight: AnchorWeightState;
+  /** The moving paired AUC behind λ (absent in checkpoints written before it existed). */
+  trust?: TrustState;
   /** Anchor episodes (in <run>/anchors) that belong to completed steps. */
   anchorEpisodeIds: string[];
 }

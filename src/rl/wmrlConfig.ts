@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { BACKEND_NAMES } from '../backend/selectBackend.ts';
 import type { ImagineOptions } from '../worldmodel/imagine.ts';
+import type { NoiseSpec } from './rolloutNoise.ts';
 
 export const TRAIN_MODES = ['wmrl', 'real', 'wm-only'] as const;
 
@@ -39,6 +40,17 @@ export const wmrlConfigSchema = z
       .strict()
       .prefault({}),
     imaginedAdvantage: z.enum(['std', 'centered']).default('std').describe("imagined groups' advantages: 'std' standardises within the group (GRPO); 'centered' only subtracts the group mean (Dr. GRPO), so a flat calibration map gives small advantages instead of amplified noise"),
+    imaginedWeight: z
+      .union([z.literal('trust'), z.number().min(0).max(1)])
+      .default('trust')
+      .describe("wmrl mode: the weight λ of one imagined policy sample relative to one real sample. 'trust': λ = clip(2·AUC − 1, 0, 1), the within-group AUC of anchor groups imagined with the noise they were executed with (a moving average, see trust); a number fixes λ (1: imagined and real samples count alike, the paper's form). wm-only mode uses 1 for 'trust'"),
+    trust: z
+      .object({
+        halfLife: z.number().positive().default(16).describe('half-life of the moving AUC, in anchor groups with both outcomes'),
+        priorPairs: z.number().min(0).default(16).describe('pseudo (success, failure) pairs at AUC 0.5: λ stays near 0 until the anchors show imagination ranks rollouts'),
+      })
+      .strict()
+      .prefault({}),
     sigma0Squared: z.number().positive().default(0.01).describe('σ₀² in the per-rollout ensemble weights 1/(σ² + σ₀²)'),
     ppo: z
       .object({
@@ -47,6 +59,7 @@ export const wmrlConfigSchema = z
         learningRate: z.number().positive().default(1e-4).describe("Adam's step: it moves every weight by about this much per update whatever the gradient's size, so the whole network's output moves coherently; watch the KL in the metrics"),
         clip: z.number().positive().default(0.2),
         klCoef: z.number().min(0).default(0.1).describe('weight of KL(π ‖ π_BC)'),
+        noiseCorrelation: z.number().min(0).max(1).default(0).describe('step-to-step correlation ρ of the exploration noise (AR(1), marginal std `std`): 0 draws afresh every control step; near 1 holds one offset per episode (src/rl/rolloutNoise.ts)'),
         std: z.number().min(0).default(0.2).describe("action noise standard deviation (normalised units) at the start of RL, set on the policy and the KL reference alike; 0 keeps the policy's own. Behaviour cloning fits only the mean, so the std is an exploration choice: too small and a group's rollouts do not differ, too large and most sampled episodes fail (tiny reach: 0.37 → 12% sampled vs 92% deterministic)"),
       })
       .strict()
@@ -76,6 +89,11 @@ export const wmrlConfigSchema = z
   .strict();
 
 export type WmrlConfig = z.infer<typeof wmrlConfigSchema>;
+
+/** The exploration noise of a batch of rollouts drawn under `seed` (imagined and executed alike). */
+export function noiseSpec(config: WmrlConfig, seed: number): NoiseSpec {
+  return { seed, correlation: config.ppo.noiseCorrelation };
+}
 
 /** How imagination runs and scores rollouts under this config. */
 export function imagineOptions(config: WmrlConfig): ImagineOptions {

@@ -3,11 +3,13 @@
  *  1. draw G groups (instruction + start) from the start pool, and the anchor groups among them
  *     uniformly at random, plus optionally `activeAnchors` more where the ensemble disagrees most
  *     (src/scheduler/anchorSelection.ts; every anchor group's inclusion probability is logged);
- *  2. imagine the other groups' M rollouts in the world model; execute the anchor groups on the
- *     environment and score those real trajectories with the world model too (their
- *     within-group rank agreement with the real outcomes says whether imagination can teach);
+ *  2. imagine the other groups' M rollouts in the world model; imagine the anchor groups too, with
+ *     the exploration noise they are then executed with on the environment, so each anchor
+ *     rollout has an imagined score and a real outcome (their within-group rank agreement says
+ *     whether imagination can teach, and sets the weight λ of imagined samples);
  *  3. debias every world-model score through the isotonic map, fitted on anchor pairs;
  *  4. GRPO advantages, weighted by the anchor weight and the per-rollout ensemble weights;
+ *     imagined samples weigh λ each (src/rl/imaginationTrust.ts), real ones 1;
  *  5. a PPO-clip update with a KL penalty to the behaviour-cloned reference;
  *  6. the PPI estimate of the policy's true success rate (groups, not rollouts, are its samples);
  *  7. every few steps the world model is refitted with the anchor episodes;
@@ -30,9 +32,11 @@ import { planEpisodes } from '../../sim/episodePlan.ts';
 import { parseTaskSelectors, taskMatches } from '../../sim/taskSuite.ts';
 import { AnchorWeight, ensembleWeights } from './denoisingWeights.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
-import { imagineGroups } from './imaginedGroups.ts';
+import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
+import type { NoiseSpec } from './rolloutNoise.ts';
+import type { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
-import { perceptionEpisodes, scoreTrajectories, startStates } from './perceptionWorldModel.ts';
+import { perceptionEpisodes, startStates } from './perceptionWorldModel.ts';
 import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
 import { groupMeans, groupedPpiEstimate, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
 import { ppoUpdate } from './ppoUpdate.ts';
@@ -40,7 +44,7 @@ import { runRealGroups, type GroupSpec, type RealGroups } from './realGroups.ts'
 import { selectAnchorGroups } from '../scheduler/anchorSelection.ts';
 import type { TrainerState } from './trainCheckpoint.ts';
 import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
-import { anchorGroupCount, imagineOptions, type WmrlConfig } from './wmrlConfig.ts';
+import { anchorGroupCount, imagineOptions, noiseSpec, type WmrlConfig } from './wmrlConfig.ts';
 import type { ImaginationStarts } from '../worldmodel/imagine.ts';
 
 /** A group start: a recorded episode's first observation (its task and scene seed reproduce it). */
@@ -79,8 +83,11 @@ export interface StepMetrics {
   successImagined: number | null;
   successCalibrated: number | null;
   successAnchors: number | null;
-  /** Within-group AUC of the world model's raw scores of this step's anchor episodes against their outcomes. */
+  /** Within-group AUC of this step's anchor rollouts: imagined (with the noise they were executed with) raw scores against real outcomes. */
   anchorRank: RankAgreement | null;
+  /** λ, the weight of one imagined policy sample relative to a real one (null: no imagined groups), and the moving paired AUC behind it (wmrl mode, imaginedWeight 'trust'). */
+  imaginedWeight: number | null;
+  trustAuc: number | null;
   ppi: PpiEstimate | null;
   debiasMap: { x: number[]; y: number[] };
   calibrationPairs: number;
@@ -122,6 +129,7 @@ export interface TrainerParts {
   state: TrainerState;
   calibrator: IsotonicCalibrator;
   anchorWeight: AnchorWeight;
+  trust: ImaginationTrust;
   /** Anchor episodes of completed steps (model layout), for refits. */
   anchorModelEpisodes: Episode[];
   onProgress?: (what: string) => void;
@@ -131,7 +139,7 @@ export interface TrainerParts {
    * Runs a step's anchor groups somewhere other than `env` (a robot pool through the calibration
    * scheduler), returning them as runRealGroups does; it stores the episodes itself, exactly once.
    */
-  runAnchors?: (step: number, groups: { slot: number; spec: GroupSpec }[], rollouts: number, noiseSeed: number, onEpisode?: (done: number, total: number) => void) => Promise<RealGroups>;
+  runAnchors?: (step: number, groups: { slot: number; spec: GroupSpec }[], rollouts: number, noise: NoiseSpec, onEpisode?: (done: number, total: number) => void) => Promise<RealGroups>;
 }
 
 /** Held-out evaluation on the environment (deterministic policy; never charged as training robot time). */
@@ -181,12 +189,13 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
 
   // Imagined groups.
   let imagined: { score: Float32Array; calibrated: Float32Array; variance: Float32Array } | undefined;
+  let imaginedSamples: ImaginedGroups | undefined;
   let ensembleW: Float32Array | undefined;
   if (imaginedGroups.length > 0) {
     if (!p.worldModel) throw new Error(`mode '${config.mode}' imagines rollouts but no world model was given`);
     p.onProgress?.(`imagining ${imaginedGroups.length}×${M} rollouts`);
     const starts = groupStarts(p.pool, imaginedGroups.map((g) => groupIdx[g]!));
-    const out = imagineGroups(policy, p.worldModel, starts, M, config.horizon, hashSeed(config.seed, step, 1), imagineOptions(config));
+    const out = imagineGroups(policy, p.worldModel, starts, M, config.horizon, noiseSpec(config, hashSeed(config.seed, step, 1)), imagineOptions(config));
     const correct = config.mode === 'wmrl';
     const calibrated = correct && config.debias ? p.calibrator.mapAll(out.score) : out.score;
     let advantage = groupAdvantages(calibrated, M, { scale: config.imaginedAdvantage });
@@ -194,12 +203,8 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
       ensembleW = ensembleWeights(out.variance, config.sigma0Squared);
       advantage = advantage.map((a, i) => a * ensembleW![i]!);
     }
-    // Every ensemble member's copy of a rollout is one sample of it: each weighs 1/K.
-    for (let r = 0; r < out.samples.count; r++) {
-      out.samples.advantage[r] = advantage[out.rolloutOf[r]!]!;
-      out.samples.weight[r] = 1 / out.members;
-    }
-    parts.push(out.samples);
+    for (let r = 0; r < out.samples.count; r++) out.samples.advantage[r] = advantage[out.rolloutOf[r]!]!;
+    imaginedSamples = out;
     imagined = { score: out.score, calibrated, variance: out.variance };
   }
 
@@ -208,11 +213,15 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   let anchorRank: RankAgreement | null = null;
   if (anchorGroups.length > 0) {
     p.onProgress?.(`executing ${anchorGroups.length}×${M} anchor episodes`);
-    const real = await executeGroups(p, step, anchorGroups.map((g) => ({ slot: g, spec: p.pool.specs[groupIdx[g]!]! })), M, hashSeed(config.seed, step, 2));
+    const noise = noiseSpec(config, hashSeed(config.seed, step, 2));
+    // Imagined before they run, with the noise they run with: the anchors' scores are what imagination says of these very rollouts.
+    const paired = config.mode === 'wmrl' && p.worldModel ? imagineGroups(policy, p.worldModel, groupStarts(p.pool, anchorGroups.map((g) => groupIdx[g]!)), M, config.horizon, noise, imagineOptions(config)).score : undefined;
+    const real = await executeGroups(p, step, anchorGroups.map((g) => ({ slot: g, spec: p.pool.specs[groupIdx[g]!]! })), M, noise);
     let predicted: Float32Array | undefined;
-    if (config.mode === 'wmrl' && p.worldModel) {
-      const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, imagineOptions(config)).score;
+    if (paired) {
+      const raw = paired;
       anchorRank = groupRankAgreement(raw, real.outcomes, M);
+      p.trust.observe(raw, real.outcomes, M);
       predicted = config.debias ? p.calibrator.mapAll(raw) : raw;
       for (let g = 0; g < anchorGroups.length; g++) p.anchorWeight.observe(predicted.subarray(g * M, (g + 1) * M), real.outcomes.subarray(g * M, (g + 1) * M));
       // Pairs enter the map after this step's predictions were made with it.
@@ -223,6 +232,13 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     for (let r = 0; r < real.samples.count; r++) real.samples.advantage[r] = advantage[real.rolloutOf[r]!]!;
     parts.push(real.samples);
     anchors = { outcomes: real.outcomes, robotSeconds: real.robotSeconds, ...(predicted ? { predicted } : {}) };
+  }
+
+  // Imagined samples weigh λ each against a real one (every ensemble member's copy of a rollout 1/K of that); at λ = 0 they are left out.
+  const lambda = imaginedSamples ? imaginedSampleWeight(config, p.trust) : null;
+  if (imaginedSamples && lambda! > 0) {
+    imaginedSamples.samples.weight.fill(lambda! / imaginedSamples.members);
+    parts.unshift(imaginedSamples.samples);
   }
 
   // Policy update.
@@ -272,6 +288,8 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     successCalibrated: mean(imagined?.calibrated),
     successAnchors: mean(anchors?.outcomes),
     anchorRank,
+    imaginedWeight: lambda,
+    trustAuc: config.mode === 'wmrl' && config.imaginedWeight === 'trust' ? p.trust.auc : null,
     ppi,
     debiasMap: p.calibrator.knots(),
     calibrationPairs: p.calibrator.pairs,
@@ -288,6 +306,12 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   };
 }
 
+/** λ: imagined samples' weight against real ones — measured trust, a fixed number, or 1 where nothing is measured (wm-only). */
+function imaginedSampleWeight(config: WmrlConfig, trust: ImaginationTrust): number {
+  if (config.imaginedWeight !== 'trust') return config.imaginedWeight;
+  return config.mode === 'wmrl' ? trust.weight : 1;
+}
+
 /**
  * Before the first step (wmrl mode): episodes of the starting policy from distinct starts, one
  * each, run for real and charged as robot time, stored with the anchors (so every later refit
@@ -301,7 +325,7 @@ async function worldModelWarmup(p: TrainerParts): Promise<number> {
   const rng = new Rng(hashSeed(config.seed, 0, 10));
   const order = rng.shuffle(Array.from({ length: p.pool.specs.length }, (_, i) => i));
   const groups = Array.from({ length: n }, (_, slot) => ({ slot, spec: p.pool.specs[order[slot % order.length]!]! }));
-  const real = await executeGroups(p, 0, groups, 1, hashSeed(config.seed, 0, 11));
+  const real = await executeGroups(p, 0, groups, 1, noiseSpec(config, hashSeed(config.seed, 0, 11)));
   p.onProgress?.('refitting the world model with the warm-up episodes');
   await refitWorldModel(p, p.worldModel, hashSeed(config.seed, 0, 4));
   return real.episodes.length;
@@ -311,10 +335,10 @@ async function worldModelWarmup(p: TrainerParts): Promise<number> {
  * Groups run for real (on the robot pool when there is one, else on `env`), charged as robot
  * time and stored with the anchors. `step` 0 is the warm-up.
  */
-async function executeGroups(p: TrainerParts, step: number, groups: { slot: number; spec: GroupSpec }[], rollouts: number, noiseSeed: number): Promise<RealGroups> {
+async function executeGroups(p: TrainerParts, step: number, groups: { slot: number; spec: GroupSpec }[], rollouts: number, noise: NoiseSpec): Promise<RealGroups> {
   const real = p.runAnchors
-    ? await p.runAnchors(step, groups, rollouts, noiseSeed, p.onEpisode)
-    : await runRealGroups(p.env, p.policy, groups.map((g) => g.spec), rollouts, noiseSeed, p.onEpisode);
+    ? await p.runAnchors(step, groups, rollouts, noise, p.onEpisode)
+    : await runRealGroups(p.env, p.policy, groups.map((g) => g.spec), rollouts, noise, p.onEpisode);
   p.state.robotSeconds += real.robotSeconds;
   p.state.realEpisodes += real.episodes.length;
   await storeAnchors(p, real.episodes);
@@ -356,7 +380,7 @@ async function appendAnchors(p: TrainerParts, episodes: Episode[]): Promise<void
 /** Per-group ensemble disagreement (mean variance of 2 imagined rollouts each, a seed of its own), for active anchors. */
 function groupDisagreement(p: TrainerParts, groupIdx: number[], step: number): Float32Array {
   const R = 2;
-  const out = imagineGroups(p.policy, p.worldModel!, groupStarts(p.pool, groupIdx), R, p.config.horizon, hashSeed(p.config.seed, step, 9), imagineOptions(p.config));
+  const out = imagineGroups(p.policy, p.worldModel!, groupStarts(p.pool, groupIdx), R, p.config.horizon, noiseSpec(p.config, hashSeed(p.config.seed, step, 9)), imagineOptions(p.config));
   return Float32Array.from(groupIdx, (_, g) => out.variance.subarray(g * R, (g + 1) * R).reduce((s, v) => s + v, 0) / R);
 }
 
@@ -397,12 +421,13 @@ export async function ppiCheck(p: TrainerParts, truthEpisodes: number): Promise<
   const pick = (n: number) => Array.from({ length: n }, () => rng.int(p.pool.specs.length));
   const imaginedIdx = pick(config.groups);
   const anchorIdx = pick(Math.max(2, anchorGroupCount(config)));
-  const out = imagineGroups(policy, p.worldModel, groupStarts(p.pool, imaginedIdx), M, config.horizon, hashSeed(config.seed, step, 6), imagineOptions(config));
+  const out = imagineGroups(policy, p.worldModel, groupStarts(p.pool, imaginedIdx), M, config.horizon, noiseSpec(config, hashSeed(config.seed, step, 6)), imagineOptions(config));
   const f = config.debias ? p.calibrator.mapAll(out.score) : out.score;
-  const real = await runRealGroups(p.env, policy, anchorIdx.map((i) => p.pool.specs[i]!), M, hashSeed(config.seed, step, 7));
-  const raw = scoreTrajectories(policy, p.worldModel, real.episodes, config.horizon, imagineOptions(config)).score;
+  const anchorNoise = noiseSpec(config, hashSeed(config.seed, step, 7));
+  const raw = imagineGroups(policy, p.worldModel, groupStarts(p.pool, anchorIdx), M, config.horizon, anchorNoise, imagineOptions(config)).score;
+  const real = await runRealGroups(p.env, policy, anchorIdx.map((i) => p.pool.specs[i]!), M, anchorNoise);
   const est = groupedPpiEstimate(f, config.debias ? p.calibrator.mapAll(raw) : raw, real.outcomes, M);
-  const truth = await runRealGroups(p.env, policy, pick(truthEpisodes).map((i) => p.pool.specs[i]!), 1, hashSeed(config.seed, step, 8));
+  const truth = await runRealGroups(p.env, policy, pick(truthEpisodes).map((i) => p.pool.specs[i]!), 1, noiseSpec(config, hashSeed(config.seed, step, 8)));
   const rate = truth.outcomes.reduce((s, v) => s + v, 0) / truth.outcomes.length;
   return { step, estimate: est.estimate, lower: est.lower, upper: est.upper, naive: est.naive, truth: rate, episodes: truthEpisodes, covered: est.lower <= rate && rate <= est.upper };
 }

@@ -15,8 +15,9 @@ export interface EpisodeRequest {
   task: TaskSpec;
   /** Scene seed. */
   seed: number;
-  /** Seed of the policy's action noise for this rollout. */
+  /** Seed of the policy's action noise for this rollout, and its step-to-step correlation (src/rl/rolloutNoise.ts; absent: 0). */
   noiseSeed: number;
+  noiseCorrelation?: number;
   /** Longest this episode can take on a robot, in seconds (horizon / control rate): reserved against the budget. */
   maxRobotSeconds: number;
   /** Policy to run for remote workers (a folder they can read); in-process pools run the trainer's own. */

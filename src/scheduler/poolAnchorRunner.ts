@@ -9,7 +9,8 @@ import { FAMILIES } from '../../sim/taskSuite.ts';
 import { resolve } from 'node:path';
 import { savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { realGroupsFrom, rolloutNoiseSeed, runRollout, type GroupSpec, type RealGroups } from '../rl/realGroups.ts';
+import { rolloutNoiseSeed, type NoiseSpec } from '../rl/rolloutNoise.ts';
+import { realGroupsFrom, runRollout, type GroupSpec, type RealGroups } from '../rl/realGroups.ts';
 import type { AnchorQueue } from './anchorQueue.ts';
 import type { Budget } from './budget.ts';
 import { CalibrationScheduler, type SchedulerEvent } from './calibrationScheduler.ts';
@@ -34,7 +35,7 @@ export interface PoolAnchorOptions {
   onEvent?: (event: SchedulerEvent) => void;
 }
 
-export type AnchorRunner = (step: number, groups: { slot: number; spec: GroupSpec }[], rollouts: number, noiseSeed: number, onEpisode?: (done: number, total: number) => void) => Promise<RealGroups>;
+export type AnchorRunner = (step: number, groups: { slot: number; spec: GroupSpec }[], rollouts: number, noise: NoiseSpec, onEpisode?: (done: number, total: number) => void) => Promise<RealGroups>;
 
 export function poolAnchorRunner(o: PoolAnchorOptions): AnchorRunner {
   let onEpisode: ((done: number, total: number) => void) | undefined;
@@ -43,14 +44,14 @@ export function poolAnchorRunner(o: PoolAnchorOptions): AnchorRunner {
     ...(o.pool ? { pool: o.pool } : {}),
     storeDir: o.storeDir,
     robot: o.robot.name,
-    runEpisode: (env, r) => runRollout(env, o.policy, { task: r.task, seed: r.seed }, r.noiseSeed),
+    runEpisode: (env, r) => runRollout(env, o.policy, { task: r.task, seed: r.seed }, r.noiseSeed, r.noiseCorrelation ?? 0),
     ...(o.budget ? { budget: o.budget } : {}),
     ...(o.maxAttempts ? { maxAttempts: o.maxAttempts } : {}),
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
     onEpisode: (done, total) => onEpisode?.(done, total),
   });
   if (!o.pool && !o.policySnapshots) throw new Error('anchors on remote workers need a folder for the policy snapshots they run');
-  return async (step, groups, rollouts, noiseSeed, progress) => {
+  return async (step, groups, rollouts, noise, progress) => {
     onEpisode = progress;
     let policyDir: string | undefined;
     if (!o.pool) {
@@ -68,7 +69,8 @@ export function poolAnchorRunner(o: PoolAnchorOptions): AnchorRunner {
           rollout: m,
           task: spec.task,
           seed: spec.seed,
-          noiseSeed: rolloutNoiseSeed(noiseSeed, k, m, rollouts),
+          noiseSeed: rolloutNoiseSeed(noise.seed, k * rollouts + m),
+          noiseCorrelation: noise.correlation,
           maxRobotSeconds: FAMILIES[spec.task.family].horizon / o.robot.controlHz,
           ...(policyDir ? { policy: policyDir } : {}),
         });

@@ -2,8 +2,7 @@
  * Imagined rollouts for the viewer: the world model replays a real episode's recorded actions
  * open loop from that episode's first state, with every ensemble member. Replay (rather than
  * imagining with the policy) puts imagination and reality side by side under the same actions,
- * so where they part is the model's error, not the policy's sampling; it is also what the
- * trainer scores anchors with (scoreTrajectories). Two sources:
+ * so where they part is the model's error, not the policy's sampling. Two sources:
  *  - a training run's perception world model (checkpoint/worldmodel over checkpoint/policy's
  *    perception latents): members predict joints and a latent, so ghosts show the arm only;
  *  - a standalone `wmrl wm train` model: the `state` kind also predicts object poses (ghost

@@ -37,7 +37,8 @@ before(async () => {
 });
 after(() => (process.env.WMRL_KEEP_TEST_DIR ? console.error(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true })));
 
-const TOY = ['--steps=3', '--groups=2', '--rolloutsPerGroup=2', '--anchorFraction=0.5', '--horizon=4', '--eval.episodes=2', '--eval.every=3', '--eval.tasks=reach', '--worldModel.refitEvery=2', '--worldModel.refitEpochs=1', '--isotonic.minPairs=2', '--isotonic.refitEvery=2'];
+// A fixed λ: the toy's 2-rollout anchor groups are too little evidence for trust to weigh imagination in, and the resume must cover imagined samples.
+const TOY = ['--imaginedWeight=0.5', '--steps=3', '--groups=2', '--rolloutsPerGroup=2', '--anchorFraction=0.5', '--horizon=4', '--eval.episodes=2', '--eval.every=3', '--eval.tasks=reach', '--worldModel.refitEvery=2', '--worldModel.refitEpochs=1', '--isotonic.minPairs=2', '--isotonic.refitEvery=2'];
 const WM = ['--wm-config', join(dir, 'wm.yaml')];
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -61,8 +62,9 @@ test('train: a killed run resumes exactly where it stopped (same policy as an un
   const metrics = readFileSync(join(whole, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   const steps = metrics.filter((m) => m.kind === 'step');
   assert.deepEqual(steps.map((m) => m.step), [1, 2, 3]);
-  for (const key of ['successImagined', 'successAnchors', 'anchorRank', 'ppi', 'debiasMap', 'anchorWeight', 'ensembleVariance', 'kl', 'robotSeconds', 'computeSeconds']) assert.ok(key in steps[0]!, `metrics lack ${key}`);
+  for (const key of ['successImagined', 'successAnchors', 'anchorRank', 'imaginedWeight', 'trustAuc', 'ppi', 'debiasMap', 'anchorWeight', 'ensembleVariance', 'kl', 'robotSeconds', 'computeSeconds']) assert.ok(key in steps[0]!, `metrics lack ${key}`);
   assert.ok((steps[2]!.robotSeconds as number) > 0);
+  assert.ok(steps.every((m) => m.imaginedWeight === 0.5 && m.trustAuc === null), 'a fixed λ, no trust measured');
   const evals = metrics.filter((m) => m.kind === 'eval');
   assert.equal(evals.length, 2, 'evaluations at the start and the end');
   for (const e of evals) assert.deepEqual(Object.keys(e.perFamily as object), ['reach'], 'only the families asked for are evaluated');
@@ -114,7 +116,7 @@ test('train --tasks: groups start from the selected tasks only; a task the data 
 
 test('train --worldModel.warmupEpisodes: the starting policy runs first from distinct starts, charged, stored with the anchors; the imagination check is measurement only', async () => {
   const warm = join(dir, 'warm');
-  const r = cli(['--policy', policyDir, '--data', data, '--out', warm, '--backend', 'wasm', ...WM, ...TOY, '--steps=1', '--eval.every=5', '--worldModel.warmupEpisodes=3', '--score=progress', '--terminateAt=0.5', '--imaginationCheckGroups=2']);
+  const r = cli(['--policy', policyDir, '--data', data, '--out', warm, '--backend', 'wasm', ...WM, ...TOY, '--imaginedWeight=trust', '--steps=1', '--eval.every=5', '--worldModel.warmupEpisodes=3', '--score=progress', '--terminateAt=0.5', '--imaginationCheckGroups=2']);
   assert.equal(r.status, 0, r.stderr);
   const lines = readFileSync(join(warm, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
   const steps = lines.filter((m) => m.kind === 'step');
@@ -129,6 +131,9 @@ test('train --worldModel.warmupEpisodes: the starting policy runs first from dis
   assert.match(r.stderr, /imagination check at step 0: rank AUC/);
   assert.equal(steps.length, 1);
   assert.equal(steps[0]!.worldModelWarmupEpisodes, 3);
+  // Default imaginedWeight 'trust': one group of 2 paired rollouts against 16 prior pairs.
+  assert.ok(steps[0]!.trustAuc >= 0.5 - 1 / 17 && steps[0]!.trustAuc <= 0.5 + 1 / 17, `trust AUC ${steps[0]!.trustAuc}`);
+  assert.equal(steps[0]!.imaginedWeight, Math.min(1, Math.max(0, 2 * steps[0]!.trustAuc - 1)));
   assert.equal(steps[0]!.realRollouts, 2, 'one anchor group of 2 rollouts besides the warm-up');
   const stored: { seed: number; steps: number; controlHz: number }[] = [];
   for await (const e of (await EpisodeStore.open(join(warm, 'anchors'))).episodes()) stored.push(e);
