@@ -29,9 +29,13 @@ export interface PolicySamples {
 }
 
 export function emptySamples(dims: { latentDim: number; proprioDim: number; actionDim: number; maxTokens: number }, count: number): PolicySamples {
+  // Only the four widths: `dims` may be another PolicySamples, whose own count must not replace `count`.
   return {
     count,
-    ...dims,
+    latentDim: dims.latentDim,
+    proprioDim: dims.proprioDim,
+    actionDim: dims.actionDim,
+    maxTokens: dims.maxTokens,
     latents: new Float32Array(count * dims.latentDim),
     proprio: new Float32Array(count * dims.proprioDim),
     tokens: new Int32Array(count * dims.maxTokens),
