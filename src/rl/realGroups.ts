@@ -32,7 +32,7 @@ export interface RealGroups {
 /**
  * One rollout of the current, sampling policy on an env. Its exploration noise is the sequence of
  * its seed (`rolloutNoiseSeed`): the same on any robot, so a pool reproduces a sequential run and
- * imagination (`imagineAsExecuted`) can roll out exactly this rollout.
+ * imagination (`imagineGroups` under the same NoiseSpec) can roll out exactly this rollout.
  */
 export function runRollout(env: Env, policy: VlaPolicy, group: GroupSpec, rolloutSeed: number, correlation: number): Promise<Episode> {
   return runEpisode(env, new PolicyController(policy, { deterministic: false, noise: RolloutNoise.single(rolloutSeed, policy.outputDim, correlation) }), group);
