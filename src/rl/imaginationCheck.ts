@@ -9,11 +9,9 @@
  * charged as robot time, never stored or trained on.
  */
 import { Rng } from '../core/rng.ts';
-import { imagineGroups } from './imaginedGroups.ts';
 import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
-import { runRealGroups } from './realGroups.ts';
-import { groupStarts, hashSeed, type TrainerParts } from './wmrlTrainer.ts';
-import { imagineOptions, noiseSpec } from './wmrlConfig.ts';
+import { hashSeed, imagineAndRun, type TrainerParts } from './wmrlTrainer.ts';
+import { noiseSpec } from './wmrlConfig.ts';
 
 export interface ImaginationCheck {
   step: number;
@@ -27,15 +25,13 @@ export interface ImaginationCheck {
 }
 
 export async function imaginationCheck(p: TrainerParts, groups: number): Promise<ImaginationCheck | null> {
-  const { config, policy } = p;
+  const { config } = p;
   if (!p.worldModel || config.mode === 'real' || groups === 0) return null;
   const step = p.state.step;
   const M = config.rolloutsPerGroup;
   const rng = new Rng(hashSeed(config.seed, step, 12));
   const picks = Array.from({ length: groups }, () => rng.int(p.pool.specs.length));
-  const noise = noiseSpec(config, hashSeed(config.seed, step, 13));
-  const imagined = imagineGroups(policy, p.worldModel, groupStarts(p.pool, picks), M, config.horizon, noise, imagineOptions(config));
-  const { outcomes } = await runRealGroups(p.env, policy, picks.map((i) => p.pool.specs[i]!), M, noise, p.onEpisode);
+  const { imagined, real } = await imagineAndRun(p, picks, noiseSpec(config, hashSeed(config.seed, step, 13)), p.onEpisode);
   const mean = (a: Float32Array) => a.reduce((s, v) => s + v, 0) / a.length;
-  return { step, groups, rolloutsPerGroup: M, imaginedScore: mean(imagined.score), realSuccess: mean(outcomes), rank: groupRankAgreement(imagined.score, outcomes, M) };
+  return { step, groups, rolloutsPerGroup: M, imaginedScore: mean(imagined), realSuccess: mean(real.outcomes), rank: groupRankAgreement(imagined, real.outcomes, M) };
 }

@@ -215,11 +215,10 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     p.onProgress?.(`executing ${anchorGroups.length}×${M} anchor episodes`);
     const noise = noiseSpec(config, hashSeed(config.seed, step, 2));
     // Imagined before they run, with the noise they run with: the anchors' scores are what imagination says of these very rollouts.
-    const paired = config.mode === 'wmrl' && p.worldModel ? imagineGroups(policy, p.worldModel, groupStarts(p.pool, anchorGroups.map((g) => groupIdx[g]!)), M, config.horizon, noise, imagineOptions(config)).score : undefined;
+    const raw = config.mode === 'wmrl' && p.worldModel ? imagineGroups(policy, p.worldModel, groupStarts(p.pool, anchorGroups.map((g) => groupIdx[g]!)), M, config.horizon, noise, imagineOptions(config)).score : undefined;
     const real = await executeGroups(p, step, anchorGroups.map((g) => ({ slot: g, spec: p.pool.specs[groupIdx[g]!]! })), M, noise);
     let predicted: Float32Array | undefined;
-    if (paired) {
-      const raw = paired;
+    if (raw) {
       anchorRank = groupRankAgreement(raw, real.outcomes, M);
       p.trust.observe(raw, real.outcomes, M);
       predicted = config.debias ? p.calibrator.mapAll(raw) : raw;
@@ -384,6 +383,18 @@ function groupDisagreement(p: TrainerParts, groupIdx: number[], step: number): F
   return Float32Array.from(groupIdx, (_, g) => out.variance.subarray(g * R, (g + 1) * R).reduce((s, v) => s + v, 0) / R);
 }
 
+/**
+ * Measurement groups (pool indices): imagined, then executed on `env` with the same noise, rollout
+ * by rollout. Returns the raw imagined scores and the real groups; nothing is charged or stored.
+ */
+export async function imagineAndRun(p: TrainerParts, indices: number[], noise: NoiseSpec, onEpisode?: (done: number, total: number) => void): Promise<{ imagined: Float32Array; real: RealGroups }> {
+  const { config, policy } = p;
+  if (!p.worldModel) throw new Error('imagining needs a world model');
+  const imagined = imagineGroups(policy, p.worldModel, groupStarts(p.pool, indices), config.rolloutsPerGroup, config.horizon, noise, imagineOptions(config)).score;
+  const real = await runRealGroups(p.env, policy, indices.map((i) => p.pool.specs[i]!), config.rolloutsPerGroup, noise, onEpisode);
+  return { imagined, real };
+}
+
 /** A 32-bit seed from a run seed and step (and a purpose), so each step's draws stand alone. */
 export function hashSeed(...parts: number[]): number {
   let h = 0x811c9dc5;
@@ -423,9 +434,7 @@ export async function ppiCheck(p: TrainerParts, truthEpisodes: number): Promise<
   const anchorIdx = pick(Math.max(2, anchorGroupCount(config)));
   const out = imagineGroups(policy, p.worldModel, groupStarts(p.pool, imaginedIdx), M, config.horizon, noiseSpec(config, hashSeed(config.seed, step, 6)), imagineOptions(config));
   const f = config.debias ? p.calibrator.mapAll(out.score) : out.score;
-  const anchorNoise = noiseSpec(config, hashSeed(config.seed, step, 7));
-  const raw = imagineGroups(policy, p.worldModel, groupStarts(p.pool, anchorIdx), M, config.horizon, anchorNoise, imagineOptions(config)).score;
-  const real = await runRealGroups(p.env, policy, anchorIdx.map((i) => p.pool.specs[i]!), M, anchorNoise);
+  const { imagined: raw, real } = await imagineAndRun(p, anchorIdx, noiseSpec(config, hashSeed(config.seed, step, 7)));
   const est = groupedPpiEstimate(f, config.debias ? p.calibrator.mapAll(raw) : raw, real.outcomes, M);
   const truth = await runRealGroups(p.env, policy, pick(truthEpisodes).map((i) => p.pool.specs[i]!), 1, noiseSpec(config, hashSeed(config.seed, step, 8)));
   const rate = truth.outcomes.reduce((s, v) => s + v, 0) / truth.outcomes.length;
