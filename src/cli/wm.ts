@@ -1,4 +1,4 @@
-/** `wmrl wm train|eval`: fit an ensemble world model on a dataset; evaluate it on held-out episodes. */
+/** `wmrl wm train|eval|rank`: fit an ensemble world model on a dataset; evaluate it on held-out episodes; check how it ranks recorded groups of real rollouts. */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -8,6 +8,10 @@ import { WorldModel } from '../worldmodel/worldModel.ts';
 import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { WorldModelEvaluation } from '../worldmodel/evaluateModel.ts';
+import { replayRanking } from '../worldmodel/replayRanking.ts';
+import { perceptionEpisodes } from '../rl/perceptionWorldModel.ts';
+import { loadPolicy } from '../policy/policyFiles.ts';
+import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { intFlag, parseFlags, UsageError } from './args.ts';
 import { configOverrides, readEpisodes, useBackend } from './common.ts';
 import { Progress } from './progress.ts';
@@ -24,12 +28,13 @@ config keys (set with --key.path=value):
 `;
 
 export const command = {
-  summary: 'train (wm train) or evaluate (wm eval) an ensemble world model',
+  summary: 'train (wm train), evaluate (wm eval) or check the ranking (wm rank) of an ensemble world model',
   async run(argv: string[]): Promise<number> {
     const [sub, ...rest] = argv;
     if (sub === 'train') return train(rest);
     if (sub === 'eval') return evaluate(rest);
-    console.log(`usage: wmrl wm train|eval [options]   (wmrl wm train --help)`);
+    if (sub === 'rank') return rank(rest);
+    console.log(`usage: wmrl wm train|eval|rank [options]   (wmrl wm train --help)`);
     return sub === undefined || sub === '--help' ? 0 : 2;
   },
 };
@@ -133,6 +138,55 @@ async function evaluate(argv: string[]): Promise<number> {
     return 0;
   } finally {
     model.dispose();
+  }
+}
+
+const RANK_HELP = `usage: wmrl wm rank --model DIR --policy DIR --data DIR --group-size M [--horizon H] [--backend B] [--json]
+
+How well the perception world model of \`wmrl train\` (--model: its --world-model folder, or a
+run's checkpoint/final/worldmodel) ranks recorded groups of real rollouts that share a start (--data:
+a run's anchors/ folder; consecutive runs of M episodes are one group), without the environment.
+Within-group AUC against success of: the true progress at step H (the best an H-step progress
+score can do), the model's progress after H steps replayed open loop with the recorded actions,
+and its progress head one step from the real state. 0.5: no information; below: backwards.
+--policy is the policy whose perception the model imagines in (the run's starting policy).`;
+
+async function rank(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, {
+    model: { type: 'string' },
+    policy: { type: 'string' },
+    data: { type: 'string', multiple: true },
+    'group-size': { type: 'string' },
+    horizon: { type: 'string' },
+    backend: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    console.log(RANK_HELP);
+    return 0;
+  }
+  if (!values.model || !values.policy || !values.data?.length || !values['group-size']) throw new UsageError(`--model, --policy, --data and --group-size are required\n\n${RANK_HELP}`);
+  const groupSize = intFlag(values['group-size'], 'group-size', 8, 2);
+  const horizon = intFlag(values.horizon, 'horizon', 8, 1);
+  await useBackend(values.backend ?? 'auto', [...new Set([...WORLD_MODEL_KERNELS, ...POLICY_KERNELS])]);
+  const model = await loadWorldModel(values.model);
+  const policy = await loadPolicy(values.policy);
+  try {
+    const episodes = perceptionEpisodes(policy, await readEpisodes(values.data));
+    const r = replayRanking(model, episodes, groupSize, horizon);
+    if (values.json) console.log(JSON.stringify(r, null, 2));
+    else {
+      const f = (a: { auc: number | null }) => (a.auc === null ? 'n/a (no group with both outcomes)' : a.auc.toFixed(3));
+      console.log(`within-group AUC against success, ${r.groups} groups of ${groupSize} (${r.truth.pairs} success/failure pairs), horizon ${horizon}:`);
+      console.log(`  true progress at step ${horizon}:          ${f(r.truth)}`);
+      console.log(`  model, replayed open loop ${horizon} steps: ${f(r.replay)}`);
+      console.log(`  model head, one step from the real state: ${f(r.head)}`);
+    }
+    return 0;
+  } finally {
+    model.dispose();
+    policy.dispose();
   }
 }
 

@@ -22,6 +22,9 @@ export interface ImaginationCheck {
   realSuccess: number;
   /** Within-group AUC of imagined scores against real outcomes (null: no group had both outcomes). */
   rank: RankAgreement;
+  /** Per group: the mean imagined score and the real success rate (between-group agreement: which starts are hard). */
+  groupImagined: number[];
+  groupReal: number[];
 }
 
 export async function imaginationCheck(p: TrainerParts, groups: number): Promise<ImaginationCheck | null> {
@@ -33,5 +36,6 @@ export async function imaginationCheck(p: TrainerParts, groups: number): Promise
   const picks = Array.from({ length: groups }, () => rng.int(p.pool.specs.length));
   const { imagined, real } = await imagineAndRun(p, picks, noiseSpec(config, hashSeed(config.seed, step, 13)), p.onEpisode);
   const mean = (a: Float32Array) => a.reduce((s, v) => s + v, 0) / a.length;
-  return { step, groups, rolloutsPerGroup: M, imaginedScore: mean(imagined), realSuccess: mean(real.outcomes), rank: groupRankAgreement(imagined, real.outcomes, M) };
+  const perGroup = (a: Float32Array) => Array.from({ length: groups }, (_, g) => mean(a.subarray(g * M, (g + 1) * M)));
+  return { step, groups, rolloutsPerGroup: M, imaginedScore: mean(imagined), realSuccess: mean(real.outcomes), rank: groupRankAgreement(imagined, real.outcomes, M), groupImagined: perGroup(imagined), groupReal: perGroup(real.outcomes) };
 }

@@ -39,6 +39,13 @@ export const wmrlConfigSchema = z
       })
       .strict()
       .prefault({}),
+    branch: z
+      .object({
+        fraction: z.number().min(0).max(1).default(0).describe("wmrl mode: share of the imagined groups that start from a real anchor rollout's state at a random step (MBPO-style branches: the policy judged where its real rollouts go, each branch H steps from a real state) instead of an episode's first frame; 0: every imagined group starts at an episode start. Branches begin once anchors exist; the PPI estimate uses the start groups only (and is not made in a step with active anchors and branches)"),
+        recentEpisodes: z.number().int().min(1).default(64).describe('branches start from the newest this many anchor episodes'),
+      })
+      .strict()
+      .prefault({}),
     imaginedAdvantage: z.enum(['std', 'centered']).default('std').describe("imagined groups' advantages: 'std' standardises within the group (GRPO); 'centered' only subtracts the group mean (Dr. GRPO), so a flat calibration map gives small advantages instead of amplified noise"),
     imaginedWeight: z
       .union([z.literal('trust'), z.number().min(0).max(1)])

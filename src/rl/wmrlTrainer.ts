@@ -30,6 +30,7 @@ import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { CONTEXT_DIM, familyOneHot } from '../worldmodel/transitionData.ts';
 import { planEpisodes } from '../../sim/episodePlan.ts';
 import { parseTaskSelectors, taskMatches } from '../../sim/taskSuite.ts';
+import { branchStarts, concatStarts } from './branchStarts.ts';
 import { AnchorWeight, ensembleWeights } from './denoisingWeights.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
@@ -79,6 +80,8 @@ export interface StepMetrics {
   /** π of each anchor group, in the order of the step's anchor groups. */
   anchorInclusion: number[];
   imaginedRollouts: number;
+  /** Imagined groups that started from a recent anchor rollout's state (config branch). */
+  branchedGroups: number;
   realRollouts: number;
   successImagined: number | null;
   successCalibrated: number | null;
@@ -191,10 +194,14 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   let imagined: { score: Float32Array; calibrated: Float32Array; variance: Float32Array } | undefined;
   let imaginedSamples: ImaginedGroups | undefined;
   let ensembleW: Float32Array | undefined;
+  let branched = 0;
   if (imaginedGroups.length > 0) {
     if (!p.worldModel) throw new Error(`mode '${config.mode}' imagines rollouts but no world model was given`);
     p.onProgress?.(`imagining ${imaginedGroups.length}×${M} rollouts`);
-    const starts = groupStarts(p.pool, imaginedGroups.map((g) => groupIdx[g]!));
+    // The last `branched` imagined groups start from recent anchor rollouts' states (their pool draws go unused).
+    branched = config.mode === 'wmrl' && p.anchorModelEpisodes.length > 0 ? Math.round(config.branch.fraction * imaginedGroups.length) : 0;
+    const fromPool = groupStarts(p.pool, imaginedGroups.slice(0, imaginedGroups.length - branched).map((g) => groupIdx[g]!));
+    const starts = branched > 0 ? concatStarts(fromPool, branchStarts(p.anchorModelEpisodes.slice(-config.branch.recentEpisodes), branched, new Rng(hashSeed(config.seed, step, 14)))) : fromPool;
     const out = imagineGroups(policy, p.worldModel, starts, M, config.horizon, noiseSpec(config, hashSeed(config.seed, step, 1)), imagineOptions(config));
     const correct = config.mode === 'wmrl';
     const calibrated = correct && config.debias ? p.calibrator.mapAll(out.score) : out.score;
@@ -249,9 +256,11 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   let ppi: PpiEstimate | null = null;
   if (imagined && anchors?.predicted && anchors.outcomes.length >= M) {
     // Rollouts of one group share a start: the interval counts groups, not rollouts.
+    // Only groups imagined from episode starts estimate the episode success rate (branches start mid-episode).
+    const fromStarts = imagined.calibrated.subarray(0, (imaginedGroups.length - branched) * M);
     if (selection.active.length === 0) {
-      if (imaginedGroups.length >= 2) ppi = groupedPpiEstimate(imagined.calibrated, anchors.predicted, anchors.outcomes, M);
-    } else {
+      if (imaginedGroups.length - branched >= 2) ppi = groupedPpiEstimate(fromStarts, anchors.predicted, anchors.outcomes, M);
+    } else if (branched === 0) {
       // Active anchors are not a uniform sample: weight each group by 1/π (Zrnic & Candès 2024).
       const calibrated = groupMeans(imagined.calibrated, M);
       const predicted = groupMeans(anchors.predicted, M);
@@ -282,9 +291,11 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     activeAnchorGroups: selection.active.length,
     anchorInclusion: anchorGroups.map((g) => selection.inclusion[g]!),
     imaginedRollouts: imaginedGroups.length * M,
+    branchedGroups: branched,
     realRollouts: anchorGroups.length * M,
-    successImagined: mean(imagined?.score),
-    successCalibrated: mean(imagined?.calibrated),
+    // Of the groups imagined from episode starts: branches start mid-episode.
+    successImagined: mean(imagined?.score.subarray(0, (imaginedGroups.length - branched) * M)),
+    successCalibrated: mean(imagined?.calibrated.subarray(0, (imaginedGroups.length - branched) * M)),
     successAnchors: mean(anchors?.outcomes),
     anchorRank,
     imaginedWeight: lambda,

@@ -145,3 +145,24 @@ test('train --worldModel.warmupEpisodes: the starting policy runs first from dis
   assert.equal(config.config.score, 'progress');
   assert.equal(config.config.terminateAt, 0.5);
 });
+
+test('train --branch.fraction: from step 2 imagined groups also start from the anchors\' real states; the PPI uses the start groups; wm rank reads the run', async () => {
+  const run = join(dir, 'branch');
+  const r = cli(['--policy', policyDir, '--data', data, '--out', run, '--backend', 'wasm', ...WM, ...TOY, '--steps=2', '--groups=4', '--anchorFraction=0.25', '--branch.fraction=0.34', '--eval.every=5']);
+  assert.equal(r.status, 0, r.stderr);
+  const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>).filter((m) => m.kind === 'step');
+  // 4 groups: 1 anchor, 3 imagined; step 1 has no anchor episode to branch from yet.
+  assert.deepEqual(steps.map((s) => s.branchedGroups), [0, 1]);
+  assert.deepEqual(steps.map((s) => s.imaginedRollouts), [6, 6]);
+  assert.ok(steps[1]!.ppi && steps[1]!.ppi.lower <= steps[1]!.ppi.estimate && steps[1]!.ppi.estimate <= steps[1]!.ppi.upper, JSON.stringify(steps[1]!.ppi));
+  // The replay-ranking diagnostic on this run's anchors (2 steps × 1 group of 2).
+  const rank = spawnSync(process.execPath, [bin, 'wm', 'rank', '--model', join(run, 'checkpoint', 'worldmodel'), '--policy', policyDir, '--data', join(run, 'anchors'), '--group-size', '2', '--horizon', '4', '--backend', 'wasm', '--json'], { encoding: 'utf8' });
+  assert.equal(rank.status, 0, rank.stderr);
+  const out = JSON.parse(rank.stdout) as { groups: number; horizon: number; truth: { auc: number | null; pairs: number }; replay: { auc: number | null }; head: { auc: number | null } };
+  assert.equal(out.groups, 2);
+  assert.equal(out.horizon, 4);
+  for (const k of ['truth', 'replay', 'head'] as const) assert.ok(out[k].auc === null || (out[k].auc >= 0 && out[k].auc <= 1), `${k}: ${JSON.stringify(out[k])}`);
+  const missing = spawnSync(process.execPath, [bin, 'wm', 'rank', '--model', join(run, 'checkpoint', 'worldmodel')], { encoding: 'utf8' });
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /--model, --policy, --data and --group-size are required/);
+});

@@ -1,0 +1,60 @@
+/**
+ * Can this world model rank real rollouts the way their outcomes do — and if not, where does it
+ * fail? Measured on recorded groups of rollouts that share a start (a `wmrl train` run's anchor
+ * episodes), without running the environment, as within-group AUC against success of:
+ *  - `truth`: the true progress at step H (success by then ranks first): the best any H-step
+ *    progress score could do;
+ *  - `replay`: the model's progress after H steps open loop from the real start with the recorded
+ *    actions (dynamics and head errors, no policy reaction);
+ *  - `head`: the model's progress one step from the real state before step H with the recorded
+ *    action (the head alone, almost no dynamics error).
+ * `truth` high with `head` near 0.5 (or below) says the score head, not the dynamics, is what
+ * imagination lacks. The closed-loop number (policy reacting to imagined states) is the
+ * imagination check's (`wmrl train --imaginationCheckGroups`).
+ */
+import type { Episode } from '../core/types.ts';
+import { groupRankAgreement, type RankAgreement } from '../rl/rankAgreement.ts';
+import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from './imagine.ts';
+import { replayPolicy } from './replayPolicy.ts';
+import { statesAt } from './statesAt.ts';
+
+export interface Imaginer {
+  imagine(policy: ImaginationPolicy, starts: ImaginationStarts, horizon: number, options?: ImagineOptions): ImaginedRollouts;
+}
+
+export interface ReplayRanking {
+  horizon: number;
+  groupSize: number;
+  groups: number;
+  truth: RankAgreement;
+  replay: RankAgreement;
+  head: RankAgreement;
+}
+
+/**
+ * `episodes` in the model's layout (for the perception world model: `perceptionEpisodes`),
+ * group-major: episodes g·M … g·M + M − 1 share a start. A trailing partial group is ignored.
+ */
+export function replayRanking(model: Imaginer, episodes: Episode[], groupSize: number, horizon: number): ReplayRanking {
+  if (!Number.isInteger(groupSize) || groupSize < 2) throw new Error(`replay ranking: the group size must be an integer >= 2, got ${groupSize}`);
+  if (!Number.isInteger(horizon) || horizon < 1) throw new Error(`replay ranking: the horizon must be an integer >= 1, got ${horizon}`);
+  const usable = episodes.slice(0, Math.floor(episodes.length / groupSize) * groupSize);
+  if (usable.length === 0) throw new Error(`replay ranking: ${episodes.length} episodes make no group of ${groupSize}`);
+  const short = usable.find((e) => e.steps < 1);
+  if (short) throw new Error(`replay ranking: episode ${short.id} has no step`);
+  const success = usable.map((e) => (e.success ? 1 : 0));
+  const end = usable.map((e) => Math.min(horizon, e.steps));
+  const truth = usable.map((e, i) => (e.success && e.steps <= horizon ? 2 : e.progress[end[i]!]!));
+  const replay = model.imagine(replayPolicy(usable), statesAt(usable, usable.map(() => 0)), horizon, { rule: 'progress' }).score;
+  const before = end.map((t) => t - 1);
+  const fromBefore = usable.map((e, i) => ({ ...e, actions: e.actions.subarray(before[i]! * e.actionDim), steps: e.steps - before[i]! }));
+  const head = model.imagine(replayPolicy(fromBefore), statesAt(usable, before), 1, { rule: 'progress' }).score;
+  return {
+    horizon,
+    groupSize,
+    groups: usable.length / groupSize,
+    truth: groupRankAgreement(truth, success, groupSize),
+    replay: groupRankAgreement(replay, success, groupSize),
+    head: groupRankAgreement(head, success, groupSize),
+  };
+}

@@ -1,0 +1,49 @@
+/** Replay ranking: within-group AUC of true progress, open-loop replay and the head alone, on recorded groups. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as tf from '@tensorflow/tfjs';
+import type { Episode } from '../../src/core/types.ts';
+import { imagine, type DynamicsModel } from '../../src/worldmodel/imagine.ts';
+import { replayRanking } from '../../src/worldmodel/replayRanking.ts';
+import { makeTestEpisode } from '../helpers/episodes.ts';
+
+// 1-D toy dynamics: the state moves by the action; progress = sign · next state (sign −1: a head that ranks backwards).
+const toy = (sign: number): DynamicsModel => ({
+  members: 2,
+  step: (x, action) =>
+    tf.tidy(() => {
+      const next = tf.add(x, action) as tf.Tensor3D;
+      return { next, successLogit: tf.zerosLike(next).squeeze([2]) as tf.Tensor2D, progress: tf.mul(next, sign).squeeze([2]) as tf.Tensor2D };
+    }),
+});
+const imaginer = (sign: number) => ({ imagine: (...a: Parameters<typeof imagine> extends [unknown, ...infer R] ? R : never) => imagine(toy(sign), ...a) });
+
+/** An episode whose state is the running sum of constant actions `a`; progress = state; success when it ends early. */
+function episode(id: string, a: number, steps: number, success: boolean): Episode {
+  const e = makeTestEpisode({ id, steps, qposDim: 0, stateDim: 1, actionDim: 1, success });
+  const state = Float32Array.from({ length: steps + 1 }, (_, t) => a * t);
+  return { ...e, state, actions: new Float32Array(steps).fill(a), progress: Float32Array.from(state) };
+}
+
+// Two groups of 4: within each, the faster rollouts succeed (and end sooner).
+const groups = [
+  [episode('a0', 0.3, 3, true), episode('a1', 0.25, 4, true), episode('a2', 0.1, 10, false), episode('a3', 0.05, 10, false)],
+  [episode('b0', 0.2, 5, true), episode('b1', 0.12, 10, false), episode('b2', 0.08, 10, false), episode('b3', 0.02, 10, false)],
+].flat();
+
+test('replayRanking: a model that predicts progress exactly ranks as the truth does; a backwards head ranks every pair wrong', () => {
+  const right = replayRanking(imaginer(1), groups, 4, 6);
+  assert.equal(right.groups, 2);
+  assert.deepEqual([right.truth.auc, right.replay.auc, right.head.auc], [1, 1, 1]);
+  assert.equal(right.truth.pairs, 2 * 2 + 1 * 3);
+  const wrong = replayRanking(imaginer(-1), groups, 4, 6);
+  assert.equal(wrong.truth.auc, 1, 'the truth does not depend on the model');
+  assert.deepEqual([wrong.replay.auc, wrong.head.auc], [0, 0]);
+});
+
+test('replayRanking: a trailing partial group is ignored; bad group sizes, horizons and empty input are clear errors', () => {
+  assert.equal(replayRanking(imaginer(1), [...groups, groups[0]!], 4, 6).groups, 2);
+  assert.throws(() => replayRanking(imaginer(1), groups, 1, 6), /group size/);
+  assert.throws(() => replayRanking(imaginer(1), groups, 4, 0), /horizon/);
+  assert.throws(() => replayRanking(imaginer(1), groups.slice(0, 3), 4, 6), /no group of 4/);
+});
