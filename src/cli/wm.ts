@@ -145,7 +145,8 @@ const RANK_HELP = `usage: wmrl wm rank --model DIR --policy DIR --data DIR --gro
 
 How well the perception world model of \`wmrl train\` (--model: its --world-model folder, or a
 run's checkpoint/final/worldmodel) ranks recorded groups of real rollouts that share a start (--data:
-a run's anchors/ folder; consecutive runs of M episodes are one group), without the environment.
+a run's anchors/ folder; consecutive runs of M episodes are one group, so give it a run without
+worldModel.warmupEpisodes), without the environment.
 Within-group AUC against success of: the true progress at step H (the best an H-step progress
 score can do), the model's progress after H steps replayed open loop with the recorded actions,
 and its progress head one step from the real state. 0.5: no information; below: backwards.
