@@ -144,7 +144,7 @@ async function evaluate(argv: string[]): Promise<number> {
 const RANK_HELP = `usage: wmrl wm rank --model DIR --policy DIR --data DIR --group-size M [--horizon H] [--backend B] [--json]
 
 How well the perception world model of \`wmrl train\` (--model: its --world-model folder, or a
-run's checkpoint/final/worldmodel) ranks recorded groups of real rollouts that share a start (--data:
+run's checkpoint/worldmodel) ranks recorded groups of real rollouts that share a start (--data:
 a run's anchors/ folder; consecutive runs of M episodes are one group, so give it a run without
 worldModel.warmupEpisodes), without the environment.
 Within-group AUC against success of: the true progress at step H (the best an H-step progress
