@@ -9,7 +9,7 @@ import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../worldmodel/world
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { WorldModelEvaluation } from '../worldmodel/evaluateModel.ts';
 import { replayRanking } from '../worldmodel/replayRanking.ts';
-import { perceptionEpisodes } from '../rl/perceptionWorldModel.ts';
+import { featuresOfModel, worldModelEpisodes } from '../rl/endEffectorFeatures.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { intFlag, parseFlags, UsageError } from './args.ts';
@@ -174,7 +174,15 @@ async function rank(argv: string[]): Promise<number> {
   const model = await loadWorldModel(values.model);
   const policy = await loadPolicy(values.policy);
   try {
-    const episodes = perceptionEpisodes(policy, await readEpisodes(values.data));
+    const recorded = await readEpisodes(values.data);
+    if (recorded.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
+    const endEffector = await featuresOfModel(model.meta.dims.state, policy, recorded[0]!.robot);
+    let episodes;
+    try {
+      episodes = worldModelEpisodes(policy, recorded, endEffector);
+    } finally {
+      endEffector?.close();
+    }
     const r = replayRanking(model, episodes, groupSize, horizon);
     if (values.json) console.log(JSON.stringify(r, null, 2));
     else {

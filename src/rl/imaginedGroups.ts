@@ -56,7 +56,8 @@ export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: Imag
     tokens.dispose();
   }
   const A = imagined.actionDim;
-  const Z = D - P;
+  // The policy's latent leads the model state after proprio; world-model features may follow it (end-effector position).
+  const Z = policy.latentDim;
   // Only the steps a rollout acted in (it may end at predicted success) are samples.
   const rows = imagined.acting.reduce((n, a) => n + a, 0);
   const samples = emptySamples({ latentDim: Z, proprioDim: P, actionDim: A, maxTokens: L }, rows);
@@ -68,7 +69,7 @@ export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: Imag
       if (!imagined.acting[at]) continue;
       const state = imagined.states.subarray(at * D, (at + 1) * D);
       samples.proprio.set(state.subarray(0, P), row * P);
-      samples.latents.set(state.subarray(P), row * Z);
+      samples.latents.set(state.subarray(P, P + Z), row * Z);
       samples.tokens.set(tokenRows.subarray(r * L, (r + 1) * L), row * L);
       samples.actions.set(imagined.actions.subarray(at * A, (at + 1) * A), row * A);
       rolloutOf[row] = r % B;

@@ -45,9 +45,13 @@ export async function trainPerceptionWorldModel(modelEpisodes: Episode[], config
   return model;
 }
 
-/** The perception state [qpos, qvel, latent] of each episode's first observation, B × D. */
-export function startStates(policy: VlaPolicy, episodes: Episode[]): { states: Float32Array; stateDim: number } {
-  const first = perceptionEpisodes(policy, episodes.map((e) => ({ ...e, steps: 0 })));
+/**
+ * The world-model state [qpos, qvel, latent] of each episode's first observation, B × D; with
+ * `appendFeatures` (the end-effector position, src/rl/endEffectorFeatures.ts) those follow.
+ */
+export function startStates(policy: VlaPolicy, episodes: Episode[], appendFeatures?: (episodes: Episode[]) => Episode[]): { states: Float32Array; stateDim: number } {
+  const perceived = perceptionEpisodes(policy, episodes.map((e) => ({ ...e, steps: 0 })));
+  const first = appendFeatures ? appendFeatures(perceived) : perceived;
   const D = 2 * first[0]!.qposDim + first[0]!.stateDim;
   const states = new Float32Array(first.length * D);
   first.forEach((e, i) => states.set(stateVector(e.qpos.subarray(0, e.qposDim), e.qvel.subarray(0, e.qposDim), e.state.subarray(0, e.stateDim)), i * D));

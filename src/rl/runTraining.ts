@@ -19,7 +19,8 @@ import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts
 import { AnchorWeight } from './denoisingWeights.ts';
 import { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
-import { perceptionEpisodes, trainPerceptionWorldModel } from './perceptionWorldModel.ts';
+import { trainPerceptionWorldModel } from './perceptionWorldModel.ts';
+import { END_EFFECTOR_DIM, EndEffectorFeatures, worldModelEpisodes } from './endEffectorFeatures.ts';
 import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics, type TrainerState } from './trainCheckpoint.ts';
 import type { WmrlConfig } from './wmrlConfig.ts';
 import type { RobotDescription } from '../core/robotDescription.ts';
@@ -95,6 +96,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   const anchorDir = join(runDir, 'anchors');
   let queue: AnchorQueue | undefined;
   let robots: RobotPool | undefined;
+  let endEffector: EndEffectorFeatures | undefined;
   try {
     if (o.robotPool && o.remoteQueue) throw new Error('anchors run either on a robot pool or on remote workers, not both');
     // Loaded only when asked for: a plain run never needs the native SQLite addon or a Redis client.
@@ -106,8 +108,9 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       const { RedisQueue } = await import('../scheduler/redisQueue.ts');
       queue = await RedisQueue.open({ url: o.remoteQueue.url, ...(o.remoteQueue.name ? { name: o.remoteQueue.name } : {}) });
     }
+    if (needsModel && config.worldModel.endEffector) endEffector = await EndEffectorFeatures.forRobot(o.env.robot.name);
     // The data in the world model's layout, computed once: for training it and for every refit.
-    const modelData = needsModel ? perceptionEpisodes(reference, o.data) : [];
+    const modelData = needsModel ? worldModelEpisodes(reference, o.data, endEffector) : [];
     if (resuming) {
       o.onProgress?.('resuming from the checkpoint');
       const loaded = await loadTrainCheckpoint(runDir, optimizer);
@@ -132,7 +135,11 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       if (needsModel && o.worldModelDir && existsSync(join(o.worldModelDir, 'model.json'))) {
         o.onProgress?.(`loading the world model ${o.worldModelDir}`);
         worldModel = await loadWorldModel(o.worldModelDir);
-        if (worldModel.meta.dims.state !== reference.meta.proprioDim + reference.latentDim) throw new Error(`${o.worldModelDir} models ${worldModel.meta.dims.state}-dim states; this policy's perception gives ${reference.meta.proprioDim + reference.latentDim}: it was trained for another policy`);
+        const expected = reference.meta.proprioDim + reference.latentDim + (endEffector ? END_EFFECTOR_DIM : 0);
+        if (worldModel.meta.dims.state !== expected) {
+          const other = worldModel.meta.dims.state === expected + END_EFFECTOR_DIM ? ' (it was trained with worldModel.endEffector: true)' : worldModel.meta.dims.state === expected - END_EFFECTOR_DIM ? ' (it was trained without worldModel.endEffector)' : ': it was trained for another policy';
+          throw new Error(`${o.worldModelDir} models ${worldModel.meta.dims.state}-dim states; this policy's perception${endEffector ? ' and the end-effector position' : ''} give ${expected}${other}`);
+        }
       } else if (needsModel) {
         o.onProgress?.('training the world model over the policy perception');
         const wmConfig = resolveConfig(worldModelConfigSchema, { files: o.worldModelConfig.files, overrides: { seed: String(config.seed), ...o.worldModelConfig.overrides } });
@@ -157,14 +164,15 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       optimizer,
       worldModel,
       modelData,
-      pool: startPool(reference, o.data, config.tasks),
+      pool: startPool(reference, o.data, config.tasks, endEffector),
       env: o.env,
       anchorDir,
       state,
       calibrator,
       anchorWeight,
       trust,
-      anchorModelEpisodes: worldModel ? perceptionEpisodes(reference, anchorEpisodes) : [],
+      anchorModelEpisodes: worldModel ? worldModelEpisodes(reference, anchorEpisodes, endEffector) : [],
+      ...(endEffector ? { endEffector } : {}),
       onProgress: o.onProgress,
       onEpisode: o.onEpisode,
     };
@@ -211,6 +219,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     writeFileSync(join(runDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
     return report;
   } finally {
+    endEffector?.close();
     await robots?.close();
     await queue?.close();
     policy?.dispose();

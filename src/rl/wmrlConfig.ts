@@ -75,6 +75,7 @@ export const wmrlConfigSchema = z
       .object({
         refitEvery: z.number().int().min(1).default(5).describe('steps between world-model refits on data + anchors'),
         refitEpochs: z.number().int().min(1).default(3).describe('epochs of each warm-started refit'),
+        endEffector: z.boolean().default(true).describe("append the end effector's position (forward kinematics of the joint positions, from the robot description) to the world model's state: a scene score head (world-model scoreHead: scene, configs/wm/perception.yaml) then sees where the gripper is instead of inferring it from joint angles. A world model trained without it cannot be loaded with it, and the other way round"),
         warmupEpisodes: z.number().int().min(0).default(0).describe("wmrl mode: before the first step, this many episodes of the starting policy run on the environment from distinct starts (charged as robot time, stored with the anchors) and the world model is refitted with them. A model fitted on demonstrations has never seen the policy's own near misses"),
       })
       .strict()

@@ -37,7 +37,8 @@ import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
 import type { NoiseSpec } from './rolloutNoise.ts';
 import type { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
-import { perceptionEpisodes, startStates } from './perceptionWorldModel.ts';
+import { startStates } from './perceptionWorldModel.ts';
+import { worldModelEpisodes, type EndEffectorFeatures } from './endEffectorFeatures.ts';
 import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
 import { groupMeans, groupedPpiEstimate, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
 import { ppoUpdate } from './ppoUpdate.ts';
@@ -57,7 +58,7 @@ export interface StartPool {
 }
 
 /** Starts from recorded train-split episodes of the selected tasks: one per distinct (instruction, seed). */
-export function startPool(policy: VlaPolicy, episodes: Episode[], tasks = 'all'): StartPool {
+export function startPool(policy: VlaPolicy, episodes: Episode[], tasks = 'all', endEffector?: EndEffectorFeatures): StartPool {
   const selectors = parseTaskSelectors(tasks);
   const seen = new Set<string>();
   const chosen = episodes.filter((e) => {
@@ -67,7 +68,7 @@ export function startPool(policy: VlaPolicy, episodes: Episode[], tasks = 'all')
     return true;
   });
   if (chosen.length === 0) throw new Error(`no train-split episodes of tasks '${tasks}' in the data to draw group starts from`);
-  return { specs: chosen.map((e) => ({ task: e.task, seed: e.seed })), ...startStates(policy, chosen) };
+  return { specs: chosen.map((e) => ({ task: e.task, seed: e.seed })), ...startStates(policy, chosen, endEffector ? (e) => endEffector.append(e) : undefined) };
 }
 
 export interface StepMetrics {
@@ -133,6 +134,8 @@ export interface TrainerParts {
   calibrator: IsotonicCalibrator;
   anchorWeight: AnchorWeight;
   trust: ImaginationTrust;
+  /** The end-effector features of the world model's state (config worldModel.endEffector), if it has them. */
+  endEffector?: EndEffectorFeatures;
   /** Anchor episodes of completed steps (model layout), for refits. */
   anchorModelEpisodes: Episode[];
   onProgress?: (what: string) => void;
@@ -375,7 +378,7 @@ export function groupStarts(pool: StartPool, indices: number[]): ImaginationStar
 async function storeAnchors(p: TrainerParts, episodes: Episode[]): Promise<void> {
   if (!p.runAnchors) await appendAnchors(p, episodes);
   p.state.anchorEpisodeIds.push(...episodes.map((e) => e.id));
-  if (p.worldModel) p.anchorModelEpisodes.push(...perceptionEpisodes(p.policy, episodes));
+  if (p.worldModel) p.anchorModelEpisodes.push(...worldModelEpisodes(p.policy, episodes, p.endEffector));
 }
 
 async function appendAnchors(p: TrainerParts, episodes: Episode[]): Promise<void> {

@@ -10,6 +10,7 @@
  */
 import type { Episode, Observation } from '../core/types.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import type { EndEffectorFeatures } from '../rl/endEffectorFeatures.ts';
 import { startStates } from '../rl/perceptionWorldModel.ts';
 import type { ImaginationStarts, ImaginedRollouts } from '../worldmodel/imagine.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
@@ -48,12 +49,15 @@ export class RunImagination implements Imagination {
     readonly policy: VlaPolicy,
     readonly model: WorldModel,
     step: number | null,
+    /** The world model's end-effector features, when its state has them (src/rl/endEffectorFeatures.ts). */
+    readonly endEffector?: EndEffectorFeatures,
   ) {
     this.description = `the run's perception world model (${model.members} members${step === null ? '' : `, checkpoint at step ${step}`}), replaying each episode's actions`;
   }
 
   imagine(episode: Episode): ImaginedEpisode {
-    const { states, stateDim } = startStates(this.policy, [episode]);
+    const ee = this.endEffector;
+    const { states, stateDim } = startStates(this.policy, [episode], ee ? (e) => ee.append(e) : undefined);
     if (stateDim !== this.model.meta.dims.state) throw new Error(`the policy's perception gives ${stateDim}-dim states; the world model expects ${this.model.meta.dims.state}`);
     const starts: ImaginationStarts = { states, stateDim, context: familyOneHot(episode.task.family), instructions: [episode.task.instruction] };
     return fromRollouts(replay(this.model, starts, episode), episode, 0, null);
@@ -62,6 +66,7 @@ export class RunImagination implements Imagination {
   dispose(): void {
     this.policy.dispose();
     this.model.dispose();
+    this.endEffector?.close();
   }
 }
 

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadRobot } from '../core/robotDescription.ts';
+import { featuresOfModel } from '../rl/endEffectorFeatures.ts';
 import type { Episode } from '../core/types.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';
@@ -99,7 +100,7 @@ export class ViewerData {
     let imagined: ImaginedEpisode | null = null;
     let note: string | null = null;
     try {
-      const imagination = await this.#imagination();
+      const imagination = await this.#imagination(episode.robot);
       if (imagination) imagined = imagination.imagine(episode);
       else note = this.run ? 'no world model in this run yet (checkpoint/worldmodel appears after the first checkpoint; mode "real" has none)' : 'no world model: pass --run or --world-model to see imagined rollouts';
     } catch (err) {
@@ -130,7 +131,7 @@ export class ViewerData {
   }
 
   /** The imagination for the current checkpoint (reloaded when training saves a new one). */
-  async #imagination(): Promise<Imagination | null> {
+  async #imagination(robot: string): Promise<Imagination | null> {
     if (this.worldModelDir) {
       const dir = this.worldModelDir;
       this.#loaded ??= { step: null, value: loadWorldModel(dir).then((m) => new ModelImagination(m, dir)) };
@@ -146,7 +147,14 @@ export class ViewerData {
         value: (async () => {
           const policy = await loadPolicy(models.policyDir);
           try {
-            return new RunImagination(policy, await loadWorldModel(models.worldModelDir), step);
+            const model = await loadWorldModel(models.worldModelDir);
+            try {
+              // A world model trained with worldModel.endEffector carries the gripper position after the perception.
+              return new RunImagination(policy, model, step, await featuresOfModel(model.meta.dims.state, policy, robot));
+            } catch (err) {
+              model.dispose();
+              throw err;
+            }
           } catch (err) {
             policy.dispose();
             throw err;

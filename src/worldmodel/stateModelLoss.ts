@@ -40,8 +40,10 @@ export function stateModelLoss(model: StateWorldModel, batch: WindowBatch): Loss
       const masked = (t: tf.Tensor) => tf.div(tf.sum(tf.mul(t, m)), count) as tf.Scalar;
       nll = tf.add(nll, masked(model.transitionNll(out, x, target)));
       deltaMse = tf.add(deltaMse, masked(tf.mean(tf.square(tf.sub(out.deltaMean, model.deltaNorm.normalize(tf.sub(target, x)))), 2)));
-      bce = tf.add(bce, masked(bceWithLogits(out.successLogit, batch.success.slice([0, 0, i], [K, B, 1]).reshape([K, B]))));
-      mse = tf.add(mse, masked(tf.square(tf.sub(out.progress, batch.progress.slice([0, 0, i], [K, B, 1]).reshape([K, B])))));
+      // A scene score network learns from the real next state (it scores states, whoever predicted them); the joint head from the model's own step.
+      const scored = model.scoreNet ? model.sceneScore(target, batch.context) : out;
+      bce = tf.add(bce, masked(bceWithLogits(scored.successLogit, batch.success.slice([0, 0, i], [K, B, 1]).reshape([K, B]))));
+      mse = tf.add(mse, masked(tf.square(tf.sub(scored.progress, batch.progress.slice([0, 0, i], [K, B, 1]).reshape([K, B])))));
       x = out.next;
     }
     const parts = { nll: tf.div(nll, k) as tf.Scalar, success: tf.div(bce, k) as tf.Scalar, progress: tf.div(mse, k) as tf.Scalar };

@@ -16,6 +16,12 @@ export interface StateModelConfig {
   /** Soft bounds of the predicted log-variance (normalised units), as in PETS. */
   minLogVar: number;
   maxLogVar: number;
+  /**
+   * With a number, success and progress come from a separate network over the state's scene part,
+   * dims [sceneFrom, D) (everything after the joint positions and velocities), trained on real
+   * states; otherwise from the dynamics network's own two extra outputs (the joint head).
+   */
+  sceneFrom?: number;
 }
 
 export interface StateModelDims {
@@ -50,6 +56,8 @@ export class StateWorldModel {
   readonly net: EnsembleMlp;
   readonly stateNorm: Normalizer;
   readonly deltaNorm: Normalizer;
+  /** The scene score network (config sceneFrom), or undefined for the joint head. */
+  readonly scoreNet: EnsembleMlp | undefined;
 
   constructor(config: StateModelConfig, dims: StateModelDims, stats: StateModelStats) {
     this.config = config;
@@ -58,6 +66,20 @@ export class StateWorldModel {
     this.deltaNorm = new Normalizer(stats.delta);
     if (this.stateNorm.dim !== dims.state || this.deltaNorm.dim !== dims.state) throw new Error('normalisation statistics do not match the state dimension');
     this.net = new EnsembleMlp({ name: 'state', members: config.members, input: dims.state + dims.action + dims.context, hidden: config.hidden, output: 2 * dims.state + 2, seed: config.seed });
+    const from = config.sceneFrom;
+    if (from !== undefined && (!Number.isInteger(from) || from < 0 || from >= dims.state)) throw new Error(`scene score head: the scene part must start inside the ${dims.state}-dim state, got ${from}`);
+    this.scoreNet = from === undefined ? undefined : new EnsembleMlp({ name: 'score', members: config.members, input: dims.state - from + dims.context, hidden: config.hidden, output: 2, seed: config.seed + 7919 });
+  }
+
+  /** Success logit and progress of raw states x [K,N,D] from the scene score network, [K, N] each. */
+  sceneScore(x: tf.Tensor3D, context: tf.Tensor3D): { successLogit: tf.Tensor2D; progress: tf.Tensor2D } {
+    if (!this.scoreNet) throw new Error('this world model scores with the joint head (no scene score network)');
+    return tf.tidy(() => {
+      const from = this.config.sceneFrom!;
+      const scene = this.stateNorm.normalize(x).slice([0, 0, from], [-1, -1, -1]);
+      const out = this.scoreNet!.apply(tf.concat([scene, context], 2) as tf.Tensor3D);
+      return { successLogit: out.slice([0, 0, 0], [-1, -1, 1]).squeeze([2]) as tf.Tensor2D, progress: tf.sigmoid(out.slice([0, 0, 1], [-1, -1, 1]).squeeze([2])) as tf.Tensor2D };
+    });
   }
 
   get members(): number {
@@ -79,6 +101,7 @@ export class StateWorldModel {
       // Imagined states stay within STATE_BOUND_STD of the data: a diverging rollout would
       // otherwise feed the policy inputs it has never seen (its KL to BC reached 1e13).
       const next = this.stateNorm.denormalize(tf.clipByValue(this.stateNorm.normalize(tf.add(x, this.deltaNorm.denormalize(deltaMean))), -STATE_BOUND_STD, STATE_BOUND_STD)) as tf.Tensor3D;
+      if (this.scoreNet) return { next, deltaMean, logVar, ...this.sceneScore(next, context) };
       return { next, deltaMean, logVar, successLogit, progress };
     });
   }
@@ -93,7 +116,7 @@ export class StateWorldModel {
   }
 
   variables(): tf.Variable[] {
-    return this.net.variables();
+    return [...this.net.variables(), ...(this.scoreNet?.variables() ?? [])];
   }
 
   loss(batch: WindowBatch) {
@@ -106,6 +129,7 @@ export class StateWorldModel {
 
   dispose(): void {
     this.net.dispose();
+    this.scoreNet?.dispose();
     this.stateNorm.dispose();
     this.deltaNorm.dispose();
   }

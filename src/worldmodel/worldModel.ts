@@ -56,7 +56,7 @@ export class WorldModel {
   constructor(config: WorldModelConfig, meta: WorldModelMeta, codec?: { encoder: PatchEncoder; decoder: PatchDecoder }) {
     this.config = config;
     this.meta = meta;
-    this.dynamics = new StateWorldModel({ members: config.members, hidden: config.hidden, seed: config.seed, minLogVar: config.minLogVar, maxLogVar: config.maxLogVar }, meta.dims, meta.stats);
+    this.dynamics = new StateWorldModel({ members: config.members, hidden: config.hidden, seed: config.seed, minLogVar: config.minLogVar, maxLogVar: config.maxLogVar, ...(config.scoreHead === 'scene' ? { sceneFrom: 2 * meta.qposDim } : {}) }, meta.dims, meta.stats);
     if (config.kind === 'video') {
       this.encoder = codec?.encoder ?? new PatchEncoder(codecConfig(config));
       this.decoder = codec?.decoder ?? new PatchDecoder(codecConfig(config));

@@ -8,6 +8,10 @@ export const worldModelConfigSchema = z
     kind: z.enum(['state', 'video']).default('state').describe("'state' (proprio + object state) or 'video' (image latent + proprio)"),
     members: z.number().int().min(1).max(32).default(5).describe('ensemble size K'),
     hidden: z.array(z.number().int().positive()).min(1).default([128, 128]).describe('hidden layer widths of each member'),
+    scoreHead: z
+      .enum(['joint', 'scene'])
+      .default('joint')
+      .describe("'joint': success and progress are two more outputs of each dynamics network; 'scene': a separate network per member scores a state from its scene part only (after the joint positions and velocities: perception latents and, with the trainer's worldModel.endEffector, the gripper position), trained on real states"),
     minLogVar: z.number().default(-3).describe('soft lower bound of the predicted log-variance (normalised units)'),
     maxLogVar: z.number().default(2).describe('soft upper bound of the predicted log-variance'),
     video: z

@@ -166,3 +166,24 @@ test('train --branch.fraction: from step 2 imagined groups also start from the a
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /--model, --policy, --data and --group-size are required/);
 });
+
+test('train --worldModel.endEffector (the default): the world model state carries the gripper position; wm rank infers it; a run without it refuses that model clearly', async () => {
+  const run = join(dir, 'ee');
+  const model = join(dir, 'ee-model');
+  const r = cli(['--policy', policyDir, '--data', data, '--out', run, '--backend', 'wasm', ...WM, ...TOY, '--steps=1', '--eval.every=5', '--worldModel.endEffector=true', '--world-model', model]);
+  assert.equal(r.status, 0, r.stderr);
+  const saved = JSON.parse(readFileSync(join(model, 'model.json'), 'utf8')) as { extra: { dims: { state: number } } };
+  const policy = await loadPolicy(policyDir);
+  const base = policy.meta.proprioDim + policy.latentDim;
+  policy.dispose();
+  assert.equal(saved.extra.dims.state, base + 3, 'proprio, latent, then end-effector xyz');
+  const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>).filter((m) => m.kind === 'step');
+  assert.equal(steps.length, 1);
+  assert.ok(Number.isFinite(steps[0]!.kl) && steps[0]!.imaginedRollouts === 2, JSON.stringify(steps[0]));
+  const rank = spawnSync(process.execPath, [bin, 'wm', 'rank', '--model', model, '--policy', policyDir, '--data', join(run, 'anchors'), '--group-size', '2', '--backend', 'wasm', '--json'], { encoding: 'utf8' });
+  assert.equal(rank.status, 0, rank.stderr);
+  assert.equal((JSON.parse(rank.stdout) as { groups: number }).groups, 1);
+  const without = cli(['--policy', policyDir, '--data', data, '--out', join(dir, 'ee-without'), '--backend', 'wasm', ...TOY, '--steps=1', '--world-model', model, '--worldModel.endEffector=false']);
+  assert.notEqual(without.status, 0);
+  assert.match(without.stderr, /trained with worldModel\.endEffector: true/);
+});

@@ -1,0 +1,72 @@
+/**
+ * The end effector's position as world-model features: forward kinematics of the recorded joint
+ * positions, computed by MuJoCo from the robot description (`sim/armKinematics.ts`, also what a
+ * real arm's workspace check uses), appended to the perception state. Whether a reach succeeds
+ * is decided by a centimetre or two of gripper position; a score head that must infer it from
+ * joint angles through a small MLP ranks the policy's near misses no better than chance, one
+ * that is given it does (`wmrl wm rank`; README "Is the world model any use?").
+ */
+import type { Episode } from '../core/types.ts';
+import { loadRobot } from '../core/robotDescription.ts';
+import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import { ArmKinematics } from '../../sim/armKinematics.ts';
+import { perceptionEpisodes } from './perceptionWorldModel.ts';
+
+/** Features appended per step: the end-effector site's position xyz (metres, world frame). */
+export const END_EFFECTOR_DIM = 3;
+
+export class EndEffectorFeatures {
+  readonly robot: string;
+  #kinematics: ArmKinematics;
+
+  private constructor(robot: string, kinematics: ArmKinematics) {
+    this.robot = robot;
+    this.#kinematics = kinematics;
+  }
+
+  static async forRobot(robot: string): Promise<EndEffectorFeatures> {
+    return new EndEffectorFeatures(robot, await ArmKinematics.create(loadRobot(robot)));
+  }
+
+  /** Each episode with `state` widened from Z to Z + 3 per step: [state, end-effector xyz]. */
+  append(episodes: Episode[]): Episode[] {
+    return episodes.map((e) => {
+      if (e.robot !== this.robot) throw new Error(`episode ${e.id} is of robot '${e.robot}'; these end-effector features compute ${this.robot}'s kinematics`);
+      const count = e.steps + 1;
+      const Z = e.stateDim;
+      const W = Z + END_EFFECTOR_DIM;
+      const state = new Float32Array(count * W);
+      const n = this.#kinematics.nArm;
+      for (let t = 0; t < count; t++) {
+        state.set(e.state.subarray(t * Z, (t + 1) * Z), t * W);
+        state.set(this.#kinematics.pose(e.qpos.subarray(t * e.qposDim, t * e.qposDim + n)).pos, t * W + Z);
+      }
+      return { ...e, state, stateDim: W };
+    });
+  }
+
+  close(): void {
+    this.#kinematics.close();
+  }
+}
+
+/**
+ * Episodes in the world model's layout: the policy's perception latents as `state`, and with
+ * `endEffector` the end-effector position after them. The policy reads only [proprio, latent],
+ * the leading part, so it acts on imagined states of either layout alike.
+ */
+export function worldModelEpisodes(policy: VlaPolicy, episodes: Episode[], endEffector?: EndEffectorFeatures): Episode[] {
+  const perceived = perceptionEpisodes(policy, episodes);
+  return endEffector ? endEffector.append(perceived) : perceived;
+}
+
+/**
+ * The features a loaded world model's state holds beyond the policy's [proprio, latent], read
+ * from its width: none, or the end-effector position (then computed for `robot`).
+ */
+export async function featuresOfModel(modelStateDim: number, policy: VlaPolicy, robot: string): Promise<EndEffectorFeatures | undefined> {
+  const base = policy.meta.proprioDim + policy.latentDim;
+  if (modelStateDim === base) return undefined;
+  if (modelStateDim === base + END_EFFECTOR_DIM) return EndEffectorFeatures.forRobot(robot);
+  throw new Error(`the world model's ${modelStateDim}-dim state is neither this policy's perception (${base}) nor that with the end-effector position (${base + END_EFFECTOR_DIM}): it was trained for another policy`);
+}
