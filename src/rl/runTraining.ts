@@ -137,7 +137,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
         worldModel = await loadWorldModel(o.worldModelDir);
         const expected = reference.meta.proprioDim + reference.latentDim + (endEffector ? END_EFFECTOR_DIM : 0);
         if (worldModel.meta.dims.state !== expected) {
-          const other = worldModel.meta.dims.state === expected + END_EFFECTOR_DIM ? ' (it was trained with worldModel.endEffector: true)' : worldModel.meta.dims.state === expected - END_EFFECTOR_DIM ? ' (it was trained without worldModel.endEffector)' : ': it was trained for another policy';
+          const other = worldModel.meta.dims.state === expected + END_EFFECTOR_DIM ? ' (it was trained with worldModel.endEffector: true; drop --worldModel.endEffector=false)' : worldModel.meta.dims.state === expected - END_EFFECTOR_DIM ? ' (it was trained without the end-effector position: pass --worldModel.endEffector=false, or train a new one)' : ': it was trained for another policy';
           throw new Error(`${o.worldModelDir} models ${worldModel.meta.dims.state}-dim states; this policy's perception${endEffector ? ' and the end-effector position' : ''} give ${expected}${other}`);
         }
       } else if (needsModel) {
