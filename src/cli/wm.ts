@@ -9,7 +9,8 @@ import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../worldmodel/world
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { WorldModelEvaluation } from '../worldmodel/evaluateModel.ts';
 import { replayRanking } from '../worldmodel/replayRanking.ts';
-import { featuresOfModel, worldModelEpisodes } from '../rl/endEffectorFeatures.ts';
+import { featuresOfModel } from '../rl/endEffectorFeatures.ts';
+import { worldModelEpisodes } from '../rl/perceptionWorldModel.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { intFlag, parseFlags, UsageError } from './args.ts';

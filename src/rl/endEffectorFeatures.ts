@@ -10,7 +10,6 @@ import type { Episode } from '../core/types.ts';
 import { loadRobot } from '../core/robotDescription.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
-import { perceptionEpisodes } from './perceptionWorldModel.ts';
 
 /** Features appended per step: the end-effector site's position xyz (metres, world frame). */
 export const END_EFFECTOR_DIM = 3;
@@ -48,16 +47,6 @@ export class EndEffectorFeatures {
   close(): void {
     this.#kinematics.close();
   }
-}
-
-/**
- * Episodes in the world model's layout: the policy's perception latents as `state`, and with
- * `endEffector` the end-effector position after them. The policy reads only [proprio, latent],
- * the leading part, so it acts on imagined states of either layout alike.
- */
-export function worldModelEpisodes(policy: VlaPolicy, episodes: Episode[], endEffector?: EndEffectorFeatures): Episode[] {
-  const perceived = perceptionEpisodes(policy, episodes);
-  return endEffector ? endEffector.append(perceived) : perceived;
 }
 
 /**

@@ -12,7 +12,8 @@ import { framesToFloat } from '../vision/frames.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { WorldModel, type TrainHooks } from '../worldmodel/worldModel.ts';
 import type { WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
-import { stateVector } from '../worldmodel/transitionData.ts';
+import { statesAt } from '../worldmodel/statesAt.ts';
+import type { EndEffectorFeatures } from './endEffectorFeatures.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
@@ -46,14 +47,18 @@ export async function trainPerceptionWorldModel(modelEpisodes: Episode[], config
 }
 
 /**
- * The world-model state [qpos, qvel, latent] of each episode's first observation, B × D; with
- * `appendFeatures` (the end-effector position, src/rl/endEffectorFeatures.ts) those follow.
+ * Episodes in the world model's layout: the policy's perception latents as `state`, and with
+ * `endEffector` the end-effector position after them (src/rl/endEffectorFeatures.ts). The policy
+ * reads only [proprio, latent], the leading part, so it acts on imagined states of either layout alike.
  */
-export function startStates(policy: VlaPolicy, episodes: Episode[], appendFeatures?: (episodes: Episode[]) => Episode[]): { states: Float32Array; stateDim: number } {
-  const perceived = perceptionEpisodes(policy, episodes.map((e) => ({ ...e, steps: 0 })));
-  const first = appendFeatures ? appendFeatures(perceived) : perceived;
-  const D = 2 * first[0]!.qposDim + first[0]!.stateDim;
-  const states = new Float32Array(first.length * D);
-  first.forEach((e, i) => states.set(stateVector(e.qpos.subarray(0, e.qposDim), e.qvel.subarray(0, e.qposDim), e.state.subarray(0, e.stateDim)), i * D));
-  return { states, stateDim: D };
+export function worldModelEpisodes(policy: VlaPolicy, episodes: Episode[], endEffector?: EndEffectorFeatures): Episode[] {
+  const perceived = perceptionEpisodes(policy, episodes);
+  return endEffector ? endEffector.append(perceived) : perceived;
+}
+
+/** The world-model state of each episode's first observation (see worldModelEpisodes), B × D. */
+export function startStates(policy: VlaPolicy, episodes: Episode[], endEffector?: EndEffectorFeatures): { states: Float32Array; stateDim: number } {
+  const first = worldModelEpisodes(policy, episodes.map((e) => ({ ...e, steps: 0 })), endEffector);
+  const { states, stateDim } = statesAt(first, first.map(() => 0));
+  return { states, stateDim };
 }

@@ -37,8 +37,8 @@ import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
 import type { NoiseSpec } from './rolloutNoise.ts';
 import type { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
-import { startStates } from './perceptionWorldModel.ts';
-import { worldModelEpisodes, type EndEffectorFeatures } from './endEffectorFeatures.ts';
+import { startStates, worldModelEpisodes } from './perceptionWorldModel.ts';
+import type { EndEffectorFeatures } from './endEffectorFeatures.ts';
 import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
 import { groupMeans, groupedPpiEstimate, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
 import { ppoUpdate } from './ppoUpdate.ts';
@@ -68,7 +68,7 @@ export function startPool(policy: VlaPolicy, episodes: Episode[], tasks = 'all',
     return true;
   });
   if (chosen.length === 0) throw new Error(`no train-split episodes of tasks '${tasks}' in the data to draw group starts from`);
-  return { specs: chosen.map((e) => ({ task: e.task, seed: e.seed })), ...startStates(policy, chosen, endEffector ? (e) => endEffector.append(e) : undefined) };
+  return { specs: chosen.map((e) => ({ task: e.task, seed: e.seed })), ...startStates(policy, chosen, endEffector) };
 }
 
 export interface StepMetrics {
@@ -255,14 +255,15 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   const samples = withOldLogProb(policy, concatSamples(parts));
   const ppo = await ppoUpdate(policy, p.reference, p.optimizer, samples, config.ppo, new Rng(hashSeed(config.seed, step, 3)));
 
+  // Rows of the groups imagined from episode starts (the first ones): branches start mid-episode, so they estimate no episode success rate.
+  const startRows = (imaginedGroups.length - branched) * M;
+
   // PPI estimate of the true success rate (needs imagined groups and an anchor group).
   let ppi: PpiEstimate | null = null;
   if (imagined && anchors?.predicted && anchors.outcomes.length >= M) {
     // Rollouts of one group share a start: the interval counts groups, not rollouts.
-    // Only groups imagined from episode starts estimate the episode success rate (branches start mid-episode).
-    const fromStarts = imagined.calibrated.subarray(0, (imaginedGroups.length - branched) * M);
     if (selection.active.length === 0) {
-      if (imaginedGroups.length - branched >= 2) ppi = groupedPpiEstimate(fromStarts, anchors.predicted, anchors.outcomes, M);
+      if (startRows >= 2 * M) ppi = groupedPpiEstimate(imagined.calibrated.subarray(0, startRows), anchors.predicted, anchors.outcomes, M);
     } else if (branched === 0) {
       // Active anchors are not a uniform sample: weight each group by 1/π (Zrnic & Candès 2024).
       const calibrated = groupMeans(imagined.calibrated, M);
@@ -296,9 +297,8 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
     imaginedRollouts: imaginedGroups.length * M,
     branchedGroups: branched,
     realRollouts: anchorGroups.length * M,
-    // Of the groups imagined from episode starts: branches start mid-episode.
-    successImagined: mean(imagined?.score.subarray(0, (imaginedGroups.length - branched) * M)),
-    successCalibrated: mean(imagined?.calibrated.subarray(0, (imaginedGroups.length - branched) * M)),
+    successImagined: mean(imagined?.score.subarray(0, startRows)),
+    successCalibrated: mean(imagined?.calibrated.subarray(0, startRows)),
     successAnchors: mean(anchors?.outcomes),
     anchorRank,
     imaginedWeight: lambda,

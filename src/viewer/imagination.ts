@@ -56,8 +56,7 @@ export class RunImagination implements Imagination {
   }
 
   imagine(episode: Episode): ImaginedEpisode {
-    const ee = this.endEffector;
-    const { states, stateDim } = startStates(this.policy, [episode], ee ? (e) => ee.append(e) : undefined);
+    const { states, stateDim } = startStates(this.policy, [episode], this.endEffector);
     if (stateDim !== this.model.meta.dims.state) throw new Error(`the policy's perception gives ${stateDim}-dim states; the world model expects ${this.model.meta.dims.state}`);
     const starts: ImaginationStarts = { states, stateDim, context: familyOneHot(episode.task.family), instructions: [episode.task.instruction] };
     return fromRollouts(replay(this.model, starts, episode), episode, 0, null);
