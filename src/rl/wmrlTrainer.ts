@@ -100,7 +100,7 @@ export interface StepMetrics {
   ensembleVariance: number | null;
   kl: number;
   clipFraction: number;
-  worldModelRefit: boolean;
+  worldModelRefit: 'full' | 'score head' | false;
   /** Episodes of the starting policy run before this step to refit the world model (config worldModel.warmupEpisodes; step 1 only). */
   worldModelWarmupEpisodes: number;
   robotSeconds: number;
@@ -277,11 +277,15 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   }
 
   // World-model refit with the anchors gathered so far.
-  let refitted = false;
-  if (config.mode === 'wmrl' && config.refit && p.worldModel && step % config.worldModel.refitEvery === 0 && p.anchorModelEpisodes.length > 0) {
-    p.onProgress?.('refitting the world model');
-    await refitWorldModel(p, p.worldModel, hashSeed(config.seed, step, 4));
-    refitted = true;
+  let refitted: 'full' | 'score head' | false = false;
+  if (config.mode === 'wmrl' && config.refit && p.worldModel && p.anchorModelEpisodes.length > 0) {
+    const { refitEvery, scoreRefitEvery } = config.worldModel;
+    if (step % refitEvery === 0) refitted = 'full';
+    else if (scoreRefitEvery > 0 && step % scoreRefitEvery === 0 && p.worldModel.dynamics.scoreNet) refitted = 'score head';
+    if (refitted) {
+      p.onProgress?.(refitted === 'full' ? 'refitting the world model' : 'refitting the scene score head');
+      await refitWorldModel(p, p.worldModel, hashSeed(config.seed, step, 4), refitted === 'score head');
+    }
   }
 
   state.step = step;
@@ -358,9 +362,10 @@ async function executeGroups(p: TrainerParts, step: number, groups: { slot: numb
   return real;
 }
 
-/** Warm-started refit on the world model's data plus every anchor episode so far. */
-async function refitWorldModel(p: TrainerParts, model: WorldModel, seed: number): Promise<void> {
-  await model.refit([...p.modelData, ...p.anchorModelEpisodes], { epochs: p.config.worldModel.refitEpochs, seed });
+/** Warm-started refit on the world model's data plus every anchor episode so far (each `anchorRepeat` times). */
+async function refitWorldModel(p: TrainerParts, model: WorldModel, seed: number, scoreHeadOnly = false): Promise<void> {
+  const anchors = Array.from({ length: p.config.worldModel.anchorRepeat }, () => p.anchorModelEpisodes).flat();
+  await model.refit([...p.modelData, ...anchors], { epochs: p.config.worldModel.refitEpochs, seed, scoreHeadOnly });
 }
 
 export function groupStarts(pool: StartPool, indices: number[]): ImaginationStarts {

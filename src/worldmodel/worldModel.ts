@@ -13,6 +13,7 @@ import { namedVariables } from '../core/variables.ts';
 import { PatchDecoder, PatchEncoder, type PatchCodecConfig } from '../vision/patchCodec.ts';
 import { floatToBytes, framesToFloat, observationFrames } from '../vision/frames.ts';
 import { evaluateDynamics, type WorldModelEvaluation } from './evaluateModel.ts';
+import { sceneScoreTrainable } from './sceneScoreLoss.ts';
 import { fitEnsemble, type EpochMetrics, type FitReport } from './fitEnsemble.ts';
 import { imagine, type ImaginationPolicy, type ImaginationStarts, type ImaginedRollouts, type ImagineOptions } from './imagine.ts';
 import { Normalizer } from './normalizer.ts';
@@ -132,8 +133,9 @@ export class WorldModel {
   /**
    * Warm-started refit: continue training the dynamics for `epochs` on episodes already in this
    * model's state layout (e.g. old data plus new anchor episodes), keeping its normalisation.
+   * `scoreHeadOnly` refits the scene score network alone (sceneScoreLoss.ts): far cheaper.
    */
-  async refit(modelEpisodes: Episode[], options: { epochs: number; seed: number; hooks?: TrainHooks }): Promise<FitReport> {
+  async refit(modelEpisodes: Episode[], options: { epochs: number; seed: number; scoreHeadOnly?: boolean; hooks?: TrainHooks }): Promise<FitReport> {
     const rng = new Rng(options.seed);
     const split = splitEpisodes(modelEpisodes.length, this.config.train.validationFraction, (xs) => rng.shuffle(xs));
     const windows = buildWindows(modelEpisodes, this.config.train.k);
@@ -142,7 +144,7 @@ export class WorldModel {
     const valIdx: number[] = [];
     for (let n = 0; n < windows.count; n++) (split.train.has(windows.episode[n]!) ? trainIdx : valIdx).push(n);
     const hooks = options.hooks ?? {};
-    return fitEnsemble(this.dynamics, windows, trainIdx, valIdx, {
+    return fitEnsemble(options.scoreHeadOnly ? sceneScoreTrainable(this.dynamics) : this.dynamics, windows, trainIdx, valIdx, {
       epochs: options.epochs,
       batchSize: this.config.train.batchSize,
       learningRate: this.config.train.learningRate,

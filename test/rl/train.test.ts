@@ -34,6 +34,7 @@ before(async () => {
   await savePolicy(policy, policyDir);
   policy.dispose();
   writeFileSync(join(dir, 'wm.yaml'), 'kind: state\nmembers: 2\nhidden: [32]\ntrain: { epochs: 1, k: 2 }\n');
+  writeFileSync(join(dir, 'wm-scene.yaml'), 'kind: state\nscoreHead: scene\nmembers: 2\nhidden: [32]\ntrain: { epochs: 1, k: 2 }\n');
 });
 after(() => (process.env.WMRL_KEEP_TEST_DIR ? console.error(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true })));
 
@@ -186,4 +187,21 @@ test('train --worldModel.endEffector (the default): the world model state carrie
   const without = cli(['--policy', policyDir, '--data', data, '--out', join(dir, 'ee-without'), '--backend', 'wasm', ...TOY, '--steps=1', '--world-model', model, '--worldModel.endEffector=false']);
   assert.notEqual(without.status, 0);
   assert.match(without.stderr, /trained with worldModel\.endEffector: true/);
+});
+
+test('train --worldModel.scoreRefitEvery: between full refits the scene score head alone is refitted on the data and the anchors (repeated anchorRepeat times)', async () => {
+  const run = join(dir, 'score-refit');
+  const r = cli(['--policy', policyDir, '--data', data, '--out', run, '--backend', 'wasm', '--wm-config', join(dir, 'wm-scene.yaml'), ...TOY, '--eval.every=5', '--worldModel.scoreRefitEvery=1', '--worldModel.anchorRepeat=3']);
+  assert.equal(r.status, 0, r.stderr);
+  const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>).filter((m) => m.kind === 'step');
+  // refitEvery 2: a full refit at step 2, the score head alone at steps 1 and 3.
+  assert.deepEqual(steps.map((s) => s.worldModelRefit), ['score head', 'full', 'score head']);
+  const config = JSON.parse(readFileSync(join(run, 'train.config.json'), 'utf8')) as { config: { worldModel: Record<string, unknown> } };
+  assert.equal(config.config.worldModel.anchorRepeat, 3);
+  // A joint-head world model has no head to refit alone: only the full refits run.
+  const joint = join(dir, 'score-refit-joint');
+  const j = cli(['--policy', policyDir, '--data', data, '--out', joint, '--backend', 'wasm', ...WM, ...TOY, '--steps=2', '--eval.every=5', '--worldModel.scoreRefitEvery=1']);
+  assert.equal(j.status, 0, j.stderr);
+  const jointSteps = readFileSync(join(joint, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>).filter((m) => m.kind === 'step');
+  assert.deepEqual(jointSteps.map((s) => s.worldModelRefit), [false, 'full']);
 });
