@@ -133,7 +133,7 @@ export class WorldModel {
   /**
    * Warm-started refit: continue training the dynamics for `epochs` on episodes already in this
    * model's state layout (e.g. old data plus new anchor episodes), keeping its normalisation.
-   * `scoreHeadOnly` refits the scene score network alone (sceneScoreLoss.ts): far cheaper.
+   * `scoreHeadOnly` refits the scene score network alone (sceneScoreLoss.ts), the dynamics untouched.
    */
   async refit(modelEpisodes: Episode[], options: { epochs: number; seed: number; scoreHeadOnly?: boolean; hooks?: TrainHooks }): Promise<FitReport> {
     const rng = new Rng(options.seed);
