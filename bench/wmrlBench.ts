@@ -9,7 +9,8 @@
  *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps) (about 8 minutes from scratch, 3 with the set-up cached)
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
- * --quick writes wmrl-quick.* so it never overwrites the full results.
+ * --quick writes wmrl-quick.* so it never overwrites the full results; --seeds N (other than the
+ * preset's) writes wmrl-Nseeds.* (or wmrl-quick-Nseeds.*), reusing the runs of the seeds already done.
  * Set-up (data, BC policies, world model) is shared by both presets and cached under runs/bench-cache/<setup>.
  */
 import { spawn } from 'node:child_process';
@@ -262,7 +263,8 @@ const results = {
   wallSeconds: (performance.now() - started) / 1000,
 };
 mkdirSync('bench/results', { recursive: true });
-const outBase = `bench/results/${quick ? 'wmrl-quick' : 'wmrl'}`;
+// Another seed count than the preset's writes beside the preset's results, never over them.
+const outBase = `bench/results/${quick ? 'wmrl-quick' : 'wmrl'}${seeds === preset.seeds ? '' : `-${seeds}seeds`}`;
 writeFileSync(`${outBase}.json`, JSON.stringify(results, null, 2) + '\n');
 writeFileSync(`${outBase}.svg`, plot(runs));
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;

@@ -5,6 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { namedVariables, newVariable } from '../core/variables.ts';
+import { ensembleMatMul } from './ensembleMatMul.ts';
 
 export interface EnsembleMlpSpec {
   name: string;
@@ -38,7 +39,7 @@ export class EnsembleMlp {
     return tf.tidy(() => {
       let h: tf.Tensor3D = x;
       for (let l = 0; l < this.weights.length; l++) {
-        h = tf.add(tf.matMul(h, this.weights[l]!), this.biases[l]!);
+        h = tf.add(ensembleMatMul(h, this.weights[l] as tf.Tensor as tf.Tensor3D), this.biases[l]!);
         if (l + 1 < this.weights.length) h = tf.mul(h, tf.sigmoid(h));
       }
       return h;

@@ -36,7 +36,8 @@ export function stateModelLoss(model: StateWorldModel, batch: WindowBatch): Loss
       const target = batch.states.slice([0, 0, i + 1, 0], [K, B, 1, D]).reshape([K, B, D]) as tf.Tensor3D;
       const m = batch.mask.slice([0, 0, i], [K, B, 1]).reshape([K, B]);
       const count = tf.maximum(tf.sum(m), 1);
-      const out = model.step(x, action, batch.context);
+      // The transition alone: a scene score network scores the real next state below, not this prediction.
+      const out = model.transition(x, action, batch.context);
       const masked = (t: tf.Tensor) => tf.div(tf.sum(tf.mul(t, m)), count) as tf.Scalar;
       nll = tf.add(nll, masked(model.transitionNll(out, x, target)));
       deltaMse = tf.add(deltaMse, masked(tf.mean(tf.square(tf.sub(out.deltaMean, model.deltaNorm.normalize(tf.sub(target, x)))), 2)));

@@ -86,8 +86,17 @@ export class StateWorldModel {
     return this.config.members;
   }
 
-  /** One transition for every member: x [K,N,D] raw, action [K,N,A], context [K,N,C]. */
+  /** One transition for every member: x [K,N,D] raw, action [K,N,A], context [K,N,C]; the next state scored by the scene score network where there is one. */
   step(x: tf.Tensor3D, action: tf.Tensor3D, context: tf.Tensor3D): StepOutput {
+    if (!this.scoreNet) return this.transition(x, action, context);
+    return tf.tidy(() => {
+      const out = this.transition(x, action, context);
+      return { next: out.next, deltaMean: out.deltaMean, logVar: out.logVar, ...this.sceneScore(out.next, context) };
+    });
+  }
+
+  /** One transition with the dynamics network's own success / progress head (the training loss scores real states instead: stateModelLoss). */
+  transition(x: tf.Tensor3D, action: tf.Tensor3D, context: tf.Tensor3D): StepOutput {
     return tf.tidy(() => {
       const D = this.dims.state;
       const out = this.net.apply(tf.concat([this.stateNorm.normalize(x), action, context], 2));
@@ -101,7 +110,6 @@ export class StateWorldModel {
       // Imagined states stay within STATE_BOUND_STD of the data: a diverging rollout would
       // otherwise feed the policy inputs it has never seen (its KL to BC reached 1e13).
       const next = this.stateNorm.denormalize(tf.clipByValue(this.stateNorm.normalize(tf.add(x, this.deltaNorm.denormalize(deltaMean))), -STATE_BOUND_STD, STATE_BOUND_STD)) as tf.Tensor3D;
-      if (this.scoreNet) return { next, deltaMean, logVar, ...this.sceneScore(next, context) };
       return { next, deltaMean, logVar, successLogit, progress };
     });
   }

@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../../src/backend/selectBackend.ts';
+import { ensembleMatMul } from '../../src/worldmodel/ensembleMatMul.ts';
+
+/** Largest |a − b| relative to the largest |a|. */
+const relDiff = (a: tf.Tensor, b: tf.Tensor) => tf.tidy(() => tf.max(tf.abs(tf.sub(a, b))).dataSync()[0]! / tf.max(tf.abs(a)).dataSync()[0]!);
+
+for (const backend of ['wasm', 'cpu'] as const) {
+  test(`ensembleMatMul matches tf.matMul and its gradients, leaking nothing (${backend})`, async () => {
+    await selectBackend(backend, { log: () => {} });
+    const x = tf.randomNormal([3, 17, 5], 0, 1, 'float32', 1) as tf.Tensor3D;
+    const w = tf.randomNormal([3, 5, 4], 0, 1, 'float32', 2) as tf.Tensor3D;
+    // A loss that weighs every output differently, so a transposed or swapped gradient would show.
+    const weights = tf.randomNormal([3, 17, 4], 0, 1, 'float32', 3);
+    const loss = (mm: (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor) => (a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(tf.square(mm(a as tf.Tensor3D, b as tf.Tensor3D)), weights));
+    const before = tf.memory().numTensors;
+    const [dxRef, dwRef] = tf.grads(loss((a, b) => tf.matMul(a, b)))([x, w]);
+    const [dx, dw] = tf.grads(loss(ensembleMatMul))([x, w]);
+    const y = ensembleMatMul(x, w);
+    const yRef = tf.matMul(x, w);
+    assert.deepEqual(y.shape, [3, 17, 4]);
+    assert.ok(relDiff(yRef, y) < 1e-5, `forward differs by ${relDiff(yRef, y)}`);
+    assert.ok(relDiff(dxRef!, dx!) < 1e-5, `dx differs by ${relDiff(dxRef!, dx!)}`);
+    assert.ok(relDiff(dwRef!, dw!) < 1e-5, `dw differs by ${relDiff(dwRef!, dw!)}`);
+    tf.dispose([dxRef!, dwRef!, dx!, dw!, y, yRef]);
+    assert.equal(tf.memory().numTensors, before, 'tensors leaked');
+    // Trains variables through an optimizer like the world model does.
+    const v = tf.variable(w.clone());
+    const optimizer = tf.train.adam(0.05);
+    const first = (optimizer.minimize(() => tf.mean(tf.square(ensembleMatMul(x, v as unknown as tf.Tensor3D))) as tf.Scalar, true) as tf.Scalar).dataSync()[0]!;
+    for (let i = 0; i < 20; i++) tf.dispose(optimizer.minimize(() => tf.mean(tf.square(ensembleMatMul(x, v as unknown as tf.Tensor3D))) as tf.Scalar, true) ?? []);
+    const last = tf.tidy(() => tf.mean(tf.square(ensembleMatMul(x, v as unknown as tf.Tensor3D))).dataSync()[0]!);
+    assert.ok(last < first * 0.5, `loss ${first} → ${last}`);
+    assert.throws(() => ensembleMatMul(x, tf.zeros([3, 6, 4]) as tf.Tensor3D), /shapes \[3,17,5\] · \[3,6,4\] do not match/);
+    tf.dispose([x, w, weights, v]);
+    optimizer.dispose();
+  });
+}
