@@ -116,6 +116,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       const loaded = await loadTrainCheckpoint(runDir, optimizer);
       policy = loaded.policy;
       worldModel = loaded.worldModel;
+      if (worldModel) refuseScoreRefit(config, worldModel.config.scoreHead, 'the checkpoint\'s world model');
       state = loaded.state;
       calibrator = IsotonicCalibrator.fromJSON(state.calibrator);
       anchorWeight = AnchorWeight.fromJSON(state.anchorWeight);
@@ -135,6 +136,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       if (needsModel && o.worldModelDir && existsSync(join(o.worldModelDir, 'model.json'))) {
         o.onProgress?.(`loading the world model ${o.worldModelDir}`);
         worldModel = await loadWorldModel(o.worldModelDir);
+        refuseScoreRefit(config, worldModel.config.scoreHead, o.worldModelDir);
         const expected = reference.meta.proprioDim + reference.latentDim + (endEffector ? END_EFFECTOR_DIM : 0);
         if (worldModel.meta.dims.state !== expected) {
           const other = worldModel.meta.dims.state === expected + END_EFFECTOR_DIM ? ' (it was trained with worldModel.endEffector: true; drop --worldModel.endEffector=false)' : worldModel.meta.dims.state === expected - END_EFFECTOR_DIM ? ' (it was trained without the end-effector position: pass --worldModel.endEffector=false, or train a new one)' : ': it was trained for another policy';
@@ -143,6 +145,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       } else if (needsModel) {
         o.onProgress?.('training the world model over the policy perception');
         const wmConfig = resolveConfig(worldModelConfigSchema, { files: o.worldModelConfig.files, overrides: { seed: String(config.seed), ...o.worldModelConfig.overrides } });
+        refuseScoreRefit(config, wmConfig.scoreHead, 'the world-model config');
         worldModel = await trainPerceptionWorldModel(modelData, wmConfig, {
           onEpoch: (stage, m) => {
             const v = (m.validation as Record<string, number> | undefined) ?? {};
@@ -239,6 +242,12 @@ async function checkImagination(parts: TrainerParts, log: RunLog, o: RunOptions)
 }
 
 /** Exploration: the action std RL starts from (evaluation takes the mean action, so it is unchanged). */
+/** worldModel.scoreRefitEvery refits the scene score head alone: a world model without one is refused before any work, not silently left unrefitted. */
+function refuseScoreRefit(config: WmrlConfig, scoreHead: 'joint' | 'scene', source: string): void {
+  if (config.mode !== 'wmrl' || !config.refit || config.worldModel.scoreRefitEvery === 0 || scoreHead === 'scene') return;
+  throw new Error(`worldModel.scoreRefitEvery refits the scene score head alone, but ${source} scores with the joint head: use a world model with scoreHead: scene, or drop scoreRefitEvery`);
+}
+
 function setStd(policy: VlaPolicy, std: number): void {
   if (std <= 0) return;
   const logStd = tf.fill(policy.logStd.shape, Math.log(std));

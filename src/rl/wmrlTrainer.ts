@@ -281,7 +281,7 @@ export async function trainStep(p: TrainerParts): Promise<StepMetrics> {
   if (config.mode === 'wmrl' && config.refit && p.worldModel && p.anchorModelEpisodes.length > 0) {
     const { refitEvery, scoreRefitEvery } = config.worldModel;
     if (step % refitEvery === 0) refitted = 'full';
-    else if (scoreRefitEvery > 0 && step % scoreRefitEvery === 0 && p.worldModel.dynamics.scoreNet) refitted = 'score head';
+    else if (scoreRefitEvery > 0 && step % scoreRefitEvery === 0) refitted = 'score head'; // a joint-head model is refused at start-up
     if (refitted) {
       p.onProgress?.(refitted === 'full' ? 'refitting the world model' : 'refitting the scene score head');
       await refitWorldModel(p, p.worldModel, hashSeed(config.seed, step, 4), refitted === 'score head');
