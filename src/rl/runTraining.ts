@@ -241,13 +241,13 @@ async function checkImagination(parts: TrainerParts, log: RunLog, o: RunOptions)
   o.onImaginationCheck?.(check);
 }
 
-/** Exploration: the action std RL starts from (evaluation takes the mean action, so it is unchanged). */
 /** worldModel.scoreRefitEvery refits the scene score head alone: a world model without one is refused before any work, not silently left unrefitted. */
 function refuseScoreRefit(config: WmrlConfig, scoreHead: 'joint' | 'scene', source: string): void {
   if (config.mode !== 'wmrl' || !config.refit || config.worldModel.scoreRefitEvery === 0 || scoreHead === 'scene') return;
   throw new Error(`worldModel.scoreRefitEvery refits the scene score head alone, but ${source} scores with the joint head: use a world model with scoreHead: scene, or drop scoreRefitEvery`);
 }
 
+/** Exploration: the action std RL starts from (evaluation takes the mean action, so it is unchanged). */
 function setStd(policy: VlaPolicy, std: number): void {
   if (std <= 0) return;
   const logStd = tf.fill(policy.logStd.shape, Math.log(std));

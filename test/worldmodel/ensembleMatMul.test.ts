@@ -29,12 +29,14 @@ for (const backend of ['wasm', 'cpu'] as const) {
     // Trains variables through an optimizer like the world model does.
     const v = tf.variable(w.clone());
     const optimizer = tf.train.adam(0.05);
-    const first = (optimizer.minimize(() => tf.mean(tf.square(ensembleMatMul(x, v as unknown as tf.Tensor3D))) as tf.Scalar, true) as tf.Scalar).dataSync()[0]!;
-    for (let i = 0; i < 20; i++) tf.dispose(optimizer.minimize(() => tf.mean(tf.square(ensembleMatMul(x, v as unknown as tf.Tensor3D))) as tf.Scalar, true) ?? []);
-    const last = tf.tidy(() => tf.mean(tf.square(ensembleMatMul(x, v as unknown as tf.Tensor3D))).dataSync()[0]!);
+    const lossOfV = () => tf.mean(tf.square(ensembleMatMul(x, v as unknown as tf.Tensor3D))) as tf.Scalar;
+    const first = tf.tidy(() => lossOfV().dataSync()[0]!);
+    for (let i = 0; i < 20; i++) tf.dispose(optimizer.minimize(lossOfV, true) ?? []);
+    const last = tf.tidy(() => lossOfV().dataSync()[0]!);
     assert.ok(last < first * 0.5, `loss ${first} → ${last}`);
-    assert.throws(() => ensembleMatMul(x, tf.zeros([3, 6, 4]) as tf.Tensor3D), /shapes \[3,17,5\] · \[3,6,4\] do not match/);
-    tf.dispose([x, w, weights, v]);
+    const wrong = tf.zeros([3, 6, 4]) as tf.Tensor3D;
+    assert.throws(() => ensembleMatMul(x, wrong), /shapes \[3,17,5\] · \[3,6,4\] do not match/);
+    tf.dispose([x, w, weights, v, wrong]);
     optimizer.dispose();
   });
 }
