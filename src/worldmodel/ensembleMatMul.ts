@@ -7,7 +7,8 @@
  * gradient, is made a plain one per member: the transposes the gradient needs are materialised
  * first (cheap copies). On the
  * benchmark's world model (5 members, [128, 128], batch 64, k = 3) a training step went from
- * ≈122 to ≈50 ms and a refit from ≈59 to ≈23 s. On the cpu backend both forms cost the same.
+ * ≈122 to ≈50 ms and a refit from ≈59 to ≈23 s. Other backends keep tf.matMul's one batched
+ * kernel: on cpu both forms cost the same, and native (above all GPU) kernels batch well.
  */
 import * as tf from '@tensorflow/tfjs';
 
@@ -32,7 +33,12 @@ const product = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
   };
 });
 
-export function ensembleMatMul(x: tf.Tensor3D, w: tf.Tensor3D): tf.Tensor3D {
+/** The per-member product on any backend (ensembleMatMul picks it on wasm only). */
+export function perMemberMatMul(x: tf.Tensor3D, w: tf.Tensor3D): tf.Tensor3D {
   if (x.shape[0] !== w.shape[0] || x.shape[2] !== w.shape[1]) throw new Error(`ensembleMatMul: shapes ${JSON.stringify(x.shape)} · ${JSON.stringify(w.shape)} do not match`);
   return product(x, w) as tf.Tensor3D;
+}
+
+export function ensembleMatMul(x: tf.Tensor3D, w: tf.Tensor3D): tf.Tensor3D {
+  return tf.getBackend() === 'wasm' ? perMemberMatMul(x, w) : tf.matMul(x, w);
 }
