@@ -2,8 +2,9 @@
  * The scene score network's own loss, for refitting it alone: success cross-entropy and progress
  * squared error of the real states of a window (no dynamics rollout), the same targets the full
  * loss gives it. It lets the head see the policy's newest episodes between the dynamics' refits.
- * On the benchmark's set-up it took about half the time of a full refit (~20 s against ~40 s):
- * building and gathering the windows in plain JS costs as much as the network.
+ * It skips the dynamics' k-step rollout, so it costs about half a full refit (~20 s against ~40 s
+ * on the benchmark's set-up, measured before ensembleMatMul sped both up). Building and gathering
+ * the windows is not where a refit's time goes: the network's matrix products are.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Trainable } from './fitEnsemble.ts';
