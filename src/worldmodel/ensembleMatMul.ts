@@ -5,10 +5,10 @@
  * tfjs's own loop (≈2.7 GFLOP/s here), while a 2-D product without transposes runs XNNPACK
  * (≈13 GFLOP/s; also for 3-D operands with a batch of one). So every product, forward and in the
  * gradient, is made a plain one per member: the transposes the gradient needs are materialised
- * first (cheap copies). On the
- * benchmark's world model (5 members, [128, 128], batch 64, k = 3) a training step went from
- * ≈122 to ≈50 ms and a refit from ≈59 to ≈23 s. Other backends keep tf.matMul's one batched
- * kernel: on cpu both forms cost the same, and native (above all GPU) kernels batch well.
+ * first (cheap copies). On the benchmark's world model (5 members, [128, 128], batch 64, k = 3)
+ * a training step went from ≈122 to ≈50 ms and a refit from ≈59 to ≈23 s. Other backends keep
+ * tf.matMul's one batched kernel: on cpu both forms cost the same, and native (above all GPU)
+ * kernels batch well.
  */
 import * as tf from '@tensorflow/tfjs';
 
