@@ -28,6 +28,11 @@ export const wmrlConfigSchema = z
         minPairs: z.number().int().min(1).default(200).describe('identity map below this many anchor pairs (paper: 200)'),
         refitEvery: z.number().int().min(1).default(64).describe('refit after this many new pairs (paper: 64)'),
         window: z.number().int().min(1).default(5000).describe('newest pairs kept (paper: 5000)'),
+        orderSlope: z
+          .number()
+          .min(0)
+          .default(0.001)
+          .describe("slope added to the fitted map so it is strictly increasing: where pooling flattened it, a group's rollouts keep the world model's order instead of tying (which zeroes or inflates their advantages); levels move by at most slope/2. 0: the paper's map"),
       })
       .strict()
       .prefault({}),

@@ -60,3 +60,33 @@ test('calibrator keeps only the newest window of pairs and refits every refitEve
   assert.equal(cal.map(0.8), 0);
   assert.throws(() => cal.add([0.1], [Number.NaN]), /non-finite/);
 });
+
+test('orderSlope: a pooled stretch keeps the order of scores, levels move by at most slope/2', () => {
+  // Bins 5..8 violate (outcome rate falls with the score), so PAV pools them into one flat block.
+  const scores = [0.1, 0.1, 0.55, 0.55, 0.65, 0.65, 0.75, 0.75, 0.85, 0.85];
+  const outcomes = [0, 0, 1, 1, 1, 0, 1, 0, 0, 1];
+  const flat = new IsotonicCalibrator({ bins: 10, minPairs: 10, refitEvery: 10, window: 100 });
+  const sloped = new IsotonicCalibrator({ bins: 10, minPairs: 10, refitEvery: 10, window: 100, orderSlope: 0.001 });
+  flat.add(scores, outcomes);
+  sloped.add(scores, outcomes);
+  // Hand-computed PAV: bin means 0, 1, 0.5, 0.5, 0.5 (weights 2 each) pool to 0, 0.625 × 4.
+  assert.deepEqual(flat.knots().y, [0, 0.625, 0.625, 0.625, 0.625]);
+  assert.deepEqual(sloped.knots(), flat.knots(), 'the slope does not change the fit');
+  // The paper's map ties every score of the pooled block and beyond; the sloped one orders them.
+  const group = [0.6, 0.7, 0.8, 0.9];
+  assert.deepEqual(group.map((s) => flat.map(s)), [0.625, 0.625, 0.625, 0.625]);
+  const f = group.map((s) => sloped.map(s));
+  for (let i = 1; i < f.length; i++) assert.ok(f[i]! > f[i - 1]!, `strictly increasing: ${f}`);
+  for (const s of [0, 0.1, 0.3, 0.6, 0.9, 1]) assert.ok(Math.abs(sloped.map(s) - flat.map(s)) <= 0.0005 + 1e-12, `level at ${s}`);
+  // GRPO's standardised advantages of that group are then the raw scores' own.
+  const adv = (v: number[]) => {
+    const m = v.reduce((a, b) => a + b, 0) / v.length;
+    const sd = Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / v.length);
+    return v.map((x) => +((x - m) / sd).toFixed(6));
+  };
+  assert.deepEqual(adv(f), adv(group));
+  // Identity before the fit, whatever the slope; a negative or non-finite slope is refused.
+  assert.equal(new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: 0.5 }).map(0.3), 0.3);
+  assert.throws(() => new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: -1 }), /orderSlope/);
+  assert.throws(() => new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: Number.NaN }), /orderSlope/);
+});

@@ -57,7 +57,8 @@ export class TrainingCharts {
     if (at) {
       this.#caption.textContent = `Debiasing map f̂ at step ${at.step} (${at.calibrationPairs} anchor pairs; dashed: identity)`;
       const knots = at.debiasMap.x.map((x, i) => [x, at.debiasMap.y[i]!] as [number, number]);
-      // The map is constant beyond its outer knots (isotonic regression).
+      // The fitted map is constant beyond its outer knots (isotonic regression); the applied one adds
+      // isotonic.orderSlope's small slope (0.001 by default: invisible here).
       const map: [number, number][] = knots.length ? [[0, knots[0]![1]], ...knots, [1, knots.at(-1)![1]]] : [[0, 0], [1, 1]];
       this.#debias.draw({ series: [{ name: 'f̂(r̂)', colour: '#7a4fd0', points: map }, { name: 'identity', colour: '#aaa', points: [[0, 0], [1, 1]], dash: [4, 3] }], x: [0, 1], y: [0, 1] });
     } else {
