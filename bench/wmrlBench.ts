@@ -5,7 +5,7 @@
  * charged). Also: the PPI interval against the true success rate, and the small policy after
  * WMRL against a ≥4× larger policy trained by behaviour cloning only.
  *
- *   npm run bench             # full: 3 seeds, every arm, 12 steps (wmrl and anchors-only 28) (about 45 minutes on 2 cores with the set-up cached; the set-up takes about 4 more; --seeds 5: 73 minutes)
+ *   npm run bench             # full: 3 seeds, every arm, 12 steps (wmrl and anchors-only 28) (about 45 minutes on 2 cores with the set-up cached; the set-up takes about 3 more; --seeds 5: 73 minutes)
  *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps) (about 8 minutes from scratch, 4 with the set-up cached)
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
