@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { IsotonicCalibrator, fitBinnedIsotonic, poolAdjacentViolators } from '../../src/rl/isotonicCalibrator.ts';
 import { Rng } from '../../src/core/rng.ts';
+import { groupAdvantages } from '../../src/rl/groupAdvantages.ts';
 
 test('pool-adjacent-violators: a hand-computed case', () => {
   // 1, 3, 2, 2, 5 (unit weights): 3 > 2 pools to 2.5, then 2.5 > 2 pools (3+2+2)/3 = 7/3.
@@ -79,12 +80,9 @@ test('orderSlope: a pooled stretch keeps the order of scores, levels move by at 
   for (let i = 1; i < f.length; i++) assert.ok(f[i]! > f[i - 1]!, `strictly increasing: ${f}`);
   for (const s of [0, 0.1, 0.3, 0.6, 0.9, 1]) assert.ok(Math.abs(sloped.map(s) - flat.map(s)) <= 0.0005 + 1e-12, `level at ${s}`);
   // GRPO's standardised advantages of that group are then the raw scores' own.
-  const adv = (v: number[]) => {
-    const m = v.reduce((a, b) => a + b, 0) / v.length;
-    const sd = Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / v.length);
-    return v.map((x) => +((x - m) / sd).toFixed(6));
-  };
+  const adv = (v: number[]) => Array.from(groupAdvantages(v, v.length), (a) => +a.toFixed(4));
   assert.deepEqual(adv(f), adv(group));
+  assert.deepEqual(adv(group.map((x) => flat.map(x))), [0, 0, 0, 0], "the paper's map: no advantage at all");
   // Identity before the fit, whatever the slope; a negative or non-finite slope is refused.
   assert.equal(new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: 0.5 }).map(0.3), 0.3);
   assert.throws(() => new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: -1 }), /orderSlope/);
