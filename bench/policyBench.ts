@@ -14,7 +14,7 @@ import type { Episode, Observation } from '../src/core/types.ts';
 import { SimEnv } from '../src/envs/simEnv.ts';
 import { runEpisode } from '../src/envs/rollout.ts';
 import { ScriptedExpert } from '../sim/experts/scriptedExpert.ts';
-import { planEpisodes } from '../sim/episodePlan.ts';
+import { planEpisodes } from '../src/tasks/episodePlan.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../src/policy/policyConfig.ts';
 import { pretrainPolicy } from '../src/policy/pretrain.ts';
 import { disposeInput, observationInput } from '../src/policy/policyInputs.ts';

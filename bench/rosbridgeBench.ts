@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { loadRobot } from '../src/core/robotDescription.ts';
 import { RandomController } from '../src/envs/randomController.ts';
 import { RosbridgeEnv } from '../src/envs/rosbridgeEnv.ts';
-import { planEpisodes } from '../sim/episodePlan.ts';
+import { planEpisodes } from '../src/tasks/episodePlan.ts';
 import { startSimServerProcess } from '../sim/rosbridge/simServerProcess.ts';
 
 const { values } = parseArgs({ options: { steps: { type: 'string' }, out: { type: 'string' } } });

@@ -22,8 +22,8 @@ import { robotConfigSchema } from '../src/scheduler/robotConfig.ts';
 import { RobotPool } from '../src/scheduler/robotPool.ts';
 import { SqliteQueue } from '../src/scheduler/sqliteQueue.ts';
 import { ScriptedExpert } from '../sim/experts/scriptedExpert.ts';
-import { planEpisodes } from '../sim/episodePlan.ts';
-import { FAMILIES, parseTaskSelectors } from '../sim/taskSuite.ts';
+import { planEpisodes } from '../src/tasks/episodePlan.ts';
+import { FAMILIES, parseTaskSelectors } from '../src/tasks/taskSuite.ts';
 
 const { values } = parseArgs({ options: { episodes: { type: 'string' }, robots: { type: 'string' }, 'reset-seconds': { type: 'string' }, out: { type: 'string' } } });
 const budget = Number(values.episodes ?? 30);

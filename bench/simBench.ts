@@ -12,8 +12,8 @@ import { SimEnv } from '../src/envs/simEnv.ts';
 import { RandomController } from '../src/envs/randomController.ts';
 import { runEpisode } from '../src/envs/rollout.ts';
 import { ScriptedExpert } from '../sim/experts/scriptedExpert.ts';
-import { planEpisodes } from '../sim/episodePlan.ts';
-import { TASK_FAMILIES, sampleTask } from '../sim/taskSuite.ts';
+import { planEpisodes } from '../src/tasks/episodePlan.ts';
+import { TASK_FAMILIES, sampleTask } from '../src/tasks/taskSuite.ts';
 
 const { values } = parseArgs({ options: { episodes: { type: 'string' }, out: { type: 'string' } } });
 const perCell = Number(values.episodes ?? 100);

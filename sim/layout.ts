@@ -4,7 +4,7 @@
  */
 import type { TaskSpec } from '../src/core/types.ts';
 import type { Rng } from '../src/core/rng.ts';
-import { COLOR_NAMES, OBJECT_KINDS, type ColorName, type ObjectKind } from './taskSuite.ts';
+import { COLOR_NAMES, OBJECT_KINDS, type ColorName, type ObjectKind } from '../src/tasks/taskSuite.ts';
 
 export interface PlacedObject {
   kind: ObjectKind;

@@ -7,7 +7,7 @@ import type { RobotDescription } from '../src/core/robotDescription.ts';
 import type { Image } from '../src/core/types.ts';
 import { compileMjcf, getMujoco, type Mujoco } from './mujocoRuntime.ts';
 import { buildSceneXml, structureKey, structureOf, type SceneStructure } from './sceneBuilder.ts';
-import { COLORS, type ColorName } from './taskSuite.ts';
+import { COLORS, type ColorName } from '../src/tasks/taskSuite.ts';
 import type { SceneLayout } from './layout.ts';
 import { RayRenderer } from './render/rayRenderer.ts';
 import { MujocoScene } from './render/mujocoScene.ts';

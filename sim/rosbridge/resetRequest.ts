@@ -1,7 +1,7 @@
 /** The reset service's request ({task: TaskSpec as JSON text, seed}), validated field by field. */
 import { z } from 'zod';
 import type { TaskSpec } from '../../src/core/types.ts';
-import { COLOR_NAMES, FAMILIES, TASK_FAMILIES } from '../taskSuite.ts';
+import { COLOR_NAMES, FAMILIES, TASK_FAMILIES } from '../../src/tasks/taskSuite.ts';
 
 const taskSchema = z
   .object({

@@ -9,7 +9,7 @@ import type { Controller } from '../envs/controller.ts';
 import { EpisodeAbortedError, type Env } from '../envs/env.ts';
 import { runEpisode } from '../envs/rollout.ts';
 import type { EpisodeStore } from './episodeStore.ts';
-import type { PlannedEpisode } from '../../sim/episodePlan.ts';
+import type { PlannedEpisode } from '../tasks/episodePlan.ts';
 
 export interface CollectOptions {
   env: Env;

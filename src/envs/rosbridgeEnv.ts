@@ -20,7 +20,7 @@ import { Topic } from './rosbridgeRoslib.ts';
 import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Action, Image, Observation, StepResult, TaskSpec } from '../core/types.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
-import { FAMILIES } from '../../sim/taskSuite.ts';
+import { FAMILIES } from '../tasks/taskSuite.ts';
 import { SafetyFilter } from '../safety/safetyFilter.ts';
 import { EpisodeAbortedError, type Env, type ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';

@@ -7,7 +7,7 @@ import { Simulator } from '../../sim/simulator.ts';
 import type { SceneLayout } from '../../sim/layout.ts';
 import { loadTaskScene } from '../../sim/taskScene.ts';
 import type { TaskProgress } from '../../sim/taskProgress.ts';
-import { FAMILIES } from '../../sim/taskSuite.ts';
+import { FAMILIES } from '../tasks/taskSuite.ts';
 import type { Env, ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
 

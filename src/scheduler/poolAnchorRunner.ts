@@ -5,7 +5,7 @@
  * and the results come back group-major as runRealGroups gives them.
  */
 import type { RobotDescription } from '../core/robotDescription.ts';
-import { FAMILIES } from '../../sim/taskSuite.ts';
+import { FAMILIES } from '../tasks/taskSuite.ts';
 import { resolve } from 'node:path';
 import { savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';

@@ -4,7 +4,7 @@
  * episodes count fully and tensors stay rectangular).
  */
 import type { Episode, TaskFamily } from '../core/types.ts';
-import { TASK_FAMILIES } from '../../sim/taskSuite.ts';
+import { TASK_FAMILIES } from '../tasks/taskSuite.ts';
 
 /** The state vector a state world model predicts: joint positions, velocities, object state. */
 export function stateVector(qpos: ArrayLike<number>, qvel: ArrayLike<number>, state: ArrayLike<number>): Float32Array {

@@ -6,7 +6,7 @@ import { RandomController } from '../../src/envs/randomController.ts';
 import type { Controller } from '../../src/envs/controller.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
-import { planEpisodes } from '../../sim/episodePlan.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import type { TaskFamily } from '../../src/core/types.ts';
 
 export async function collectMixedEpisodes(options: { families: TaskFamily[]; perKind: number; seed: number; cameras?: string[] }): Promise<Episode[]> {

@@ -11,7 +11,7 @@ import { loadRobot } from '../../src/core/robotDescription.ts';
 import { SimEnv } from '../../src/envs/simEnv.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
-import { planEpisodes } from '../../sim/episodePlan.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
 import { pretrainPolicy } from '../../src/policy/pretrain.ts';
 import { loadPolicy, savePolicy } from '../../src/policy/policyFiles.ts';

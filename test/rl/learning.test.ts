@@ -22,8 +22,8 @@ import { pretrainPolicy } from '../../src/policy/pretrain.ts';
 import { runTraining } from '../../src/rl/runTraining.ts';
 import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
-import { planEpisodes } from '../../sim/episodePlan.ts';
-import { parseTaskSelectors } from '../../sim/taskSuite.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
+import { parseTaskSelectors } from '../../src/tasks/taskSuite.ts';
 
 const TASK = 'reach:red:block';
 const robot = loadRobot('vx300');

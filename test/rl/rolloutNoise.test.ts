@@ -8,7 +8,7 @@ import { runRealGroups } from '../../src/rl/realGroups.ts';
 import { makeSimEnv } from '../../src/envs/makeEnv.ts';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
-import { planEpisodes } from '../../sim/episodePlan.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { PolicyController } from '../../src/policy/policyController.ts';
 import { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
 import { Tokenizer } from '../../src/policy/tokenizer.ts';

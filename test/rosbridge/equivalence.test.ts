@@ -7,7 +7,7 @@ import { RosbridgeEnv } from '../../src/envs/rosbridgeEnv.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { SimEnv } from '../../src/envs/simEnv.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
-import { planEpisodes } from '../../sim/episodePlan.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { RosbridgeSimServer } from '../../sim/rosbridge/simServer.ts';
 
 const robot = withImageSize(loadRobot('vx300'), 32);

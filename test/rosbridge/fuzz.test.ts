@@ -4,7 +4,7 @@ import { loadRobot } from '../../src/core/robotDescription.ts';
 import { Rng } from '../../src/core/rng.ts';
 import { withImageSize } from '../../src/envs/makeEnv.ts';
 import { RosbridgeEnv } from '../../src/envs/rosbridgeEnv.ts';
-import { planEpisodes } from '../../sim/episodePlan.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { RosbridgeSimServer } from '../../sim/rosbridge/simServer.ts';
 import { RawClient } from './rawClient.ts';
 

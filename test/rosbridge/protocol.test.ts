@@ -5,7 +5,7 @@ import { WebSocket } from 'ws';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import { withImageSize } from '../../src/envs/makeEnv.ts';
 import { decodeCompressedImage, decodeRawImage, resizeImage } from '../../src/envs/rosbridgeImages.ts';
-import { planEpisodes } from '../../sim/episodePlan.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { encodeCbor } from '../../sim/rosbridge/cbor.ts';
 import { parseRosbridgeJson } from '../../sim/rosbridge/jsonText.ts';
 import { encodePng } from '../../sim/rosbridge/png.ts';

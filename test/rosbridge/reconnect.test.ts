@@ -11,7 +11,7 @@ import type { Controller } from '../../src/envs/controller.ts';
 import { withImageSize } from '../../src/envs/makeEnv.ts';
 import { RosbridgeEnv } from '../../src/envs/rosbridgeEnv.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
-import { planEpisodes } from '../../sim/episodePlan.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
 
 const robot = withImageSize(loadRobot('vx300'), 16);

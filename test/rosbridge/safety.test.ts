@@ -6,7 +6,7 @@ import { RosbridgeEnv } from '../../src/envs/rosbridgeEnv.ts';
 import { NonFiniteActionError } from '../../src/envs/jointTargets.ts';
 import { CommandWatchdog } from '../../src/safety/commandWatchdog.ts';
 import { SafetyFilter, UnsafeCommandError } from '../../src/safety/safetyFilter.ts';
-import { planEpisodes } from '../../sim/episodePlan.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { RosbridgeSimServer } from '../../sim/rosbridge/simServer.ts';
 import { RawClient } from './rawClient.ts';
 

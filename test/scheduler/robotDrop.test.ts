@@ -21,7 +21,7 @@ import { robotConfigSchema } from '../../src/scheduler/robotConfig.ts';
 import { RobotPool } from '../../src/scheduler/robotPool.ts';
 import { SqliteQueue } from '../../src/scheduler/sqliteQueue.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
-import { planEpisodes } from '../../sim/episodePlan.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
 
 const robot = withImageSize(loadRobot('vx300'), 16);

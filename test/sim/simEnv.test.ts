@@ -7,8 +7,8 @@ import { RandomController } from '../../src/envs/randomController.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { NonFiniteActionError } from '../../src/envs/jointTargets.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
-import { planEpisodes } from '../../sim/episodePlan.ts';
-import { TASK_FAMILIES, sampleTask } from '../../sim/taskSuite.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
+import { TASK_FAMILIES, sampleTask } from '../../src/tasks/taskSuite.ts';
 import type { Observation } from '../../src/core/types.ts';
 
 const robot = loadRobot('vx300');

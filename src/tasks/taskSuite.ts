@@ -3,8 +3,8 @@
  * train/test split. Held out for `test` only: some colour/family combinations (every
  * paraphrase) and one paraphrase per family (every combination).
  */
-import type { Split, TaskFamily, TaskSpec } from '../src/core/types.ts';
-import type { Rng } from '../src/core/rng.ts';
+import type { Split, TaskFamily, TaskSpec } from '../core/types.ts';
+import type { Rng } from '../core/rng.ts';
 
 /** Colours, with the RGB the renderer shows (distinct in hue at 32×32). */
 export const COLORS = {

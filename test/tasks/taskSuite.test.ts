@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/rng.ts';
-import { COLOR_NAMES, FAMILIES, TASK_FAMILIES, TaskError, enumerateInstructions, parseTaskSelectors, sampleTask, splitOf, taskMatches } from '../../sim/taskSuite.ts';
+import { COLOR_NAMES, FAMILIES, TASK_FAMILIES, TaskError, enumerateInstructions, parseTaskSelectors, sampleTask, splitOf, taskMatches } from '../../src/tasks/taskSuite.ts';
 
 test('at least three families, four colours and several templates per family', () => {
   assert.ok(TASK_FAMILIES.length >= 3);

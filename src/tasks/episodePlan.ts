@@ -2,8 +2,8 @@
  * Which task and seed each episode of a collection gets: families in turn, seeds counting up
  * from a base, so a plan is reproducible and two plans with different bases never overlap.
  */
-import { Rng } from '../src/core/rng.ts';
-import type { Split, TaskSpec } from '../src/core/types.ts';
+import { Rng } from '../core/rng.ts';
+import type { Split, TaskSpec } from '../core/types.ts';
 import { sampleTask, type TaskSelector } from './taskSuite.ts';
 
 export interface PlannedEpisode {
