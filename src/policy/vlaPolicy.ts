@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs';
 import { newVariable, namedVariables } from '../core/variables.ts';
 import { Dense, swish } from '../nn/dense.ts';
 import { PatchEncoder, type PatchCodecConfig } from '../vision/patchCodec.ts';
-import { Normalizer, type NormalizerStats } from '../worldmodel/normalizer.ts';
+import { Normalizer, type NormalizerStats } from '../nn/normalizer.ts';
 import { gaussianLogProb } from './gaussian.ts';
 import { GroundedAttention } from './groundedAttention.ts';
 import { LanguageEncoder } from './languageEncoder.ts';

@@ -9,7 +9,7 @@
  * charged as robot time, never stored or trained on.
  */
 import { Rng } from '../core/rng.ts';
-import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
+import { groupRankAgreement, type RankAgreement } from '../eval/rankAgreement.ts';
 import { hashSeed, imagineAndRun, type TrainerParts } from './wmrlTrainer.ts';
 import { noiseSpec } from './wmrlConfig.ts';
 

@@ -8,7 +8,7 @@
  * advantages would be pure noise, of unbounded variance relative to their signal), a perfect one
  * counts fully. Prior pairs at AUC 0.5 hold λ near 0 until the anchors have shown otherwise.
  */
-import { groupRankAgreement } from './rankAgreement.ts';
+import { groupRankAgreement } from '../eval/rankAgreement.ts';
 
 export interface TrustOptions {
   /** Half-life of the moving average, in anchor groups that had both outcomes. */

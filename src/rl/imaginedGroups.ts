@@ -8,7 +8,7 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { ImaginationPolicy, ImaginationStarts, ImagineOptions } from '../worldmodel/imagine.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { emptySamples, type PolicySamples } from './policySamples.ts';
-import { RolloutNoise, type NoiseSpec } from './rolloutNoise.ts';
+import { RolloutNoise, type NoiseSpec } from '../policy/rolloutNoise.ts';
 
 export interface ImaginedGroups {
   /** G·M rollout scores (group-major) and their ensemble variances. */

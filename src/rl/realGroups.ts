@@ -11,9 +11,9 @@ import { runEpisode } from '../envs/rollout.ts';
 import { PolicyController } from '../policy/policyController.ts';
 import { episodeProprio } from '../policy/policyInputs.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { perceptionEpisodes } from './perceptionWorldModel.ts';
+import { perceptionEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import { emptySamples, type PolicySamples } from './policySamples.ts';
-import { RolloutNoise, rolloutNoiseSeed, type NoiseSpec } from './rolloutNoise.ts';
+import { RolloutNoise, rolloutNoiseSeed, type NoiseSpec } from '../policy/rolloutNoise.ts';
 
 export interface GroupSpec {
   task: TaskSpec;

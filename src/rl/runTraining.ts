@@ -19,8 +19,8 @@ import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts
 import { AnchorWeight } from './denoisingWeights.ts';
 import { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
-import { trainPerceptionWorldModel, worldModelEpisodes } from './perceptionWorldModel.ts';
-import { END_EFFECTOR_DIM, EndEffectorFeatures } from './endEffectorFeatures.ts';
+import { trainPerceptionWorldModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
+import { END_EFFECTOR_DIM, EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
 import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics, type TrainerState } from './trainCheckpoint.ts';
 import type { WmrlConfig } from './wmrlConfig.ts';
 import type { RobotDescription } from '../core/robotDescription.ts';

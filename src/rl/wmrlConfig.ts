@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { BACKEND_NAMES } from '../backend/selectBackend.ts';
 import type { ImagineOptions } from '../worldmodel/imagine.ts';
-import type { NoiseSpec } from './rolloutNoise.ts';
+import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 
 export const TRAIN_MODES = ['wmrl', 'real', 'wm-only'] as const;
 

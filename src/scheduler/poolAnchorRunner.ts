@@ -9,7 +9,7 @@ import { FAMILIES } from '../tasks/taskSuite.ts';
 import { resolve } from 'node:path';
 import { savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { rolloutNoiseSeed, type NoiseSpec } from '../rl/rolloutNoise.ts';
+import { rolloutNoiseSeed, type NoiseSpec } from '../policy/rolloutNoise.ts';
 import { realGroupsFrom, runRollout, type GroupSpec, type RealGroups } from '../rl/realGroups.ts';
 import type { AnchorQueue } from './anchorQueue.ts';
 import type { Budget } from './budget.ts';

@@ -10,8 +10,8 @@
  */
 import type { Episode, Observation } from '../core/types.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import type { EndEffectorFeatures } from '../rl/endEffectorFeatures.ts';
-import { startStates } from '../rl/perceptionWorldModel.ts';
+import type { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
+import { startStates } from '../worldmodel/perceptionWorldModel.ts';
 import type { ImaginationStarts, ImaginedRollouts } from '../worldmodel/imagine.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { CONTEXT_DIM, familyOneHot } from '../worldmodel/transitionData.ts';

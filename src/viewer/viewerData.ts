@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadRobot } from '../core/robotDescription.ts';
-import { featuresOfModel } from '../rl/endEffectorFeatures.ts';
+import { featuresOfModel } from '../worldmodel/endEffectorFeatures.ts';
 import type { Episode } from '../core/types.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';

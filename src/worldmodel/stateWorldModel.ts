@@ -5,7 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { EnsembleMlp } from './ensembleMlp.ts';
-import { Normalizer, type NormalizerStats } from './normalizer.ts';
+import { Normalizer, type NormalizerStats } from '../nn/normalizer.ts';
 import { stateModelLoss } from './stateModelLoss.ts';
 import type { WindowBatch } from './windowBatch.ts';
 

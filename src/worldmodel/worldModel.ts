@@ -16,10 +16,11 @@ import { evaluateDynamics, type WorldModelEvaluation } from './evaluateModel.ts'
 import { sceneScoreTrainable } from './sceneScoreLoss.ts';
 import { fitEnsemble, type EpochMetrics, type FitReport } from './fitEnsemble.ts';
 import { imagine, type ImaginationPolicy, type ImaginationStarts, type ImaginedRollouts, type ImagineOptions } from './imagine.ts';
-import { Normalizer } from './normalizer.ts';
+import { Normalizer } from '../nn/normalizer.ts';
 import { StateWorldModel, type StateModelDims, type StateModelStats } from './stateWorldModel.ts';
-import { trainAutoencoder } from './trainAutoencoder.ts';
-import { CONTEXT_DIM, buildWindows, familyOneHot, splitEpisodes, stateVector, type Windows } from './transitionData.ts';
+import { trainAutoencoder } from '../vision/trainAutoencoder.ts';
+import { splitEpisodes } from '../data/splitEpisodes.ts';
+import { CONTEXT_DIM, buildWindows, familyOneHot, stateVector, type Windows } from './transitionData.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
 
 export interface WorldModelMeta {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/rng.ts';
 import { weightedPpiEstimate } from '../../src/rl/ppiEstimate.ts';
-import { activeProbabilities, selectAnchorGroups, systematicSample } from '../../src/scheduler/anchorSelection.ts';
+import { activeProbabilities, selectAnchorGroups, systematicSample } from '../../src/rl/anchorSelection.ts';
 
 test('selection: without active picks it is the trainer\'s historical draw, bit for bit', () => {
   for (const seed of [1, 2, 3]) {

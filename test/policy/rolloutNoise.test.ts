@@ -3,7 +3,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../src/backend/selectBackend.ts';
-import { RolloutNoise, rolloutNoiseSeed } from '../../src/rl/rolloutNoise.ts';
+import { RolloutNoise, rolloutNoiseSeed } from '../../src/policy/rolloutNoise.ts';
 import { runRealGroups } from '../../src/rl/realGroups.ts';
 import { makeSimEnv } from '../../src/envs/makeEnv.ts';
 import { loadRobot } from '../../src/core/robotDescription.ts';

@@ -13,10 +13,10 @@
  * imagination check's (`wmrl train --imaginationCheckGroups`).
  */
 import type { Episode } from '../core/types.ts';
-import { groupRankAgreement, type RankAgreement } from '../rl/rankAgreement.ts';
-import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from './imagine.ts';
-import { replayPolicy } from './replayPolicy.ts';
-import { statesAt } from './statesAt.ts';
+import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
+import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from '../worldmodel/imagine.ts';
+import { replayPolicy } from '../worldmodel/replayPolicy.ts';
+import { statesAt } from '../worldmodel/statesAt.ts';
 
 export interface Imaginer {
   imagine(policy: ImaginationPolicy, starts: ImaginationStarts, horizon: number, options?: ImagineOptions): ImaginedRollouts;

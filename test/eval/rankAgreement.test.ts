@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupRankAgreement } from '../../src/rl/rankAgreement.ts';
+import { groupRankAgreement } from '../../src/eval/rankAgreement.ts';
 
 test('within-group rank agreement: pairs compared only inside a group, ties count one half', () => {
   // Group 1: success 0.9 vs failures 0.5 (above) and 0.95 (below); success 0.5 vs 0.5 (tie) and 0.95 (below).

@@ -5,7 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../core/rng.ts';
-import type { PatchDecoder, PatchEncoder } from '../vision/patchCodec.ts';
+import type { PatchDecoder, PatchEncoder } from './patchCodec.ts';
 
 export interface AutoencoderOptions {
   epochs: number;

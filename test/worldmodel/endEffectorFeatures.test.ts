@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadRobot } from '../../src/core/robotDescription.ts';
-import { EndEffectorFeatures, END_EFFECTOR_DIM } from '../../src/rl/endEffectorFeatures.ts';
+import { EndEffectorFeatures, END_EFFECTOR_DIM } from '../../src/worldmodel/endEffectorFeatures.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 

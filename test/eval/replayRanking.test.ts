@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs';
 import type { Episode } from '../../src/core/types.ts';
 import { imagine, type DynamicsModel } from '../../src/worldmodel/imagine.ts';
-import { replayRanking } from '../../src/worldmodel/replayRanking.ts';
+import { replayRanking } from '../../src/eval/replayRanking.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 
 // 1-D toy dynamics: the state moves by the action; progress = sign · next state (sign −1: a head that ranks backwards).

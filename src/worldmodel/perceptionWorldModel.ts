@@ -10,9 +10,9 @@ import * as tf from '@tensorflow/tfjs';
 import type { Episode } from '../core/types.ts';
 import { framesToFloat } from '../vision/frames.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { WorldModel, type TrainHooks } from '../worldmodel/worldModel.ts';
-import type { WorldModelConfig } from '../worldmodel/worldModelConfig.ts';
-import { statesAt } from '../worldmodel/statesAt.ts';
+import { WorldModel, type TrainHooks } from './worldModel.ts';
+import type { WorldModelConfig } from './worldModelConfig.ts';
+import { statesAt } from './statesAt.ts';
 import type { EndEffectorFeatures } from './endEffectorFeatures.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
