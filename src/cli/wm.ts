@@ -9,8 +9,7 @@ import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../worldmodel/world
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { WorldModelEvaluation } from '../worldmodel/evaluateModel.ts';
 import { replayRanking } from '../eval/replayRanking.ts';
-import { featuresOfModel } from '../worldmodel/endEffectorFeatures.ts';
-import { worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
+import { featuresOfModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { intFlag, parseFlags, UsageError } from './args.ts';
@@ -177,7 +176,7 @@ async function rank(argv: string[]): Promise<number> {
   try {
     const recorded = await readEpisodes(values.data);
     if (recorded.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
-    const endEffector = await featuresOfModel(model.meta.dims.state, policy, recorded[0]!.robot);
+    const endEffector = await featuresOfModel(model, policy, recorded[0]!.robot);
     let episodes;
     try {
       episodes = worldModelEpisodes(policy, recorded, endEffector);

@@ -19,8 +19,8 @@ import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts
 import { AnchorWeight } from './denoisingWeights.ts';
 import { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
-import { trainPerceptionWorldModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
-import { END_EFFECTOR_DIM, EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
+import { perceptionLayout, trainPerceptionWorldModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
+import { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
 import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics, type TrainerState } from './trainCheckpoint.ts';
 import type { WmrlConfig } from './wmrlConfig.ts';
 import type { RobotDescription } from '../core/robotDescription.ts';
@@ -137,16 +137,16 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
         o.onProgress?.(`loading the world model ${o.worldModelDir}`);
         worldModel = await loadWorldModel(o.worldModelDir);
         refuseScoreRefit(config, worldModel.config.scoreHead, o.worldModelDir);
-        const expected = reference.meta.proprioDim + reference.latentDim + (endEffector ? END_EFFECTOR_DIM : 0);
-        if (worldModel.meta.dims.state !== expected) {
-          const other = worldModel.meta.dims.state === expected + END_EFFECTOR_DIM ? ' (it was trained with worldModel.endEffector: true; drop --worldModel.endEffector=false)' : worldModel.meta.dims.state === expected - END_EFFECTOR_DIM ? ' (it was trained without the end-effector position: pass --worldModel.endEffector=false, or train a new one)' : ': it was trained for another policy';
-          throw new Error(`${o.worldModelDir} models ${worldModel.meta.dims.state}-dim states; this policy's perception${endEffector ? ' and the end-effector position' : ''} give ${expected}${other}`);
+        const { endEffector: modelHasIt } = perceptionLayout(worldModel, reference);
+        if (modelHasIt !== (endEffector !== undefined)) {
+          const fix = modelHasIt ? 'it was trained with worldModel.endEffector: true; drop --worldModel.endEffector=false' : 'it was trained without the end-effector position: pass --worldModel.endEffector=false, or train a new one';
+          throw new Error(`${o.worldModelDir} ${modelHasIt ? 'has' : 'lacks'} the end-effector position in its state, which this run's worldModel.endEffector ${endEffector ? 'asks for' : 'leaves out'} (${fix})`);
         }
       } else if (needsModel) {
         o.onProgress?.('training the world model over the policy perception');
         const wmConfig = resolveConfig(worldModelConfigSchema, { files: o.worldModelConfig.files, overrides: { seed: String(config.seed), ...o.worldModelConfig.overrides } });
         refuseScoreRefit(config, wmConfig.scoreHead, 'the world-model config');
-        worldModel = await trainPerceptionWorldModel(modelData, wmConfig, {
+        worldModel = await trainPerceptionWorldModel(modelData, wmConfig, { endEffector: endEffector !== undefined }, {
           onEpoch: (stage, m) => {
             const v = (m.validation as Record<string, number> | undefined) ?? {};
             log.log({ kind: 'worldmodel', stage, ...m });

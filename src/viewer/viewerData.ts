@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadRobot } from '../core/robotDescription.ts';
-import { featuresOfModel } from '../worldmodel/endEffectorFeatures.ts';
+import { featuresOfModel } from '../worldmodel/perceptionWorldModel.ts';
 import type { Episode } from '../core/types.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';
@@ -150,7 +150,7 @@ export class ViewerData {
             const model = await loadWorldModel(models.worldModelDir);
             try {
               // A world model trained with worldModel.endEffector carries the gripper position after the perception.
-              return new RunImagination(policy, model, step, await featuresOfModel(model.meta.dims.state, policy, robot));
+              return new RunImagination(policy, model, step, await featuresOfModel(model, policy, robot));
             } catch (err) {
               model.dispose();
               throw err;

@@ -8,7 +8,6 @@
  */
 import type { Episode } from '../core/types.ts';
 import { loadRobot } from '../core/robotDescription.ts';
-import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
 
 /** Features appended per step: the end-effector site's position xyz (metres, world frame). */
@@ -47,15 +46,4 @@ export class EndEffectorFeatures {
   close(): void {
     this.#kinematics.close();
   }
-}
-
-/**
- * The features a loaded world model's state holds beyond the policy's [proprio, latent], read
- * from its width: none, or the end-effector position (then computed for `robot`).
- */
-export async function featuresOfModel(modelStateDim: number, policy: VlaPolicy, robot: string): Promise<EndEffectorFeatures | undefined> {
-  const base = policy.meta.proprioDim + policy.latentDim;
-  if (modelStateDim === base) return undefined;
-  if (modelStateDim === base + END_EFFECTOR_DIM) return EndEffectorFeatures.forRobot(robot);
-  throw new Error(`the world model's ${modelStateDim}-dim state is neither this policy's perception (${base}) nor that with the end-effector position (${base + END_EFFECTOR_DIM}): it was trained for another policy`);
 }

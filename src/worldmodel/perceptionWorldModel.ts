@@ -3,17 +3,18 @@
  * the policy's perception latent]. The perception (patch encoder + language-grounded
  * attention) is frozen after behaviour cloning, so the latent of a camera frame under an
  * instruction is fixed, the policy acts on imagined latents directly and imagination never
- * renders pixels (DESIGN.md §2: the VLA's encoder is shared with the world model). It is the
- * `state` world-model kind trained on episodes whose state is that latent.
+ * renders pixels (docs/design.md: the VLA's encoder is shared with the world model). It is the
+ * `state` world-model kind trained on episodes whose state is that latent, and it records that
+ * layout (with or without the end-effector position) in its checkpoint.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Episode } from '../core/types.ts';
 import { framesToFloat } from '../vision/frames.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { WorldModel, type TrainHooks } from './worldModel.ts';
+import { WorldModel, type PerceptionLayout, type TrainHooks } from './worldModel.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
 import { statesAt } from './statesAt.ts';
-import type { EndEffectorFeatures } from './endEffectorFeatures.ts';
+import { END_EFFECTOR_DIM, EndEffectorFeatures } from './endEffectorFeatures.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
@@ -39,16 +40,41 @@ export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk
   });
 }
 
-/** Train the dynamics on episodes already in the perception layout (see perceptionEpisodes). */
-export async function trainPerceptionWorldModel(modelEpisodes: Episode[], config: WorldModelConfig, hooks: TrainHooks = {}): Promise<WorldModel> {
+/** Train the dynamics on episodes already in the world model's layout (see worldModelEpisodes), and record that layout. */
+export async function trainPerceptionWorldModel(modelEpisodes: Episode[], config: WorldModelConfig, layout: PerceptionLayout, hooks: TrainHooks = {}): Promise<WorldModel> {
   if (config.kind !== 'state') throw new Error(`the perception world model uses the 'state' kind over perception latents; got kind '${config.kind}'`);
   const { model } = await WorldModel.train(modelEpisodes, config, hooks);
+  model.meta.perception = { ...layout };
   return model;
 }
 
 /**
+ * The layout of a loaded perception world model, checked against the policy's perception width.
+ * Checkpoints saved before the layout was recorded are migrated by their state width: the policy's
+ * [proprio, latent], or that plus the end-effector position.
+ */
+export function perceptionLayout(model: WorldModel, policy: VlaPolicy): PerceptionLayout {
+  const base = policy.meta.proprioDim + policy.latentDim;
+  const width = model.meta.dims.state;
+  const recorded = model.meta.perception;
+  if (recorded) {
+    const expected = base + (recorded.endEffector ? END_EFFECTOR_DIM : 0);
+    if (width !== expected) throw new Error(`the world model's ${width}-dim state is not this policy's perception${recorded.endEffector ? ' with the end-effector position' : ''} (${expected}): it was trained for another policy`);
+    return { ...recorded };
+  }
+  if (width === base) return { endEffector: false };
+  if (width === base + END_EFFECTOR_DIM) return { endEffector: true };
+  throw new Error(`the world model's ${width}-dim state is neither this policy's perception (${base}) nor that with the end-effector position (${base + END_EFFECTOR_DIM}): it was trained for another policy`);
+}
+
+/** The end-effector features a loaded world model's state holds (computed for `robot`), if any. */
+export async function featuresOfModel(model: WorldModel, policy: VlaPolicy, robot: string): Promise<EndEffectorFeatures | undefined> {
+  return perceptionLayout(model, policy).endEffector ? EndEffectorFeatures.forRobot(robot) : undefined;
+}
+
+/**
  * Episodes in the world model's layout: the policy's perception latents as `state`, and with
- * `endEffector` the end-effector position after them (src/rl/endEffectorFeatures.ts). The policy
+ * `endEffector` the end-effector position after them (src/worldmodel/endEffectorFeatures.ts). The policy
  * reads only [proprio, latent], the leading part, so it acts on imagined states of either layout alike.
  */
 export function worldModelEpisodes(policy: VlaPolicy, episodes: Episode[], endEffector?: EndEffectorFeatures): Episode[] {

@@ -30,6 +30,18 @@ export interface WorldModelMeta {
   /** Episode ids held out for validation (evaluation uses them when given the same data). */
   validationEpisodeIds: string[];
   datasetId?: string;
+  /**
+   * A perception world model's state layout after the policy's [proprio, latent], recorded when it
+   * is trained (src/worldmodel/perceptionWorldModel.ts). Absent: another kind of world model, or a
+   * perception one saved before the layout was recorded (perceptionLayout migrates those).
+   */
+  perception?: PerceptionLayout;
+}
+
+/** What a perception world model's state holds beyond the policy's [proprio, latent]. */
+export interface PerceptionLayout {
+  /** The end effector's xyz (forward kinematics of the joint positions) after the latent. */
+  endEffector: boolean;
 }
 
 export interface TrainHooks {

@@ -173,7 +173,8 @@ test('train --worldModel.endEffector (the default): the world model state carrie
   const model = join(dir, 'ee-model');
   const r = cli(['--policy', policyDir, '--data', data, '--out', run, '--backend', 'wasm', ...WM, ...TOY, '--steps=1', '--eval.every=5', '--worldModel.endEffector=true', '--world-model', model]);
   assert.equal(r.status, 0, r.stderr);
-  const saved = JSON.parse(readFileSync(join(model, 'model.json'), 'utf8')) as { extra: { dims: { state: number } } };
+  const saved = JSON.parse(readFileSync(join(model, 'model.json'), 'utf8')) as { extra: { dims: { state: number }; perception?: { endEffector: boolean } } };
+  assert.deepEqual(saved.extra.perception, { endEffector: true }, 'the checkpoint records its layout');
   const policy = await loadPolicy(policyDir);
   const base = policy.meta.proprioDim + policy.latentDim;
   policy.dispose();
