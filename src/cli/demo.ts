@@ -17,7 +17,8 @@ import { makeController, makeSimEnv } from '../envs/makeEnv.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../policy/policyConfig.ts';
 import { pretrainPolicy } from '../policy/pretrain.ts';
 import { savePolicy } from '../policy/policyFiles.ts';
-import { runTraining, type RunReport } from '../rl/runTraining.ts';
+import { envAnchorRunner } from '../rl/anchorRunner.ts';
+import { runAnchorDir, runTraining, type RunReport } from '../rl/runTraining.ts';
 import { wmrlConfigSchema } from '../rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
@@ -100,6 +101,7 @@ export const command = {
           data: [...demos, ...mixed],
           runDir: join(out, mode),
           env,
+          anchors: envAnchorRunner(env, runAnchorDir(join(out, mode))),
           resume: false,
           worldModelConfig: { files: [join(CONFIGS_DIR, 'wm', 'perception.yaml')], overrides: { 'train.epochs': '5' } },
           worldModelDir: join(out, 'worldmodel'),

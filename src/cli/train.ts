@@ -1,11 +1,13 @@
 /** `wmrl train`: WMRL post-training of a behaviour-cloned policy (and its baselines/ablations). */
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { describeConfigSchema, resolveConfig } from '../core/config.ts';
 import { loadRobot } from '../core/robotDescription.ts';
 import { makeEnv } from '../envs/makeEnv.ts';
 import { EpisodeAbortedError } from '../envs/env.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
-import { runTraining } from '../rl/runTraining.ts';
+import { envAnchorRunner, type AnchorRunner } from '../rl/anchorRunner.ts';
+import { runAnchorDir, runTraining } from '../rl/runTraining.ts';
 import { TRAIN_MODES, wmrlConfigSchema } from '../rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { CONFIGS_DIR } from '../core/robotDescription.ts';
@@ -15,7 +17,10 @@ import { ENV_FLAGS, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
 import { readPoolFile } from '../scheduler/poolFile.ts';
 import { poolRobots } from '../scheduler/openRobot.ts';
+import type { AnchorQueue } from '../scheduler/anchorQueue.ts';
 import type { SchedulerEvent } from '../scheduler/calibrationScheduler.ts';
+import { poolAnchorRunner } from '../scheduler/poolAnchorRunner.ts';
+import { RobotPool } from '../scheduler/robotPool.ts';
 
 const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE]... [options] [--key.path=value]...
 
@@ -94,30 +99,39 @@ export const command = {
     const poolFile = values.robots ? readPoolFile(values.robots) : undefined;
     if (poolFile && poolFile.robots.length === 0) throw new UsageError(`${values.robots} lists no robots; add some with \`wmrl robot add --pool ${values.robots} …\``);
     const env = await makeEnv(robot, envFlags);
+    // The composition root: the anchor runner (in-process, robot pool or remote workers) and what it holds.
+    const anchorDir = runAnchorDir(values.out);
+    const runId = basename(resolve(values.out)).replace(/[^\w.-]/g, '_');
+    let queue: AnchorQueue | undefined;
+    let robots: RobotPool | undefined;
     let episodes: Progress | undefined;
     try {
+      let anchors: AnchorRunner = envAnchorRunner(env, anchorDir);
+      // Loaded only when asked for: a plain run never needs the native SQLite addon or a Redis client.
+      if (poolFile) {
+        const { SqliteQueue } = await import('../scheduler/sqliteQueue.ts');
+        mkdirSync(values.out, { recursive: true });
+        queue = SqliteQueue.open(join(values.out, 'schedule.db'));
+        robots = new RobotPool(poolRobots(poolFile.robots, robot));
+        const onEvent = (e: SchedulerEvent) => {
+          if (e.kind !== 'recovered') console.error(`  anchor ${e.id} ${e.kind === 'retry' ? 'will be retried' : 'FAILED'} (attempt ${e.attempts}): ${e.error}`);
+        };
+        anchors = poolAnchorRunner({ runId, queue, pool: robots, storeDir: anchorDir, robot, budget: poolFile.budget, maxAttempts: poolFile.maxAttempts, onEvent });
+      } else if (values.queue) {
+        const { RedisQueue } = await import('../scheduler/redisQueue.ts');
+        queue = await RedisQueue.open({ url: values.queue, ...(values['queue-name'] ? { name: values['queue-name'] } : {}) });
+        anchors = poolAnchorRunner({ runId, queue, storeDir: anchorDir, robot, policySnapshots: join(values.out, 'anchor-policies') });
+      }
       const report = await runTraining({
         config,
         policyDir: values.policy,
         data,
         runDir: values.out,
         env,
+        anchors,
         resume: values.resume ?? false,
         worldModelConfig: { files: values['wm-config'] ?? [join(CONFIGS_DIR, 'wm', 'perception.yaml')] },
         ...(values['world-model'] ? { worldModelDir: values['world-model'] } : {}),
-        ...(poolFile
-          ? {
-              robotPool: {
-                file: poolFile,
-                robots: poolRobots(poolFile.robots, robot),
-                robot,
-                onEvent: (e: SchedulerEvent) => {
-                  if (e.kind !== 'recovered') console.error(`  anchor ${e.id} ${e.kind === 'retry' ? 'will be retried' : 'FAILED'} (attempt ${e.attempts}): ${e.error}`);
-                },
-              },
-            }
-          : {}),
-        ...(values.queue ? { remoteQueue: { url: values.queue, robot, ...(values['queue-name'] ? { name: values['queue-name'] } : {}) } } : {}),
         onProgress: (what) => console.error(`  ${what}`),
         onEpisode: (done, total) => {
           if (done === 1) episodes = new Progress('  real episodes', total);
@@ -145,6 +159,8 @@ export const command = {
       if (err instanceof EpisodeAbortedError) throw new Error(`${err.message}. The current step's episodes were not stored; run again with --resume to continue from the last checkpoint`);
       throw err;
     } finally {
+      await robots?.close();
+      await queue?.close();
       await env.close();
     }
   },

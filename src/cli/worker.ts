@@ -8,7 +8,7 @@ import type { Env } from '../envs/env.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { runRollout } from '../rl/realGroups.ts';
+import { runPolicyRollout } from '../policy/policyRollout.ts';
 import { openRobotEnv } from '../scheduler/openRobot.ts';
 import { readPoolFile } from '../scheduler/poolFile.ts';
 import { RedisQueue } from '../scheduler/redisQueue.ts';
@@ -97,7 +97,7 @@ export const command = {
             policies.clear();
             policies.set(dir, await loadPolicy(dir));
           }
-          const episode = await runRollout(await slot.env(), policies.get(dir)!, { task: r.task, seed: r.seed }, r.noiseSeed, r.noiseCorrelation ?? 0);
+          const episode = await runPolicyRollout(await slot.env(), policies.get(dir)!, { task: r.task, seed: r.seed }, r.noiseSeed, r.noiseCorrelation ?? 0);
           if (episode.status !== 'complete') throw new Error(`episode ended '${episode.status}'`);
           episode.id = r.id;
           const finished = Date.now();

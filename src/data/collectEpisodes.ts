@@ -14,7 +14,8 @@ import type { PlannedEpisode } from '../tasks/episodePlan.ts';
 export interface CollectOptions {
   env: Env;
   controller: Controller;
-  store: EpisodeStore;
+  /** Where episodes (and aborted attempts) are stored; absent: they are only counted and handed to onEpisode. */
+  store?: EpisodeStore;
   plan: PlannedEpisode[];
   initialStatus?: () => { progress: number; success: boolean };
   onEpisode?: (episode: Episode, index: number) => void;
@@ -38,14 +39,14 @@ export async function collectEpisodes(options: CollectOptions): Promise<{ episod
       } catch (err) {
         if (!(err instanceof EpisodeAbortedError)) throw err;
         aborted++;
-        if (err.episode) await options.store.append(err.episode);
+        if (err.episode) await options.store?.append(err.episode);
         options.onAbort?.(err, i);
         const limit = options.maxConsecutiveAborts ?? 3;
         if (attempt >= limit) throw new Error(`episode ${i} (seed ${planned.seed}) aborted ${attempt} times in a row; last: ${err.message}. Every earlier episode is stored.`);
         if (options.signal?.aborted) return { episodes: done, successes, aborted };
       }
     }
-    await options.store.append(episode);
+    await options.store?.append(episode);
     if (episode.success) successes++;
     done++;
     options.onEpisode?.(episode, i);

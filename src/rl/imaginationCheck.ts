@@ -10,7 +10,9 @@
  */
 import { Rng } from '../core/rng.ts';
 import { groupRankAgreement, type RankAgreement } from '../eval/rankAgreement.ts';
-import { hashSeed, imagineAndRun, type TrainerParts } from './wmrlTrainer.ts';
+import { imagineAndRun } from './ppiCheck.ts';
+import { stepSeed } from './seeds.ts';
+import type { Trainer } from './trainer.ts';
 import { noiseSpec } from './wmrlConfig.ts';
 
 export interface ImaginationCheck {
@@ -27,14 +29,14 @@ export interface ImaginationCheck {
   groupReal: number[];
 }
 
-export async function imaginationCheck(p: TrainerParts, groups: number): Promise<ImaginationCheck | null> {
-  const { config } = p;
-  if (!p.worldModel || config.mode === 'real' || groups === 0) return null;
-  const step = p.state.step;
+export async function imaginationCheck(t: Trainer, groups: number): Promise<ImaginationCheck | null> {
+  const { config } = t;
+  if (!t.learning.worldModel || config.mode === 'real' || groups === 0) return null;
+  const step = t.learning.progress.step;
   const M = config.rolloutsPerGroup;
-  const rng = new Rng(hashSeed(config.seed, step, 12));
-  const picks = Array.from({ length: groups }, () => rng.int(p.pool.specs.length));
-  const { imagined, real } = await imagineAndRun(p, picks, noiseSpec(config, hashSeed(config.seed, step, 13)), p.onEpisode);
+  const rng = new Rng(stepSeed(config.seed, step, 'checkStarts'));
+  const picks = Array.from({ length: groups }, () => rng.int(t.pool.specs.length));
+  const { imagined, real } = await imagineAndRun(t, picks, noiseSpec(config, stepSeed(config.seed, step, 'checkNoise')), t.onEpisode);
   const mean = (a: Float32Array) => a.reduce((s, v) => s + v, 0) / a.length;
   const perGroup = (a: Float32Array) => Array.from({ length: groups }, (_, g) => mean(a.subarray(g * M, (g + 1) * M)));
   return { step, groups, rolloutsPerGroup: M, imaginedScore: mean(imagined), realSuccess: mean(real.outcomes), rank: groupRankAgreement(imagined, real.outcomes, M), groupImagined: perGroup(imagined), groupReal: perGroup(real.outcomes) };

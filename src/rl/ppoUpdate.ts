@@ -1,13 +1,13 @@
 /**
- * The GRPO policy update: PPO's clipped surrogate on group-relative advantages, plus a KL
- * penalty that keeps the policy near the behaviour-cloned reference. Only the action head's
+ * The GRPO policy update: epochs of shuffled minibatches, each an Adam step on ppoLoss (PPO's
+ * clipped surrogate plus a KL penalty to the behaviour-cloned reference). Only the action head's
  * side of the policy learns (see VlaPolicy.rlVariables): the perception stays as the world
  * model was trained on it.
  */
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../core/rng.ts';
-import { gaussianKl, gaussianLogProb } from '../policy/gaussian.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import { ppoLoss } from './ppoLoss.ts';
 import { disposeSampleBatch, sampleBatch, type PolicySamples } from './policySamples.ts';
 
 export interface PpoOptions {
@@ -42,17 +42,23 @@ export async function ppoUpdate(policy: VlaPolicy, reference: VlaPolicy, optimiz
         const loss = optimizer.minimize(
           () => {
             const mean = policy.mean(b.input);
-            const logProb = gaussianLogProb(b.actions, mean, policy.logStd);
-            const ratio = tf.exp(tf.sub(logProb, b.oldLogProb));
-            const surrogate = tf.minimum(tf.mul(ratio, b.advantage), tf.mul(tf.clipByValue(ratio, 1 - options.clip, 1 + options.clip), b.advantage));
-            const klRows = gaussianKl(mean, policy.logStd, tf.tidy(() => reference.mean(b.input)), reference.logStd);
-            // Weighted means: an imagined rollout's K member copies count as one real rollout in both terms.
-            const total = tf.sum(b.weight);
-            const weighted = (x: tf.Tensor) => tf.div(tf.sum(tf.mul(x, b.weight)), total);
-            const klMean = weighted(klRows);
-            kl = klMean.dataSync()[0]!;
-            clipped = weighted(tf.cast(tf.greater(tf.abs(tf.sub(ratio, 1)), options.clip), 'float32')).dataSync()[0]!;
-            return tf.add(tf.neg(weighted(surrogate)), tf.mul(options.klCoef, klMean)) as tf.Scalar;
+            const terms = ppoLoss(
+              {
+                actions: b.actions,
+                mean,
+                logStd: policy.logStd,
+                oldLogProb: b.oldLogProb,
+                advantage: b.advantage,
+                weight: b.weight,
+                // Constants to the gradient: the reference's own variables are not updated.
+                referenceMean: tf.tidy(() => reference.mean(b.input)),
+                referenceLogStd: reference.logStd,
+              },
+              options,
+            );
+            kl = terms.kl.dataSync()[0]!;
+            clipped = terms.clipFraction.dataSync()[0]!;
+            return terms.loss;
           },
           true,
           vars,

@@ -1,24 +1,17 @@
 /**
- * Groups executed on an environment (anchor groups, or every group in `real` mode): M episodes
- * of the current, sampling policy from the same task and scene seed, each with its own action
- * noise (rollout g·M + m of a batch under `noise` draws from rolloutNoiseSeed(noise.seed, g·M + m)).
- * Yields the episodes, their true outcomes, the robot time they used and the
- * policy-gradient rows (perception latents of the real frames).
+ * Executed groups as training data: M episodes of the sampling policy per group (group-major),
+ * their true outcomes, the robot time they used and their policy-gradient rows (perception
+ * latents of the real frames). `runRealGroups` executes measurement groups on an env (nothing
+ * stored or charged); anchors come through an AnchorRunner.
  */
-import type { Episode, TaskSpec } from '../core/types.ts';
+import type { Episode } from '../core/types.ts';
 import type { Env } from '../envs/env.ts';
-import { runEpisode } from '../envs/rollout.ts';
-import { PolicyController } from '../policy/policyController.ts';
 import { episodeProprio } from '../policy/policyInputs.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { perceptionEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import { emptySamples, type PolicySamples } from './policySamples.ts';
-import { RolloutNoise, rolloutNoiseSeed, type NoiseSpec } from '../policy/rolloutNoise.ts';
-
-export interface GroupSpec {
-  task: TaskSpec;
-  seed: number;
-}
+import type { NoiseSpec } from '../policy/rolloutNoise.ts';
+import { runGroupRollouts, type GroupSpec } from './anchorRunner.ts';
 
 export interface RealGroups {
   episodes: Episode[];
@@ -29,26 +22,8 @@ export interface RealGroups {
   rolloutOf: Int32Array;
 }
 
-/**
- * One rollout of the current, sampling policy on an env. Its exploration noise is the sequence of
- * its seed (`rolloutNoiseSeed`): the same on any robot, so a pool reproduces a sequential run and
- * imagination (`imagineGroups` under the same NoiseSpec) can roll out exactly this rollout.
- */
-export function runRollout(env: Env, policy: VlaPolicy, group: GroupSpec, rolloutSeed: number, correlation: number): Promise<Episode> {
-  return runEpisode(env, new PolicyController(policy, { deterministic: false, noise: RolloutNoise.single(rolloutSeed, policy.outputDim, correlation) }), group);
-}
-
 export async function runRealGroups(env: Env, policy: VlaPolicy, groups: GroupSpec[], rollouts: number, noise: NoiseSpec, onEpisode?: (done: number, total: number) => void): Promise<RealGroups> {
-  const episodes: Episode[] = [];
-  for (const [g, group] of groups.entries()) {
-    for (let m = 0; m < rollouts; m++) {
-      const episode = await runRollout(env, policy, group, rolloutNoiseSeed(noise.seed, g * rollouts + m), noise.correlation);
-      if (episode.status !== 'complete') throw new Error(`episode ${episode.id} ended '${episode.status}'; aborted episodes never enter training`);
-      episodes.push(episode);
-      onEpisode?.(episodes.length, groups.length * rollouts);
-    }
-  }
-  return realGroupsFrom(policy, episodes);
+  return realGroupsFrom(policy, await runGroupRollouts(env, policy, groups, rollouts, noise, onEpisode));
 }
 
 /** Outcomes, robot time and policy-gradient rows of executed episodes (group-major, M per group). */

@@ -5,33 +5,35 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
 import { RunLog } from '../core/runLog.ts';
 import type { Episode } from '../core/types.ts';
 import { EpisodeStore } from '../data/episodeStore.ts';
 import type { Env } from '../envs/env.ts';
+import { evaluateController } from '../eval/evaluatePolicy.ts';
+import { PolicyController } from '../policy/policyController.ts';
 import { loadPolicy, savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import { planEpisodes } from '../tasks/episodePlan.ts';
+import { parseTaskSelectors } from '../tasks/taskSuite.ts';
+import { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
+import { perceptionLayout, trainPerceptionWorldModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
+import type { AnchorRunner } from './anchorRunner.ts';
 import { AnchorWeight } from './denoisingWeights.ts';
+import { imaginationCheck, type ImaginationCheck } from './imaginationCheck.ts';
 import { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
-import { perceptionLayout, trainPerceptionWorldModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
-import { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
-import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics, type TrainerState } from './trainCheckpoint.ts';
+import { resolveMethod } from './method.ts';
+import { ppiCheck } from './ppiCheck.ts';
+import { startPool } from './startPool.ts';
+import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics } from './trainCheckpoint.ts';
+import type { LearningState, Trainer } from './trainer.ts';
+import { trainStep, type StepMetrics } from './trainStep.ts';
 import type { WmrlConfig } from './wmrlConfig.ts';
-import type { RobotDescription } from '../core/robotDescription.ts';
-import { poolAnchorRunner } from '../scheduler/poolAnchorRunner.ts';
-import type { SchedulerEvent } from '../scheduler/calibrationScheduler.ts';
-import type { PoolFile } from '../scheduler/robotConfig.ts';
-import { RobotPool, type PoolRobot } from '../scheduler/robotPool.ts';
-import type { AnchorQueue } from '../scheduler/anchorQueue.ts';
-import { imaginationCheck, type ImaginationCheck } from './imaginationCheck.ts';
-import { evaluatePolicy, ppiCheck, startPool, trainStep, type EvalMetrics, type StepMetrics, type TrainerParts } from './wmrlTrainer.ts';
-import { parseTaskSelectors } from '../tasks/taskSuite.ts';
 
 export interface RunOptions {
   config: WmrlConfig;
@@ -40,7 +42,13 @@ export interface RunOptions {
   /** Episodes the world model learns from and group starts are drawn from. */
   data: Episode[];
   runDir: string;
+  /** Where evaluations and measurements run. */
   env: Env;
+  /**
+   * Where anchor episodes run; it stores them in `runAnchorDir(runDir)`. The caller builds it:
+   * `envAnchorRunner(env, runAnchorDir(runDir))` in-process, or a robot pool's or remote workers'.
+   */
+  anchors: AnchorRunner;
   resume: boolean;
   /** World-model preset files and overrides (trained here over the policy's perception). */
   worldModelConfig: { files: string[]; overrides?: Record<string, string> };
@@ -48,17 +56,19 @@ export interface RunOptions {
   worldModelDir?: string;
   onProgress?: (what: string) => void;
   onEpisode?: (done: number, total: number) => void;
-  /**
-   * Run anchor groups on this robot pool through the calibration scheduler (in parallel, within
-   * the pool file's budget, exactly once across --resume; queue and ledger in <run>/schedule.db)
-   * instead of on `env`, which then serves evaluation only.
-   */
-  robotPool?: { file: PoolFile; robots: PoolRobot[]; robot: RobotDescription; onEvent?: (e: SchedulerEvent) => void };
-  /** Or run them on remote `wmrl worker`s through this Redis queue (each step's policy saved in <run>/anchor-policies/, which they must be able to read). */
-  remoteQueue?: { url: string; name?: string; robot: RobotDescription };
   onStep?: (m: StepMetrics) => void;
   onEval?: (m: EvalMetrics) => void;
   onImaginationCheck?: (c: ImaginationCheck) => void;
+}
+
+export interface EvalMetrics {
+  step: number;
+  split: string;
+  episodes: number;
+  successes: number;
+  successRate: number;
+  perFamily: Record<string, { episodes: number; successes: number }>;
+  robotSeconds: number;
 }
 
 export interface RunReport {
@@ -70,10 +80,19 @@ export interface RunReport {
   policyDir: string;
 }
 
+/** The run folder's store of the real episodes it executed. */
+export function runAnchorDir(runDir: string): string {
+  return join(runDir, 'anchors');
+}
+
+/** The config keys a resumed run may change (and records): it may be continued for more steps. */
+const RESUMABLE_KEYS = new Set(['steps']);
+
 export async function runTraining(o: RunOptions): Promise<RunReport> {
   const { config, runDir } = o;
   const resuming = o.resume && hasTrainCheckpoint(runDir);
   if (!o.resume && hasTrainCheckpoint(runDir)) throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
+  if (resuming) refuseChangedConfig(runDir, config);
   const log = new RunLog(runDir, 'train', { command: 'train', policy: o.policyDir, config, worldModel: o.worldModelConfig }, { append: resuming });
   // Bad task selectors fail here, not after minutes of world-model training.
   parseTaskSelectors(config.tasks);
@@ -86,156 +105,190 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   setStd(reference, config.ppo.std);
   const optimizer = tf.train.adam(config.ppo.learningRate);
   const needsModel = config.mode !== 'real';
-  let policy: VlaPolicy | undefined;
-  let worldModel: WorldModel | undefined;
-  let state: TrainerState;
-  let calibrator: IsotonicCalibrator;
-  let anchorWeight: AnchorWeight;
-  let trust: ImaginationTrust;
-  let anchorEpisodes: Episode[] = [];
-  const anchorDir = join(runDir, 'anchors');
-  let queue: AnchorQueue | undefined;
-  let robots: RobotPool | undefined;
+  let learning: LearningState | undefined;
   let endEffector: EndEffectorFeatures | undefined;
   try {
-    if (o.robotPool && o.remoteQueue) throw new Error('anchors run either on a robot pool or on remote workers, not both');
-    // Loaded only when asked for: a plain run never needs the native SQLite addon or a Redis client.
-    if (o.robotPool) {
-      const { SqliteQueue } = await import('../scheduler/sqliteQueue.ts');
-      queue = SqliteQueue.open(join(runDir, 'schedule.db'));
-      robots = new RobotPool(o.robotPool.robots);
-    } else if (o.remoteQueue) {
-      const { RedisQueue } = await import('../scheduler/redisQueue.ts');
-      queue = await RedisQueue.open({ url: o.remoteQueue.url, ...(o.remoteQueue.name ? { name: o.remoteQueue.name } : {}) });
-    }
     if (needsModel && config.worldModel.endEffector) endEffector = await EndEffectorFeatures.forRobot(o.env.robot.name);
     // The data in the world model's layout, computed once: for training it and for every refit.
     const modelData = needsModel ? worldModelEpisodes(reference, o.data, endEffector) : [];
-    if (resuming) {
-      o.onProgress?.('resuming from the checkpoint');
-      const loaded = await loadTrainCheckpoint(runDir, optimizer);
-      policy = loaded.policy;
-      worldModel = loaded.worldModel;
-      if (worldModel) refuseScoreRefit(config, worldModel.config.scoreHead, 'the checkpoint\'s world model');
-      state = loaded.state;
-      calibrator = IsotonicCalibrator.fromJSON(state.calibrator);
-      anchorWeight = AnchorWeight.fromJSON(state.anchorWeight);
-      trust = state.trust ? ImaginationTrust.fromJSON(state.trust) : new ImaginationTrust(config.trust);
-      await truncateMetrics(log.metricsFile, state.step);
-      // Only anchors of completed steps count; a killed step's partial ones are run again.
-      const ids = new Set(state.anchorEpisodeIds);
-      if (existsSync(anchorDir)) for await (const e of (await EpisodeStore.open(anchorDir)).episodes()) if (ids.has(e.id)) anchorEpisodes.push(e);
-      if (anchorEpisodes.length !== ids.size) throw new Error(`${anchorDir} holds ${anchorEpisodes.length} of the ${ids.size} anchor episodes the checkpoint counts`);
-    } else {
-      policy = await loadPolicy(o.policyDir);
-      setStd(policy, config.ppo.std);
-      calibrator = new IsotonicCalibrator(config.isotonic);
-      anchorWeight = new AnchorWeight(config.anchorWeight);
-      trust = new ImaginationTrust(config.trust);
-      state = { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, calibrator: calibrator.toJSON(), anchorWeight: anchorWeight.toJSON(), trust: trust.toJSON(), anchorEpisodeIds: [] };
-      if (needsModel && o.worldModelDir && existsSync(join(o.worldModelDir, 'model.json'))) {
-        o.onProgress?.(`loading the world model ${o.worldModelDir}`);
-        worldModel = await loadWorldModel(o.worldModelDir);
-        refuseScoreRefit(config, worldModel.config.scoreHead, o.worldModelDir);
-        const { endEffector: modelHasIt } = perceptionLayout(worldModel, reference);
-        if (modelHasIt !== (endEffector !== undefined)) {
-          const fix = modelHasIt ? 'it was trained with worldModel.endEffector: true; drop --worldModel.endEffector=false' : 'it was trained without the end-effector position: pass --worldModel.endEffector=false, or train a new one';
-          throw new Error(`${o.worldModelDir} ${modelHasIt ? 'has' : 'lacks'} the end-effector position in its state, which this run's worldModel.endEffector ${endEffector ? 'asks for' : 'leaves out'} (${fix})`);
-        }
-      } else if (needsModel) {
-        o.onProgress?.('training the world model over the policy perception');
-        const wmConfig = resolveConfig(worldModelConfigSchema, { files: o.worldModelConfig.files, overrides: { seed: String(config.seed), ...o.worldModelConfig.overrides } });
-        refuseScoreRefit(config, wmConfig.scoreHead, 'the world-model config');
-        worldModel = await trainPerceptionWorldModel(modelData, wmConfig, { endEffector: endEffector !== undefined }, {
-          onEpoch: (stage, m) => {
-            const v = (m.validation as Record<string, number> | undefined) ?? {};
-            log.log({ kind: 'worldmodel', stage, ...m });
-            o.onProgress?.(`world model epoch ${(m.epoch as number) + 1}: validation ${Object.entries(v).map(([k, x]) => `${k} ${x.toFixed(3)}`).join(', ')}`);
-          },
-        });
-        if (o.worldModelDir) await saveWorldModel(worldModel, o.worldModelDir);
-      }
-      const initial = await evaluatePolicy(o.env, policy, config, 0);
-      log.log({ kind: 'eval', ...initial });
-      o.onEval?.(initial);
-      await saveTrainCheckpoint(runDir, { state, policy, optimizer, worldModel });
-    }
-    const parts: TrainerParts = {
+    learning = resuming ? await resumeLearning(o, optimizer, reference, endEffector, log) : await startLearning(o, optimizer, reference, endEffector, modelData, log);
+    const trainer: Trainer = {
       config,
-      policy,
+      method: resolveMethod(config),
       reference,
-      optimizer,
-      worldModel,
-      modelData,
       pool: startPool(reference, o.data, config.tasks, endEffector),
-      env: o.env,
-      anchorDir,
-      state,
-      calibrator,
-      anchorWeight,
-      trust,
-      anchorModelEpisodes: worldModel ? worldModelEpisodes(reference, anchorEpisodes, endEffector) : [],
+      modelData,
       ...(endEffector ? { endEffector } : {}),
-      onProgress: o.onProgress,
-      onEpisode: o.onEpisode,
+      anchors: o.anchors,
+      env: o.env,
+      learning,
+      ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+      ...(o.onEpisode ? { onEpisode: o.onEpisode } : {}),
     };
-    const runId = basename(resolve(runDir)).replace(/[^\w.-]/g, '_');
-    if (o.robotPool && queue && robots) {
-      parts.runAnchors = poolAnchorRunner({
-        runId,
-        queue,
-        pool: robots,
-        storeDir: anchorDir,
-        robot: o.robotPool.robot,
-        policy,
-        budget: o.robotPool.file.budget,
-        maxAttempts: o.robotPool.file.maxAttempts,
-        ...(o.robotPool.onEvent ? { onEvent: o.robotPool.onEvent } : {}),
-      });
-    } else if (o.remoteQueue && queue) {
-      parts.runAnchors = poolAnchorRunner({ runId, queue, storeDir: anchorDir, robot: o.remoteQueue.robot, policy, policySnapshots: join(runDir, 'anchor-policies') });
-    }
-    if (!resuming) await checkImagination(parts, log, o);
-    while (state.step < config.steps) {
-      const m = await trainStep(parts);
+    if (!resuming) await checkImagination(trainer, log, o);
+    while (learning.progress.step < config.steps) {
+      const m = await trainStep(trainer);
       log.log({ kind: 'step', ...m });
       o.onStep?.(m);
       if (m.step % config.eval.every === 0 || m.step === config.steps) {
-        const e = await evaluatePolicy(o.env, policy, config, m.step);
-        log.log({ kind: 'eval', ...e, trainingRobotSeconds: state.robotSeconds });
+        const e = await heldOutEvaluation(o.env, learning.policy, config, m.step);
+        log.log({ kind: 'eval', ...e, trainingRobotSeconds: learning.progress.robotSeconds });
         o.onEval?.(e);
-        await checkImagination(parts, log, o);
+        await checkImagination(trainer, log, o);
         if (config.ppiCheckEpisodes > 0) {
-          const check = await ppiCheck(parts, config.ppiCheckEpisodes);
+          const check = await ppiCheck(trainer, config.ppiCheckEpisodes);
           if (check) log.log({ kind: 'ppi-check', ...check });
         }
       }
-      state.calibrator = calibrator.toJSON();
-      state.anchorWeight = anchorWeight.toJSON();
-      state.trust = trust.toJSON();
-      await saveTrainCheckpoint(runDir, { state, policy, optimizer, worldModel });
+      await saveTrainCheckpoint(runDir, learning);
     }
     const policyDir = join(runDir, 'policy');
-    await savePolicy(policy, policyDir);
-    const evaluations = readEvaluations(log.metricsFile);
-    const report: RunReport = { steps: state.step, robotSeconds: state.robotSeconds, computeSeconds: state.computeSeconds, realEpisodes: state.realEpisodes, evaluations, policyDir };
+    await savePolicy(learning.policy, policyDir);
+    const { progress } = learning;
+    const report: RunReport = { steps: progress.step, robotSeconds: progress.robotSeconds, computeSeconds: progress.computeSeconds, realEpisodes: progress.realEpisodes, evaluations: readEvaluations(log.metricsFile), policyDir };
     writeFileSync(join(runDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
     return report;
   } finally {
     endEffector?.close();
-    await robots?.close();
-    await queue?.close();
-    policy?.dispose();
+    learning?.policy.dispose();
     reference.dispose();
-    worldModel?.dispose();
+    learning?.worldModel?.dispose();
     optimizer.dispose();
   }
 }
 
-async function checkImagination(parts: TrainerParts, log: RunLog, o: RunOptions): Promise<void> {
-  if (parts.config.imaginationCheckGroups === 0) return;
-  o.onProgress?.(`imagination check: ${parts.config.imaginationCheckGroups}×${parts.config.rolloutsPerGroup} rollouts imagined and executed with the same noise`);
-  const check = await imaginationCheck(parts, parts.config.imaginationCheckGroups);
+/** A new run: the policy from the BC checkpoint, the world model loaded or trained, an evaluation at step 0, a first checkpoint. */
+async function startLearning(o: RunOptions, optimizer: tf.Optimizer, reference: VlaPolicy, endEffector: EndEffectorFeatures | undefined, modelData: Episode[], log: RunLog): Promise<LearningState> {
+  const { config } = o;
+  const policy = await loadPolicy(o.policyDir);
+  setStd(policy, config.ppo.std);
+  const learning: LearningState = {
+    policy,
+    optimizer,
+    calibrator: new IsotonicCalibrator(config.isotonic),
+    anchorWeight: new AnchorWeight(config.anchorWeight),
+    trust: new ImaginationTrust(config.trust),
+    progress: { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, anchorEpisodeIds: [] },
+    anchorModelEpisodes: [],
+  };
+  try {
+    if (config.mode !== 'real') learning.worldModel = await startWorldModel(o, reference, endEffector, modelData, log);
+    const initial = await heldOutEvaluation(o.env, policy, config, 0);
+    log.log({ kind: 'eval', ...initial });
+    o.onEval?.(initial);
+    await saveTrainCheckpoint(o.runDir, learning);
+    return learning;
+  } catch (err) {
+    policy.dispose();
+    learning.worldModel?.dispose();
+    throw err;
+  }
+}
+
+/** The run's world model: loaded from --world-model when that folder holds one (checked against this run), else trained over the policy's perception. */
+async function startWorldModel(o: RunOptions, reference: VlaPolicy, endEffector: EndEffectorFeatures | undefined, modelData: Episode[], log: RunLog): Promise<WorldModel> {
+  const { config } = o;
+  if (o.worldModelDir && existsSync(join(o.worldModelDir, 'model.json'))) {
+    o.onProgress?.(`loading the world model ${o.worldModelDir}`);
+    const worldModel = await loadWorldModel(o.worldModelDir);
+    try {
+      refuseScoreRefit(config, worldModel.config.scoreHead, o.worldModelDir);
+      const { endEffector: modelHasIt } = perceptionLayout(worldModel, reference);
+      if (modelHasIt !== (endEffector !== undefined)) {
+        const fix = modelHasIt ? 'it was trained with worldModel.endEffector: true; drop --worldModel.endEffector=false' : 'it was trained without the end-effector position: pass --worldModel.endEffector=false, or train a new one';
+        throw new Error(`${o.worldModelDir} ${modelHasIt ? 'has' : 'lacks'} the end-effector position in its state, which this run's worldModel.endEffector ${endEffector ? 'asks for' : 'leaves out'} (${fix})`);
+      }
+      return worldModel;
+    } catch (err) {
+      worldModel.dispose();
+      throw err;
+    }
+  }
+  o.onProgress?.('training the world model over the policy perception');
+  const wmConfig = resolveConfig(worldModelConfigSchema, { files: o.worldModelConfig.files, overrides: { seed: String(config.seed), ...o.worldModelConfig.overrides } });
+  refuseScoreRefit(config, wmConfig.scoreHead, 'the world-model config');
+  const worldModel = await trainPerceptionWorldModel(modelData, wmConfig, { endEffector: endEffector !== undefined }, {
+    onEpoch: (stage, m) => {
+      const v = (m.validation as Record<string, number> | undefined) ?? {};
+      log.log({ kind: 'worldmodel', stage, ...m });
+      o.onProgress?.(`world model epoch ${(m.epoch as number) + 1}: validation ${Object.entries(v).map(([k, x]) => `${k} ${x.toFixed(3)}`).join(', ')}`);
+    },
+  });
+  if (o.worldModelDir) await saveWorldModel(worldModel, o.worldModelDir);
+  return worldModel;
+}
+
+/** A resumed run: everything from the last checkpoint; only anchors of completed steps count (a killed step's partial ones run again). */
+async function resumeLearning(o: RunOptions, optimizer: tf.Optimizer, reference: VlaPolicy, endEffector: EndEffectorFeatures | undefined, log: RunLog): Promise<LearningState> {
+  const { config, runDir } = o;
+  o.onProgress?.('resuming from the checkpoint');
+  const { state, policy, worldModel } = await loadTrainCheckpoint(runDir, optimizer);
+  try {
+    if (worldModel) refuseScoreRefit(config, worldModel.config.scoreHead, "the checkpoint's world model");
+    await truncateMetrics(log.metricsFile, state.step);
+    const ids = new Set(state.anchorEpisodeIds);
+    const anchorEpisodes: Episode[] = [];
+    const anchorDir = runAnchorDir(runDir);
+    if (existsSync(anchorDir)) for await (const e of (await EpisodeStore.open(anchorDir)).episodes()) if (ids.has(e.id)) anchorEpisodes.push(e);
+    if (anchorEpisodes.length !== ids.size) throw new Error(`${anchorDir} holds ${anchorEpisodes.length} of the ${ids.size} anchor episodes the checkpoint counts`);
+    return {
+      policy,
+      optimizer,
+      ...(worldModel ? { worldModel } : {}),
+      calibrator: IsotonicCalibrator.fromJSON(state.calibrator),
+      anchorWeight: AnchorWeight.fromJSON(state.anchorWeight),
+      trust: state.trust ? ImaginationTrust.fromJSON(state.trust) : new ImaginationTrust(config.trust),
+      progress: { step: state.step, robotSeconds: state.robotSeconds, computeSeconds: state.computeSeconds, realEpisodes: state.realEpisodes, anchorEpisodeIds: state.anchorEpisodeIds },
+      anchorModelEpisodes: worldModel ? worldModelEpisodes(reference, anchorEpisodes, endEffector) : [],
+    };
+  } catch (err) {
+    policy.dispose();
+    worldModel?.dispose();
+    throw err;
+  }
+}
+
+/**
+ * --resume continues the run its folder records: a config that differs from the recorded one
+ * (train.config.json) is refused with the differing keys, except those a resume may change
+ * (RESUMABLE_KEYS), which are applied and recorded. Otherwise the checkpoint's calibration state
+ * would silently run under options the record does not show.
+ */
+function refuseChangedConfig(runDir: string, config: WmrlConfig): void {
+  const file = join(runDir, 'train.config.json');
+  if (!existsSync(file)) return;
+  const recorded = (JSON.parse(readFileSync(file, 'utf8')) as { config?: unknown }).config;
+  if (recorded === undefined) return;
+  const changed = differingKeys(recorded, config).filter((k) => !RESUMABLE_KEYS.has(k));
+  if (changed.length === 0) return;
+  const value = (root: unknown, key: string) => JSON.stringify(key.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], root));
+  const list = changed.map((k) => `${k} (run: ${value(recorded, k)}, now: ${value(config, k)})`).join(', ');
+  throw new Error(`--resume with a config that differs from the run's (${file}): ${list}. Resume with the run's config (only ${[...RESUMABLE_KEYS].join(', ')} may change), or start a new run in another --out`);
+}
+
+/** Dotted keys whose values differ between two JSON-like values (leaves and arrays compared whole). */
+export function differingKeys(a: unknown, b: unknown, prefix = ''): string[] {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    return keys.flatMap((k) => differingKeys(a[k], b[k], prefix ? `${prefix}.${k}` : k));
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [prefix];
+}
+
+/** Held-out evaluation on the environment (deterministic policy; never charged as training robot time). */
+async function heldOutEvaluation(env: Env, policy: VlaPolicy, config: WmrlConfig, step: number): Promise<EvalMetrics> {
+  // The same evaluation episodes at every step, in every mode, for every training seed: paired comparisons.
+  const plan = planEpisodes(parseTaskSelectors(config.eval.tasks), config.eval.split, config.eval.episodes, 900_000);
+  const e = await evaluateController({ env, controller: new PolicyController(policy, { deterministic: true }), plan });
+  return { step, split: config.eval.split, episodes: e.episodes, successes: e.successes, successRate: e.successRate, perFamily: e.perFamily, robotSeconds: e.robotSeconds };
+}
+
+async function checkImagination(trainer: Trainer, log: RunLog, o: RunOptions): Promise<void> {
+  const groups = trainer.config.imaginationCheckGroups;
+  if (groups === 0) return;
+  o.onProgress?.(`imagination check: ${groups}×${trainer.config.rolloutsPerGroup} rollouts imagined and executed with the same noise`);
+  const check = await imaginationCheck(trainer, groups);
   if (!check) return;
   log.log({ kind: 'imagination-check', ...check });
   o.onImaginationCheck?.(check);

@@ -18,7 +18,9 @@ import type { WorldModel } from '../worldmodel/worldModel.ts';
 import type { AnchorWeightState } from './denoisingWeights.ts';
 import type { IsotonicState } from './isotonicCalibrator.ts';
 import type { TrustState } from './imaginationTrust.ts';
+import type { LearningState } from './trainer.ts';
 
+/** state.json: a run's counters and calibration state, as a checkpoint stores them. */
 export interface TrainerState {
   /** Steps completed. */
   step: number;
@@ -39,7 +41,23 @@ export function checkpointDir(runDir: string): string {
   return join(runDir, 'checkpoint');
 }
 
-export async function saveTrainCheckpoint(runDir: string, parts: { state: TrainerState; policy: VlaPolicy; optimizer: tf.Optimizer; worldModel?: WorldModel }): Promise<void> {
+/** The learning state as state.json holds it (counters, calibration map, anchor weight, trust). */
+export function trainerState(learning: LearningState): TrainerState {
+  const { progress } = learning;
+  return {
+    step: progress.step,
+    robotSeconds: progress.robotSeconds,
+    computeSeconds: progress.computeSeconds,
+    realEpisodes: progress.realEpisodes,
+    calibrator: learning.calibrator.toJSON(),
+    anchorWeight: learning.anchorWeight.toJSON(),
+    trust: learning.trust.toJSON(),
+    anchorEpisodeIds: progress.anchorEpisodeIds,
+  };
+}
+
+/** Save the whole learning state (policy, optimizer moments, world model, state.json). */
+export async function saveTrainCheckpoint(runDir: string, parts: LearningState): Promise<void> {
   const final = checkpointDir(runDir);
   const next = `${final}.next`;
   const old = `${final}.old`;
@@ -59,7 +77,7 @@ export async function saveTrainCheckpoint(runDir: string, parts: { state: Traine
   });
   const fh = await open(join(next, 'state.json'), 'w');
   try {
-    await fh.writeFile(JSON.stringify(parts.state) + '\n');
+    await fh.writeFile(JSON.stringify(trainerState(parts)) + '\n');
     await fh.sync();
   } finally {
     await fh.close();

@@ -1,4 +1,4 @@
-/** Configuration of `wmrl train`: WMRL post-training and its baselines/ablations (DESIGN.md §1). */
+/** Configuration of `wmrl train`: WMRL post-training and its baselines/ablations (docs/design.md). */
 import { z } from 'zod';
 import { BACKEND_NAMES } from '../backend/selectBackend.ts';
 import type { ImagineOptions } from '../worldmodel/imagine.ts';
@@ -113,11 +113,4 @@ export function noiseSpec(config: WmrlConfig, seed: number): NoiseSpec {
 /** How imagination runs and scores rollouts under this config. */
 export function imagineOptions(config: WmrlConfig): ImagineOptions {
   return { rule: config.score, ...(config.terminateAt !== undefined ? { terminateAt: config.terminateAt } : {}) };
-}
-
-/** Anchor groups this step: a share of G, with the floor; all in real mode, none in wm-only. */
-export function anchorGroupCount(config: WmrlConfig): number {
-  if (config.mode === 'real') return config.groups;
-  if (config.mode === 'wm-only') return 0;
-  return Math.min(config.groups, Math.max(config.minAnchorGroups, Math.round(config.anchorFraction * config.groups)));
 }

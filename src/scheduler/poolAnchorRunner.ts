@@ -1,16 +1,18 @@
 /**
- * The trainer's anchor groups on a robot pool: each rollout becomes a request with a stable id
- * (run, step, group slot, rollout) and the same action-noise seed it would get on a single env,
- * the calibration scheduler runs them in parallel across the robots and stores them exactly once,
- * and the results come back group-major as runRealGroups gives them.
+ * The trainer's anchor groups on a robot pool (or remote workers): each rollout becomes a request
+ * with a stable id (run, step, group slot, rollout) and the same action-noise seed it would get on
+ * a single env, the calibration scheduler runs them in parallel across the robots and stores them
+ * exactly once, and the episodes come back group-major. It has the shape of the trainer's
+ * AnchorRunner (src/rl/anchorRunner.ts) without depending on the trainer: `wmrl train` builds it.
  */
-import type { RobotDescription } from '../core/robotDescription.ts';
-import { FAMILIES } from '../tasks/taskSuite.ts';
 import { resolve } from 'node:path';
+import type { RobotDescription } from '../core/robotDescription.ts';
+import type { Episode, TaskSpec } from '../core/types.ts';
 import { savePolicy } from '../policy/policyFiles.ts';
-import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import { runPolicyRollout } from '../policy/policyRollout.ts';
 import { rolloutNoiseSeed, type NoiseSpec } from '../policy/rolloutNoise.ts';
-import { realGroupsFrom, runRollout, type GroupSpec, type RealGroups } from '../rl/realGroups.ts';
+import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import { FAMILIES } from '../tasks/taskSuite.ts';
 import type { AnchorQueue } from './anchorQueue.ts';
 import type { Budget } from './budget.ts';
 import { CalibrationScheduler, type SchedulerEvent } from './calibrationScheduler.ts';
@@ -28,60 +30,70 @@ export interface PoolAnchorOptions {
   /** The run's anchors/ episode store. */
   storeDir: string;
   robot: RobotDescription;
-  /** The policy being trained (read when each episode runs). */
-  policy: VlaPolicy;
   budget?: Budget;
   maxAttempts?: number;
   onEvent?: (event: SchedulerEvent) => void;
 }
 
-export type AnchorRunner = (step: number, groups: { slot: number; spec: GroupSpec }[], rollouts: number, noise: NoiseSpec, onEpisode?: (done: number, total: number) => void) => Promise<RealGroups>;
+/** What one call asks for: M rollouts of each group with `policy` (see src/rl/anchorRunner.ts). */
+export interface PoolAnchorRequest {
+  step: number;
+  groups: { slot: number; spec: { task: TaskSpec; seed: number } }[];
+  rollouts: number;
+  noise: NoiseSpec;
+  policy: VlaPolicy;
+  onEpisode?: (done: number, total: number) => void;
+}
 
-export function poolAnchorRunner(o: PoolAnchorOptions): AnchorRunner {
-  let onEpisode: ((done: number, total: number) => void) | undefined;
+export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAnchorRequest): Promise<Episode[]> } {
+  if (!o.pool && !o.policySnapshots) throw new Error('anchors on remote workers need a folder for the policy snapshots they run');
+  // The request in flight: in-process robots run its policy and report its progress.
+  let current: PoolAnchorRequest | undefined;
   const scheduler = new CalibrationScheduler({
     queue: o.queue,
     ...(o.pool ? { pool: o.pool } : {}),
     storeDir: o.storeDir,
     robot: o.robot.name,
-    runEpisode: (env, r) => runRollout(env, o.policy, { task: r.task, seed: r.seed }, r.noiseSeed, r.noiseCorrelation ?? 0),
+    runEpisode: (env, r) => runPolicyRollout(env, current!.policy, { task: r.task, seed: r.seed }, r.noiseSeed, r.noiseCorrelation ?? 0),
     ...(o.budget ? { budget: o.budget } : {}),
     ...(o.maxAttempts ? { maxAttempts: o.maxAttempts } : {}),
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
-    onEpisode: (done, total) => onEpisode?.(done, total),
+    onEpisode: (done, total) => current?.onEpisode?.(done, total),
   });
-  if (!o.pool && !o.policySnapshots) throw new Error('anchors on remote workers need a folder for the policy snapshots they run');
-  return async (step, groups, rollouts, noise, progress) => {
-    onEpisode = progress;
-    let policyDir: string | undefined;
-    if (!o.pool) {
-      policyDir = resolve(o.policySnapshots!, `step-${step}`);
-      await savePolicy(o.policy, policyDir);
-    }
-    const requests: EpisodeRequest[] = [];
-    groups.forEach(({ slot, spec }, k) => {
-      for (let m = 0; m < rollouts; m++) {
-        requests.push({
-          id: requestId(o.runId, step, slot, m),
-          run: o.runId,
-          step,
-          group: slot,
-          rollout: m,
-          task: spec.task,
-          seed: spec.seed,
-          noiseSeed: rolloutNoiseSeed(noise.seed, k * rollouts + m),
-          noiseCorrelation: noise.correlation,
-          maxRobotSeconds: FAMILIES[spec.task.family].horizon / o.robot.controlHz,
-          ...(policyDir ? { policy: policyDir } : {}),
-        });
+  return {
+    async run(request) {
+      const { step, groups, rollouts, noise } = request;
+      current = request;
+      let policyDir: string | undefined;
+      if (!o.pool) {
+        policyDir = resolve(o.policySnapshots!, `step-${step}`);
+        await savePolicy(request.policy, policyDir);
       }
-    });
-    const result = await scheduler.request(requests);
-    if (result.failed.length > 0) {
-      const f = result.failed[0]!;
-      throw new Error(`${result.failed.length} anchor episode(s) failed on every attempt (e.g. ${f.request.id} after ${f.attempts} attempts: ${f.error}); nothing of step ${step} was used. Fix the robots and continue with --resume`);
-    }
-    if (result.refused.length > 0) throw new Error(`the real-robot budget does not allow step ${step}'s ${requests.length} anchor episodes (${result.refused.length} refused); raise the budget in the pool file or continue tomorrow with --resume`);
-    return realGroupsFrom(o.policy, requests.map((r) => result.episodes.get(r.id)!));
+      const requests: EpisodeRequest[] = [];
+      groups.forEach(({ slot, spec }, k) => {
+        for (let m = 0; m < rollouts; m++) {
+          requests.push({
+            id: requestId(o.runId, step, slot, m),
+            run: o.runId,
+            step,
+            group: slot,
+            rollout: m,
+            task: spec.task,
+            seed: spec.seed,
+            noiseSeed: rolloutNoiseSeed(noise.seed, k * rollouts + m),
+            noiseCorrelation: noise.correlation,
+            maxRobotSeconds: FAMILIES[spec.task.family].horizon / o.robot.controlHz,
+            ...(policyDir ? { policy: policyDir } : {}),
+          });
+        }
+      });
+      const result = await scheduler.request(requests);
+      if (result.failed.length > 0) {
+        const f = result.failed[0]!;
+        throw new Error(`${result.failed.length} anchor episode(s) failed on every attempt (e.g. ${f.request.id} after ${f.attempts} attempts: ${f.error}); nothing of step ${step} was used. Fix the robots and continue with --resume`);
+      }
+      if (result.refused.length > 0) throw new Error(`the real-robot budget does not allow step ${step}'s ${requests.length} anchor episodes (${result.refused.length} refused); raise the budget in the pool file or continue tomorrow with --resume`);
+      return requests.map((r) => result.episodes.get(r.id)!);
+    },
   };
 }

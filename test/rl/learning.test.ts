@@ -19,7 +19,8 @@ import { SimEnv } from '../../src/envs/simEnv.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
 import { savePolicy } from '../../src/policy/policyFiles.ts';
 import { pretrainPolicy } from '../../src/policy/pretrain.ts';
-import { runTraining } from '../../src/rl/runTraining.ts';
+import { runAnchorDir, runTraining } from '../../src/rl/runTraining.ts';
+import { envAnchorRunner } from '../../src/rl/anchorRunner.ts';
 import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
@@ -64,7 +65,7 @@ async function train(mode: 'real' | 'wmrl', overrides: Record<string, string>) {
   });
   const env = await SimEnv.create({ robot });
   try {
-    const report = await runTraining({ config, policyDir, data: [...demos, ...noisy], runDir: join(dir, mode), env, resume: false, worldModelConfig: { files: [], overrides: { members: '3', hidden: '[64]', 'train.epochs': '4' } } });
+    const report = await runTraining({ config, policyDir, data: [...demos, ...noisy], runDir: join(dir, mode), env, anchors: envAnchorRunner(env, runAnchorDir(join(dir, mode))), resume: false, worldModelConfig: { files: [], overrides: { members: '3', hidden: '[64]', 'train.epochs': '4' } } });
     return { report, start: report.evaluations[0]!, end: report.evaluations.at(-1)! };
   } finally {
     await env.close();

@@ -13,7 +13,8 @@ import { SimEnv } from '../../src/envs/simEnv.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
 import { savePolicy } from '../../src/policy/policyFiles.ts';
 import { pretrainPolicy } from '../../src/policy/pretrain.ts';
-import { runTraining } from '../../src/rl/runTraining.ts';
+import { runAnchorDir, runTraining } from '../../src/rl/runTraining.ts';
+import { envAnchorRunner } from '../../src/rl/anchorRunner.ts';
 import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../../src/worldmodel/worldModelConfig.ts';
 import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
@@ -46,7 +47,7 @@ export async function makeFixtureRun(dir: string): Promise<FixtureRun> {
   });
   const env = await SimEnv.create({ robot: loadRobot('vx300'), cameras: ['scene', 'wrist'] });
   try {
-    await runTraining({ config, policyDir, data: episodes, runDir, env, resume: false, worldModelConfig: { files: [wmFile] } });
+    await runTraining({ config, policyDir, data: episodes, runDir, env, anchors: envAnchorRunner(env, runAnchorDir(runDir)), resume: false, worldModelConfig: { files: [wmFile] } });
   } finally {
     await env.close();
   }

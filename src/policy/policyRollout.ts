@@ -1,0 +1,16 @@
+/**
+ * One rollout of the current, sampling policy on an env. Its exploration noise is the sequence of
+ * its seed (`rolloutNoiseSeed`): the same on any robot, so a robot pool reproduces a sequential
+ * run and imagination under the same NoiseSpec can roll out exactly this rollout.
+ */
+import type { Episode, TaskSpec } from '../core/types.ts';
+import type { Env } from '../envs/env.ts';
+import { runEpisode } from '../envs/rollout.ts';
+import { PolicyController } from './policyController.ts';
+import { RolloutNoise } from './rolloutNoise.ts';
+import type { VlaPolicy } from './vlaPolicy.ts';
+
+export function runPolicyRollout(env: Env, policy: VlaPolicy, start: { task: TaskSpec; seed: number }, noiseSeed: number, correlation: number): Promise<Episode> {
+  const noise = RolloutNoise.single(noiseSeed, policy.outputDim, correlation);
+  return runEpisode(env, new PolicyController(policy, { deterministic: false, noise }), start);
+}

@@ -1,0 +1,71 @@
+/**
+ * Where a training run's real episodes come from. The trainer knows anchor execution only through
+ * this interface; the caller builds the runner: in-process on an env (`envAnchorRunner`, below),
+ * or on a robot pool or remote workers through the calibration scheduler
+ * (src/scheduler/poolAnchorRunner.ts, built by `wmrl train`).
+ */
+import type { Episode, TaskSpec } from '../core/types.ts';
+import type { Env } from '../envs/env.ts';
+import { EpisodeStore } from '../data/episodeStore.ts';
+import { runPolicyRollout } from '../policy/policyRollout.ts';
+import { rolloutNoiseSeed, type NoiseSpec } from '../policy/rolloutNoise.ts';
+import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+
+/** A group's start: a task and scene seed (a recorded episode's first observation reproduces it). */
+export interface GroupSpec {
+  task: TaskSpec;
+  seed: number;
+}
+
+export interface AnchorRequest {
+  /** The training step (0: the warm-up before step 1). */
+  step: number;
+  /** The groups, each with its slot among the step's G groups (part of a stable request id). */
+  groups: { slot: number; spec: GroupSpec }[];
+  /** M: rollouts per group. */
+  rollouts: number;
+  /** Rollout k·M + m of the request explores with rolloutNoiseSeed(noise.seed, k·M + m). */
+  noise: NoiseSpec;
+  /** The policy to run (the one being trained). */
+  policy: VlaPolicy;
+  onEpisode?: (done: number, total: number) => void;
+}
+
+export interface AnchorRunner {
+  /**
+   * Runs every rollout of the request and stores each episode exactly once in the run's anchor
+   * store; returns them group-major. Only complete episodes come back: an abort throws, and
+   * nothing of the request is used.
+   */
+  run(request: AnchorRequest): Promise<Episode[]>;
+}
+
+/** Anchors run one after another on `env`, appended to the store in `storeDir` as one closed chunk per request. */
+export function envAnchorRunner(env: Env, storeDir: string): AnchorRunner {
+  return {
+    async run({ groups, rollouts, noise, policy, onEpisode }) {
+      const episodes = await runGroupRollouts(env, policy, groups.map((g) => g.spec), rollouts, noise, onEpisode);
+      const store = await EpisodeStore.openForAppend(storeDir, { robot: env.robot.name });
+      try {
+        for (const e of episodes) await store.append(e);
+      } finally {
+        await store.close();
+      }
+      return episodes;
+    },
+  };
+}
+
+/** M rollouts of each group on `env`, one after another, group-major; an incomplete episode throws. */
+export async function runGroupRollouts(env: Env, policy: VlaPolicy, groups: GroupSpec[], rollouts: number, noise: NoiseSpec, onEpisode?: (done: number, total: number) => void): Promise<Episode[]> {
+  const episodes: Episode[] = [];
+  for (const [g, group] of groups.entries()) {
+    for (let m = 0; m < rollouts; m++) {
+      const episode = await runPolicyRollout(env, policy, group, rolloutNoiseSeed(noise.seed, g * rollouts + m), noise.correlation);
+      if (episode.status !== 'complete') throw new Error(`episode ${episode.id} ended '${episode.status}'; aborted episodes never enter training`);
+      episodes.push(episode);
+      onEpisode?.(episodes.length, groups.length * rollouts);
+    }
+  }
+  return episodes;
+}

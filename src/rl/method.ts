@@ -1,0 +1,54 @@
+/**
+ * Which parts of the method a run uses, resolved once from its config: the mode and the ablation
+ * switches become one settled object, so a training step reads `method.debias` instead of testing
+ * the mode and the flag again at every use.
+ */
+import type { WmrlConfig } from './wmrlConfig.ts';
+
+export interface Method {
+  /** Anchor groups per step, before active ones: all in real mode, none in wm-only. */
+  anchorGroups: number;
+  /**
+   * wmrl mode: imagination is checked and corrected by the anchors — anchor groups are imagined
+   * too, with the noise they run with, and the world model learns from them.
+   */
+  corrects: boolean;
+  /** Online debiasing: world-model scores pass through the isotonic map (wmrl mode). */
+  debias: boolean;
+  /** Inverse-variance denoising: the anchor weight and the per-rollout ensemble weights (wmrl mode). */
+  denoise: boolean;
+  /** Anchor episodes refit the world model (wmrl mode). */
+  refit: boolean;
+  /** λ, the weight of an imagined sample against a real one: 'trust' (measured) or fixed. */
+  imaginedWeight: 'trust' | number;
+  /** Extra anchor groups drawn where the ensemble disagrees most (wmrl mode). */
+  activeAnchors: number;
+  /** Share of imagined groups that branch from recent anchor rollouts (wmrl mode). */
+  branchFraction: number;
+  /** Episodes of the starting policy that refit the world model before step 1 (wmrl mode). */
+  warmupEpisodes: number;
+}
+
+export function resolveMethod(config: WmrlConfig): Method {
+  const corrects = config.mode === 'wmrl';
+  const anchorGroups = anchorGroupCount(config);
+  return {
+    anchorGroups,
+    corrects,
+    debias: corrects && config.debias,
+    denoise: corrects && config.denoise,
+    refit: corrects && config.refit,
+    // wm-only measures nothing to trust: its imagined samples count as real ones.
+    imaginedWeight: config.imaginedWeight === 'trust' && !corrects ? 1 : config.imaginedWeight,
+    activeAnchors: corrects ? Math.min(config.activeAnchors, config.groups - anchorGroups) : 0,
+    branchFraction: corrects ? config.branch.fraction : 0,
+    warmupEpisodes: corrects ? config.worldModel.warmupEpisodes : 0,
+  };
+}
+
+/** Anchor groups per step: a share of G, with the floor; all in real mode, none in wm-only. */
+export function anchorGroupCount(config: WmrlConfig): number {
+  if (config.mode === 'real') return config.groups;
+  if (config.mode === 'wm-only') return 0;
+  return Math.min(config.groups, Math.max(config.minAnchorGroups, Math.round(config.anchorFraction * config.groups)));
+}

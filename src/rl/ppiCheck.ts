@@ -1,0 +1,62 @@
+/**
+ * Measurements beside training: rollouts imagined and then executed on the environment with the
+ * same exploration noise. Their real episodes are measurement, not training: never charged as
+ * robot time, never stored, and the calibration map is left untouched.
+ */
+import { Rng } from '../core/rng.ts';
+import type { NoiseSpec } from '../policy/rolloutNoise.ts';
+import { imagineGroups } from './imaginedGroups.ts';
+import { groupedPpiEstimate } from './ppiEstimate.ts';
+import { runRealGroups, type RealGroups } from './realGroups.ts';
+import { stepSeed } from './seeds.ts';
+import { groupStarts } from './startPool.ts';
+import type { Trainer } from './trainer.ts';
+import { imagineOptions, noiseSpec } from './wmrlConfig.ts';
+
+/** Measurement groups (pool indices): imagined, then executed on the env with the same noise, rollout by rollout; returns the raw imagined scores and the real groups. */
+export async function imagineAndRun(t: Trainer, indices: number[], noise: NoiseSpec, onEpisode?: (done: number, total: number) => void): Promise<{ imagined: Float32Array; real: RealGroups }> {
+  const { config } = t;
+  const { policy, worldModel } = t.learning;
+  if (!worldModel) throw new Error('imagining needs a world model');
+  const imagined = imagineGroups(policy, worldModel, groupStarts(t.pool, indices), config.rolloutsPerGroup, config.horizon, noise, imagineOptions(config)).score;
+  const real = await runRealGroups(t.env, policy, indices.map((i) => t.pool.specs[i]!), config.rolloutsPerGroup, noise, onEpisode);
+  return { imagined, real };
+}
+
+export interface PpiCheck {
+  step: number;
+  estimate: number;
+  lower: number;
+  upper: number;
+  naive: number;
+  /** Success rate of the same (sampling) policy over `episodes` real episodes from the same starts. */
+  truth: number;
+  episodes: number;
+  covered: boolean;
+}
+
+/**
+ * Does the PPI interval cover the truth? One round of imagined groups plus random anchor groups
+ * gives the estimate for the current policy (no update); many real episodes of the same sampling
+ * policy from the same start distribution give the truth.
+ */
+export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCheck | null> {
+  const { config, method } = t;
+  const { policy, worldModel, calibrator } = t.learning;
+  if (!worldModel || !method.corrects) return null;
+  const step = t.learning.progress.step;
+  const seed = (purpose: Parameters<typeof stepSeed>[2]) => stepSeed(config.seed, step, purpose);
+  const rng = new Rng(seed('ppiCheckStarts'));
+  const M = config.rolloutsPerGroup;
+  const pick = (n: number) => Array.from({ length: n }, () => rng.int(t.pool.specs.length));
+  const imaginedIdx = pick(config.groups);
+  const anchorIdx = pick(Math.max(2, method.anchorGroups));
+  const map = (scores: Float32Array) => (method.debias ? calibrator.mapAll(scores) : scores);
+  const out = imagineGroups(policy, worldModel, groupStarts(t.pool, imaginedIdx), M, config.horizon, noiseSpec(config, seed('ppiCheckImaginedNoise')), imagineOptions(config));
+  const f = map(out.score);
+  const { imagined: raw, real } = await imagineAndRun(t, anchorIdx, noiseSpec(config, seed('ppiCheckAnchorNoise')));
+  const est = groupedPpiEstimate(f, map(raw), real.outcomes, M);
+  const truth = await runRealGroups(t.env, policy, pick(truthEpisodes).map((i) => t.pool.specs[i]!), 1, noiseSpec(config, seed('ppiCheckTruthNoise')));
+  const rate = truth.outcomes.reduce((s, v) => s + v, 0) / truth.outcomes.length;
+  return { step, estimate: est.estimate, lower: est.lower, upper: est.upper, naive: est.naive, truth: rate, episodes: truthEpisodes, covered: est.lower <= rate && rate <= est.upper };
+}

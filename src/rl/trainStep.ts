@@ -1,0 +1,317 @@
+/**
+ * One WMRL training step (docs/design.md), in the method's order:
+ *  1. draw G groups (instruction + start) from the start pool, and the anchor groups among them:
+ *     uniformly at random, plus optionally `activeAnchors` more where the ensemble disagrees most
+ *     (every anchor group's inclusion probability is logged);
+ *  2. imagine the other groups' M rollouts in the world model, and the anchor groups too, with
+ *     the exploration noise they are then executed with, so each anchor rollout has an imagined
+ *     score and a real outcome;
+ *  3. run the anchor groups for real (through the run's AnchorRunner);
+ *  4. calibrate: debias every world-model score through the isotonic map, then add the anchor
+ *     pairs to it (a step's predictions are made before its own pairs enter the map);
+ *  5. weight: GRPO advantages, times the anchor weight and the per-rollout ensemble weights;
+ *     imagined samples weigh λ each (from the anchors' within-group rank agreement), real ones 1;
+ *  6. update: PPO-clip with a KL penalty to the behaviour-cloned reference;
+ *  7. estimate the policy's true success rate (PPI; groups, not rollouts, are its samples);
+ *  8. every few steps refit the world model with the anchor episodes.
+ * The run checkpoints after each step (src/rl/runTraining.ts). Before step 1 an optional warm-up
+ * runs episodes of the starting policy and refits the world model with them. `real` mode runs
+ * every group (GRPO on the environment: the baseline); `wm-only` runs no anchors and corrects
+ * nothing. Each step's randomness derives from (seed, step) alone (src/rl/seeds.ts).
+ */
+import * as tf from '@tensorflow/tfjs';
+import { Rng } from '../core/rng.ts';
+import type { NoiseSpec } from '../policy/rolloutNoise.ts';
+import type { RankAgreement } from '../eval/rankAgreement.ts';
+import { groupRankAgreement } from '../eval/rankAgreement.ts';
+import { selectAnchorGroups, type AnchorSelection } from './anchorSelection.ts';
+import { branchStarts, concatStarts } from './branchStarts.ts';
+import { ensembleWeights } from './denoisingWeights.ts';
+import { groupAdvantages } from './groupAdvantages.ts';
+import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
+import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
+import { groupMeans, groupedPpiEstimate, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
+import { ppoUpdate, type PpoStats } from './ppoUpdate.ts';
+import type { RealGroups } from './realGroups.ts';
+import { executeGroups } from './executeGroups.ts';
+import { stepSeed } from './seeds.ts';
+import { groupStarts } from './startPool.ts';
+import type { Trainer } from './trainer.ts';
+import { imagineOptions, noiseSpec, type WmrlConfig } from './wmrlConfig.ts';
+import { refitWorldModel, worldModelWarmup } from './worldModelRefit.ts';
+
+export interface StepMetrics {
+  step: number;
+  mode: WmrlConfig['mode'];
+  anchorGroups: number;
+  anchorInclusionProbability: number;
+  /** Anchor groups drawn by ensemble disagreement (beyond the uniform ones). */
+  activeAnchorGroups: number;
+  /** π of each anchor group, in the order of the step's anchor groups. */
+  anchorInclusion: number[];
+  imaginedRollouts: number;
+  /** Imagined groups that started from a recent anchor rollout's state (config branch). */
+  branchedGroups: number;
+  realRollouts: number;
+  successImagined: number | null;
+  successCalibrated: number | null;
+  successAnchors: number | null;
+  /** Within-group AUC of this step's anchor rollouts: imagined (with the noise they were executed with) raw scores against real outcomes. */
+  anchorRank: RankAgreement | null;
+  /** λ, the weight of one imagined policy sample relative to a real one (null: no imagined groups), and the moving paired AUC behind it (wmrl mode, imaginedWeight 'trust'). */
+  imaginedWeight: number | null;
+  trustAuc: number | null;
+  ppi: PpiEstimate | null;
+  debiasMap: { x: number[]; y: number[] };
+  calibrationPairs: number;
+  anchorWeight: number;
+  ensembleWeight: { min: number; max: number } | null;
+  ensembleVariance: number | null;
+  kl: number;
+  clipFraction: number;
+  worldModelRefit: 'full' | 'score head' | false;
+  /** Episodes of the starting policy run before this step to refit the world model (config worldModel.warmupEpisodes; step 1 only). */
+  worldModelWarmupEpisodes: number;
+  robotSeconds: number;
+  computeSeconds: number;
+  numTensors: number;
+}
+
+/** One training step; changes the trainer's learning state (policy, optimizer, world model, calibration, counters). */
+export async function trainStep(t: Trainer): Promise<StepMetrics> {
+  const started = performance.now();
+  const step = t.learning.progress.step + 1;
+  const draw = drawGroups(t, step);
+  const warmup = step === 1 ? await worldModelWarmup(t) : 0;
+  const imagined = imagine(t, step, draw);
+  const predicted = predictAnchors(t, step, draw);
+  const real = await runAnchors(t, step, draw);
+  const calibrated = calibrate(t, imagined, predicted, real);
+  const weighted = weight(t, imagined, calibrated, predicted, real);
+  const ppo = await update(t, step, weighted.samples);
+  const ppi = estimate(t, draw, imagined, calibrated, real);
+  const refitted = await refit(t, step);
+  t.learning.progress.step = step;
+  t.learning.progress.computeSeconds += (performance.now() - started) / 1000;
+  return stepMetrics(t, step, { draw, warmup, imagined, calibrated, real, weighted, ppo, ppi, refitted });
+}
+
+/** 1. The step's groups (pool indices) and which of them run for real. */
+interface GroupDraw {
+  groupIdx: number[];
+  selection: AnchorSelection;
+  anchorGroups: number[];
+  imaginedGroups: number[];
+}
+
+function drawGroups(t: Trainer, step: number): GroupDraw {
+  const { config, method } = t;
+  const rng = new Rng(stepSeed(config.seed, step));
+  const G = config.groups;
+  const groupIdx = Array.from({ length: G }, () => rng.int(t.pool.specs.length));
+  const active = t.learning.worldModel ? method.activeAnchors : 0;
+  const priority = active > 0 ? groupDisagreement(t, groupIdx, step) : undefined;
+  const selection = selectAnchorGroups(rng, { groups: G, uniform: method.anchorGroups, active, ...(priority ? { priority } : {}) });
+  const anchorSet = new Set(selection.anchors);
+  const imaginedGroups = Array.from({ length: G }, (_, i) => i).filter((i) => !anchorSet.has(i));
+  return { groupIdx, selection, anchorGroups: selection.anchors, imaginedGroups };
+}
+
+/** Per-group ensemble disagreement (mean variance of 2 imagined rollouts each, a seed of its own), for active anchors. */
+function groupDisagreement(t: Trainer, groupIdx: number[], step: number): Float32Array {
+  const R = 2;
+  const noise = noiseSpec(t.config, stepSeed(t.config.seed, step, 'disagreementNoise'));
+  const out = imagineGroups(t.learning.policy, t.learning.worldModel!, groupStarts(t.pool, groupIdx), R, t.config.horizon, noise, imagineOptions(t.config));
+  return Float32Array.from(groupIdx, (_, g) => out.variance.subarray(g * R, (g + 1) * R).reduce((s, v) => s + v, 0) / R);
+}
+
+/** 2. The imagined groups, the last `branched` of them starting from recent anchor rollouts' states (their pool draws go unused). */
+interface Imagined {
+  out: ImaginedGroups;
+  branched: number;
+  /** Rows of the groups imagined from episode starts (the first ones): branches start mid-episode, so they estimate no episode success rate. */
+  startRows: number;
+}
+
+function imagine(t: Trainer, step: number, draw: GroupDraw): Imagined | undefined {
+  const { config, method, learning } = t;
+  const { imaginedGroups } = draw;
+  if (imaginedGroups.length === 0) return undefined;
+  if (!learning.worldModel) throw new Error(`mode '${config.mode}' imagines rollouts but no world model was given`);
+  const M = config.rolloutsPerGroup;
+  t.onProgress?.(`imagining ${imaginedGroups.length}×${M} rollouts`);
+  const branched = learning.anchorModelEpisodes.length > 0 ? Math.round(method.branchFraction * imaginedGroups.length) : 0;
+  const fromPool = groupStarts(t.pool, imaginedGroups.slice(0, imaginedGroups.length - branched).map((g) => draw.groupIdx[g]!));
+  const starts = branched > 0 ? concatStarts(fromPool, branchStarts(learning.anchorModelEpisodes.slice(-config.branch.recentEpisodes), branched, new Rng(stepSeed(config.seed, step, 'branchStarts')))) : fromPool;
+  const out = imagineGroups(learning.policy, learning.worldModel, starts, M, config.horizon, noiseSpec(config, stepSeed(config.seed, step, 'imaginedNoise')), imagineOptions(config));
+  return { out, branched, startRows: (imaginedGroups.length - branched) * M };
+}
+
+/** 2b. The anchor groups imagined with the noise they run with: what imagination says of these very rollouts (wmrl mode). */
+function predictAnchors(t: Trainer, step: number, draw: GroupDraw): Float32Array | undefined {
+  const { config, learning } = t;
+  if (draw.anchorGroups.length === 0 || !t.method.corrects || !learning.worldModel) return undefined;
+  const starts = groupStarts(t.pool, draw.anchorGroups.map((g) => draw.groupIdx[g]!));
+  return imagineGroups(learning.policy, learning.worldModel, starts, config.rolloutsPerGroup, config.horizon, anchorNoise(t, step), imagineOptions(config)).score;
+}
+
+function anchorNoise(t: Trainer, step: number): NoiseSpec {
+  return noiseSpec(t.config, stepSeed(t.config.seed, step, 'anchorNoise'));
+}
+
+/** 3. The anchor groups run for real. */
+async function runAnchors(t: Trainer, step: number, draw: GroupDraw): Promise<RealGroups | undefined> {
+  if (draw.anchorGroups.length === 0) return undefined;
+  t.onProgress?.(`executing ${draw.anchorGroups.length}×${t.config.rolloutsPerGroup} anchor episodes`);
+  const groups = draw.anchorGroups.map((g) => ({ slot: g, spec: t.pool.specs[draw.groupIdx[g]!]! }));
+  return executeGroups(t, step, groups, t.config.rolloutsPerGroup, anchorNoise(t, step));
+}
+
+/** 4. Debiased scores of the imagined rollouts and of the anchors' predictions; then the anchor pairs enter the map. */
+interface Calibrated {
+  imagined?: Float32Array;
+  anchors?: Float32Array;
+}
+
+function calibrate(t: Trainer, imagined: Imagined | undefined, predicted: Float32Array | undefined, real: RealGroups | undefined): Calibrated {
+  const { calibrator } = t.learning;
+  const map = (scores: Float32Array) => (t.method.debias ? calibrator.mapAll(scores) : scores);
+  const out: Calibrated = {};
+  if (imagined) out.imagined = map(imagined.out.score);
+  if (predicted && real) {
+    out.anchors = map(predicted);
+    calibrator.add(predicted, real.outcomes);
+  }
+  return out;
+}
+
+/** 5. Advantages and sample weights. */
+interface Weighted {
+  samples: PolicySamples;
+  ensembleWeight?: Float32Array;
+  anchorRank: RankAgreement | null;
+  lambda: number | null;
+}
+
+function weight(t: Trainer, imagined: Imagined | undefined, calibrated: Calibrated, predicted: Float32Array | undefined, real: RealGroups | undefined): Weighted {
+  const { config, method, learning } = t;
+  const M = config.rolloutsPerGroup;
+  const parts: PolicySamples[] = [];
+  let ensembleW: Float32Array | undefined;
+  if (imagined) {
+    let advantage = groupAdvantages(calibrated.imagined!, M, { scale: config.imaginedAdvantage });
+    if (method.denoise) {
+      const w = ensembleWeights(imagined.out.variance, config.sigma0Squared);
+      advantage = advantage.map((a, i) => a * w[i]!);
+      ensembleW = w;
+    }
+    setAdvantages(imagined.out.samples, imagined.out.rolloutOf, advantage);
+  }
+  let anchorRank: RankAgreement | null = null;
+  if (real) {
+    if (predicted) {
+      anchorRank = groupRankAgreement(predicted, real.outcomes, M);
+      learning.trust.observe(predicted, real.outcomes, M);
+      for (let g = 0; g < real.outcomes.length / M; g++) learning.anchorWeight.observe(calibrated.anchors!.subarray(g * M, (g + 1) * M), real.outcomes.subarray(g * M, (g + 1) * M));
+    }
+    const w = method.denoise ? learning.anchorWeight.weight : 1;
+    setAdvantages(real.samples, real.rolloutOf, groupAdvantages(real.outcomes, M).map((a) => a * w));
+    parts.push(real.samples);
+  }
+  // Imagined samples weigh λ each against a real one (every ensemble member's copy of a rollout 1/K of that); at λ = 0 they are left out.
+  const lambda = imagined ? (method.imaginedWeight === 'trust' ? learning.trust.weight : method.imaginedWeight) : null;
+  if (imagined && lambda! > 0) {
+    imagined.out.samples.weight.fill(lambda! / imagined.out.members);
+    parts.unshift(imagined.out.samples);
+  }
+  return { samples: concatSamples(parts), ...(ensembleW ? { ensembleWeight: ensembleW } : {}), anchorRank, lambda };
+}
+
+/** Every policy-gradient row gets its rollout's advantage. */
+function setAdvantages(samples: PolicySamples, rolloutOf: Int32Array, advantage: Float32Array): void {
+  for (let r = 0; r < samples.count; r++) samples.advantage[r] = advantage[rolloutOf[r]!]!;
+}
+
+/** 6. The policy update. */
+async function update(t: Trainer, step: number, samples: PolicySamples): Promise<PpoStats> {
+  t.onProgress?.('policy update');
+  const { policy, optimizer } = t.learning;
+  return ppoUpdate(policy, t.reference, optimizer, withOldLogProb(policy, samples), t.config.ppo, new Rng(stepSeed(t.config.seed, step, 'ppoShuffle')));
+}
+
+/** 7. The PPI estimate of the true success rate (needs imagined groups from starts and an anchor group). */
+function estimate(t: Trainer, draw: GroupDraw, imagined: Imagined | undefined, calibrated: Calibrated, real: RealGroups | undefined): PpiEstimate | null {
+  const M = t.config.rolloutsPerGroup;
+  if (!imagined || !calibrated.anchors || !real || real.outcomes.length < M) return null;
+  const { selection } = draw;
+  // Rollouts of one group share a start: the interval counts groups, not rollouts.
+  if (selection.active.length === 0) {
+    if (imagined.startRows < 2 * M) return null;
+    return groupedPpiEstimate(calibrated.imagined!.subarray(0, imagined.startRows), calibrated.anchors, real.outcomes, M);
+  }
+  if (imagined.branched > 0) return null;
+  // Active anchors are not a uniform sample: weight each group by 1/π (Zrnic & Candès 2024).
+  const imaginedMeans = groupMeans(calibrated.imagined!, M);
+  const predictedMeans = groupMeans(calibrated.anchors, M);
+  const outcomes = groupMeans(real.outcomes, M);
+  return weightedPpiEstimate([
+    ...draw.imaginedGroups.map((g, k) => ({ predicted: imaginedMeans[k]!, outcome: null, inclusion: selection.inclusion[g]! })),
+    ...draw.anchorGroups.map((g, k) => ({ predicted: predictedMeans[k]!, outcome: outcomes[k]!, inclusion: selection.inclusion[g]! })),
+  ]);
+}
+
+/** 8. The world-model refit with the anchors gathered so far, when one is due. */
+async function refit(t: Trainer, step: number): Promise<'full' | 'score head' | false> {
+  const { learning } = t;
+  if (!t.method.refit || !learning.worldModel || learning.anchorModelEpisodes.length === 0) return false;
+  const { refitEvery, scoreRefitEvery } = t.config.worldModel;
+  let refitted: 'full' | 'score head' | false = false;
+  if (step % refitEvery === 0) refitted = 'full';
+  else if (scoreRefitEvery > 0 && step % scoreRefitEvery === 0) refitted = 'score head'; // a joint-head model is refused at start-up
+  if (!refitted) return false;
+  t.onProgress?.(refitted === 'full' ? 'refitting the world model' : 'refitting the scene score head');
+  await refitWorldModel(t, learning.worldModel, stepSeed(t.config.seed, step, 'refit'), refitted === 'score head');
+  return refitted;
+}
+
+function stepMetrics(
+  t: Trainer,
+  step: number,
+  r: { draw: GroupDraw; warmup: number; imagined?: Imagined; calibrated: Calibrated; real?: RealGroups; weighted: Weighted; ppo: PpoStats; ppi: PpiEstimate | null; refitted: 'full' | 'score head' | false },
+): StepMetrics {
+  const { config, method, learning } = t;
+  const M = config.rolloutsPerGroup;
+  const mean = (a: Float32Array | undefined) => (a && a.length ? a.reduce((s, v) => s + v, 0) / a.length : null);
+  const startRows = r.imagined?.startRows ?? 0;
+  const ensembleW = r.weighted.ensembleWeight;
+  return {
+    step,
+    mode: config.mode,
+    anchorGroups: r.draw.anchorGroups.length,
+    anchorInclusionProbability: method.anchorGroups / config.groups,
+    activeAnchorGroups: r.draw.selection.active.length,
+    anchorInclusion: r.draw.anchorGroups.map((g) => r.draw.selection.inclusion[g]!),
+    imaginedRollouts: r.draw.imaginedGroups.length * M,
+    branchedGroups: r.imagined?.branched ?? 0,
+    realRollouts: r.draw.anchorGroups.length * M,
+    successImagined: mean(r.imagined?.out.score.subarray(0, startRows)),
+    successCalibrated: mean(r.calibrated.imagined?.subarray(0, startRows)),
+    successAnchors: mean(r.real?.outcomes),
+    anchorRank: r.weighted.anchorRank,
+    imaginedWeight: r.weighted.lambda,
+    trustAuc: method.imaginedWeight === 'trust' ? learning.trust.auc : null,
+    ppi: r.ppi,
+    debiasMap: learning.calibrator.knots(),
+    calibrationPairs: learning.calibrator.pairs,
+    anchorWeight: method.denoise ? learning.anchorWeight.weight : 1,
+    ensembleWeight: ensembleW ? { min: Math.min(...ensembleW), max: Math.max(...ensembleW) } : null,
+    ensembleVariance: mean(r.imagined?.out.variance),
+    kl: r.ppo.kl,
+    clipFraction: r.ppo.clipFraction,
+    worldModelRefit: r.refitted,
+    worldModelWarmupEpisodes: r.warmup,
+    robotSeconds: learning.progress.robotSeconds,
+    computeSeconds: learning.progress.computeSeconds,
+    numTensors: tf.memory().numTensors,
+  };
+}
