@@ -1,6 +1,6 @@
 /** `wmrl collect`: run the expert or a random policy in the simulator (or on a rosbridge robot) and store the episodes. */
 import { join } from 'node:path';
-import { loadRobot } from '../core/robotDescription.ts';
+import { DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { EpisodeStore } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
@@ -19,7 +19,7 @@ const HELP = `usage: wmrl collect --out DIR [options]
   --split S         train | test | both (default train)
   --seed S          first episode seed; episode i uses S+i (default 0)
   --noise X         Gaussian noise on the expert's normalised actions (default 0)
-  --robot NAME      a folder under robots/ (default vx300)
+  --robot NAME      a folder under robots/ (default ${DEFAULT_ROBOT})
   --cameras A,B     cameras to record (default: the robot's first camera)
   --image-size N    render every camera at N×N (default: the robot description's size)
 ${ENV_HELP}
@@ -56,7 +56,7 @@ export const command = {
       split: choiceFlag(values.split, 'split', ['train', 'test', 'both'] as const, 'train'),
       seed: intFlag(values.seed, 'seed', 0),
       noise: numberFlag(values.noise, 'noise', 0, 0, 2),
-      robot: values.robot ?? 'vx300',
+      robot: values.robot ?? DEFAULT_ROBOT,
       cameras: values.cameras?.split(',').filter(Boolean),
       imageSize: values['image-size'] === undefined ? undefined : intFlag(values['image-size'], 'image-size', 64, 8),
       out: values.out,

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
-import { CONFIGS_DIR, loadRobot } from '../core/robotDescription.ts';
+import { CONFIGS_DIR, DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { EpisodeStore } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
@@ -40,16 +40,16 @@ const BEHAVIOURS = [
 export const command = {
   summary: 'the main job end to end in the simulator: demos → behaviour cloning → WMRL (vs real-only GRPO) → held-out success',
   async run(argv: string[]): Promise<number> {
-    const { values } = parseFlags(argv, { out: { type: 'string' }, episodes: { type: 'string' }, steps: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+    const { values } = parseFlags(argv, { out: { type: 'string' }, robot: { type: 'string' }, episodes: { type: 'string' }, steps: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
     if (values.help) {
-      console.log('usage: wmrl demo [--out DIR] [--episodes N expert demos per family (default 100)] [--steps N post-training steps (default 6)] [--seed S]');
+      console.log(`usage: wmrl demo [--out DIR] [--robot NAME (default ${DEFAULT_ROBOT})] [--episodes N expert demos per family (default 100)] [--steps N post-training steps (default 6)] [--seed S]`);
       return 0;
     }
     const perFamily = intFlag(values.episodes, 'episodes', 100, 4);
     const steps = intFlag(values.steps, 'steps', 6, 1);
     const seed = intFlag(values.seed, 'seed', 0);
     const out = values.out ?? join('runs', `demo-${runStamp()}`);
-    const robot = loadRobot('vx300');
+    const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
     const policyConfig = resolveConfig(policyConfigSchema, { files: [join(CONFIGS_DIR, 'policy', 'tiny.yaml')], overrides: { seed: String(seed), 'bc.epochs': '10', 'bc.batchSize': '64', 'bc.shiftAugment': 'false' } });
     // Post-training and evaluation on reach, as in `npm run bench`: there the BC start leaves room
     // and GRPO can learn; push and pick start near 0% on held-out instructions at demo scale.

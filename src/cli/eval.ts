@@ -1,7 +1,7 @@
 /** `wmrl eval`: run a trained policy in the simulator; success per family and split with 95% intervals. */
 import { join } from 'node:path';
 import { existsSync, writeFileSync } from 'node:fs';
-import { actionDim, loadRobot } from '../core/robotDescription.ts';
+import { actionDim, DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
 import type { Controller } from '../envs/controller.ts';
 import { RandomController } from '../envs/randomController.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
@@ -24,6 +24,7 @@ import { Progress } from './progress.ts';
 const HELP = `usage: wmrl eval --policy DIR [options]
 
   --policy DIR          a policy checkpoint (or a pretrain output folder), or 'random' (the baseline)
+  --robot NAME          the robot description: a folder under robots/ or a robot.yaml path (default ${DEFAULT_ROBOT})
   --episodes N          episodes per family and split (default 20)
   --task SEL            family[:colour[:object|zone]], comma-separated, or 'all' (default all)
   --split S             train | test | both (default both)
@@ -48,6 +49,7 @@ export const command = {
   async run(argv: string[]): Promise<number> {
     const { values } = parseFlags(argv, {
       policy: { type: 'string' },
+      robot: { type: 'string' },
       episodes: { type: 'string' },
       task: { type: 'string' },
       split: { type: 'string' },
@@ -75,7 +77,7 @@ export const command = {
     const random = values.policy === 'random';
     const dir = random ? 'random' : existsSync(join(values.policy, 'policy', 'model.json')) ? join(values.policy, 'policy') : values.policy;
     const policy = random ? undefined : await loadPolicy(dir);
-    const robot = loadRobot('vx300');
+    const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
     const env = await makeEnv(robot, { ...envFlags, cameras: [policy?.config.encoder.camera ?? robot.cameras[0]!.name] }).catch((err: unknown) => {
       policy?.dispose();
       throw err;

@@ -1,5 +1,5 @@
 /** `wmrl sim-server`: the simulator as a rosbridge robot (what `--env rosbridge` connects to). */
-import { loadRobot } from '../core/robotDescription.ts';
+import { DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
 import { withImageSize } from '../envs/makeEnv.ts';
 import { RosbridgeSimServer } from '../../sim/rosbridge/simServer.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
@@ -7,7 +7,7 @@ import { untilStopped } from './untilStopped.ts';
 
 const HELP = `usage: wmrl sim-server [options]
 
-  --robot NAME          a folder under robots/ (default vx300); topics and services from its ros: section
+  --robot NAME          a folder under robots/ (default ${DEFAULT_ROBOT}); topics and services from its ros: section
   --port N              websocket port (default 9090; 0 picks a free one, printed at start)
   --host H              interface to bind (default 127.0.0.1; 0.0.0.0 exposes the robot to the network)
   --speed X             pacing: X times real time (default 1: a robot runs in real time)
@@ -46,7 +46,7 @@ export const command = {
       console.log(HELP);
       return 0;
     }
-    const robot = withImageSize(loadRobot(values.robot ?? 'vx300'), values['image-size'] === undefined ? undefined : intFlag(values['image-size'], 'image-size', 64, 8));
+    const robot = withImageSize(loadRobot(values.robot ?? DEFAULT_ROBOT), values['image-size'] === undefined ? undefined : intFlag(values['image-size'], 'image-size', 64, 8));
     const list = (v: string | undefined) => v?.split(',').map((s) => s.trim()).filter(Boolean);
     const log = values.quiet ? undefined : (line: string) => console.error(`[sim-server] ${line}`);
     const server = await RosbridgeSimServer.start({

@@ -2,7 +2,7 @@
  * `wmrl worker`: a robot on another machine takes anchor episodes from a Redis (BullMQ) queue,
  * runs them with the policy the request names, and returns each episode with its ledger entry.
  */
-import { loadRobot } from '../core/robotDescription.ts';
+import { DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
 import { encodeEpisode } from '../data/episodeCodec.ts';
 import type { Env } from '../envs/env.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
@@ -25,7 +25,7 @@ const HELP = `usage: wmrl worker --queue redis://host:port --robot NAME [options
   --pool FILE         pool file holding the robot's config (windows, reset time, back-off)
   --url URL           a rosbridge robot (without --pool); default: the in-process simulator
   --speed X           robot speed (default 1 = real time; 'max' = unpaced sim)
-  --arm NAME          robot description under robots/ (default vx300)
+  --arm NAME          robot description under robots/ (default ${DEFAULT_ROBOT})
   --policy DIR        policy for requests that name none
   --max-attempts N    attempts per episode across the fleet before it is failed (default 3)
   --max-episodes N    stop after N episodes (default: run until stopped)
@@ -63,7 +63,7 @@ export const command = {
     const maxEpisodes = intFlag(values['max-episodes'], 'max-episodes', Number.MAX_SAFE_INTEGER, 1);
     const idleExitMs = numberFlag(values['idle-exit'], 'idle-exit', Infinity, 0) * 1000;
     await useBackend(values.backend ?? 'auto', POLICY_KERNELS);
-    const arm = loadRobot(values.arm ?? 'vx300');
+    const arm = loadRobot(values.arm ?? DEFAULT_ROBOT);
     const slot = new RobotSlot({ config, open: (): Promise<Env> => openRobotEnv(config, arm) });
     const queue = await RedisQueue.open({ url: values.queue, ...(values.name ? { name: values.name } : {}) });
     const policies = new Map<string, VlaPolicy>();

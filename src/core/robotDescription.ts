@@ -96,6 +96,9 @@ export type RobotDescription = z.infer<typeof robotDescriptionSchema> & {
 
 export const ROBOTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../robots');
 /** The presets shipped with wmrl (commands given relative paths resolve them from the working directory). */
+/** The robot description commands use when no --robot is given. */
+export const DEFAULT_ROBOT = 'vx300';
+
 export const CONFIGS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../configs');
 
 export class RobotDescriptionError extends Error {

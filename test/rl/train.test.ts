@@ -56,7 +56,7 @@ async function weights(run: string): Promise<Float32Array[]> {
   }
 }
 
-test('train: a killed run resumes exactly where it stopped (same policy as an uninterrupted run)', async () => {
+test('train: a killed run resumes exactly where it stopped (same policy as an uninterrupted run); a resume with another config is refused, one with more steps continues', async () => {
   const whole = join(dir, 'whole');
   const r = cli(['--policy', policyDir, '--data', data, '--out', whole, '--backend', 'wasm', ...WM, ...TOY]);
   assert.equal(r.status, 0, r.stderr);
@@ -97,6 +97,18 @@ test('train: a killed run resumes exactly where it stopped (same policy as an un
   const wholeReport = JSON.parse(readFileSync(join(whole, 'report.json'), 'utf8')) as { robotSeconds: number; realEpisodes: number };
   assert.equal(report.realEpisodes, wholeReport.realEpisodes, 'no anchor episode counted twice');
   assert.ok(Math.abs(report.robotSeconds - wholeReport.robotSeconds) < 1e-9);
+  // --resume with another config: refused with the differing keys, the run untouched.
+  const configBefore = readFileSync(join(killed, 'train.config.json'), 'utf8');
+  const changed = cli(['--policy', policyDir, '--data', data, '--out', killed, '--backend', 'wasm', '--resume', ...WM, ...TOY, '--ppo.learningRate=0.003', '--isotonic.orderSlope=0']);
+  assert.notEqual(changed.status, 0);
+  assert.match(changed.stderr, /--resume with a config that differs from the run's .*isotonic\.orderSlope \(run: 0\.001, now: 0\), ppo\.learningRate \(run: 0\.0001, now: 0\.003\)/);
+  assert.equal(readFileSync(join(killed, 'train.config.json'), 'utf8'), configBefore, 'the recorded config is unchanged');
+  // More steps is what a resume may change: applied and recorded.
+  const longer = cli(['--policy', policyDir, '--data', data, '--out', killed, '--backend', 'wasm', '--resume', ...WM, ...TOY, '--steps=4']);
+  assert.equal(longer.status, 0, longer.stderr);
+  assert.equal((JSON.parse(readFileSync(join(killed, 'train.config.json'), 'utf8')) as { config: { steps: number } }).config.steps, 4);
+  const longerSteps = readFileSync(join(killed, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((m) => m.kind === 'step');
+  assert.deepEqual(longerSteps.map((m) => m.step), [1, 2, 3, 4]);
   assert.ok(tf.memory().numTensors < 1000);
 });
 
