@@ -131,7 +131,7 @@ export const command = {
     // One seed cannot back a claim: say how coarse the measurement is and where the real comparison is.
     const n = trainConfig.eval.episodes;
     console.log(`  One seed and ${n} evaluation episodes (one episode = ${(100 / n).toFixed(1)} points) cannot separate these gains;`);
-    console.log(`  npm run bench measures them over seeds (bench/results/wmrl.md; README, Benchmarks).`);
+    console.log(`  npm run bench measures them over seeds (bench/results/wmrl.md; docs/benchmarks.md).`);
     log.log({ stage: 'summary', before, afterWmrl: after(w), afterReal: after(r), robotSecondsWmrl: w.robotSeconds, robotSecondsReal: r.robotSeconds });
     console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s. Outputs in ${out}: demos/ mixed/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, policy/), demo.metrics.jsonl`);
     return 0;

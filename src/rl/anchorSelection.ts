@@ -1,5 +1,5 @@
 /**
- * Which of a step's G groups run for real (DESIGN.md §1 step 3, "active anchor selection").
+ * Which of a step's G groups run for real (docs/design.md, active anchor selection).
  *
  * Two independent draws, each with known inclusion probabilities:
  *  - the uniform part: a simple random sample of `uniform` groups (each group in it with

@@ -1,5 +1,5 @@
 /**
- * Inverse-variance denoising (DESIGN.md §1 step 5), both forms.
+ * Inverse-variance denoising (docs/design.md, inverse-variance denoising), both forms.
  *
  * Anchor groups (the paper): their advantages are multiplied by w = clip(1 + c·s², 1, 4). s²
  * is a moving average (half-life 64 groups) of mean[((d − d̄) − (y − ȳ))²] / Var(y) over anchor

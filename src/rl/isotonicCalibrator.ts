@@ -1,5 +1,5 @@
 /**
- * Online debiasing (DESIGN.md §1 step 4): a monotone map from world-model scores r̂ to true
+ * Online debiasing (docs/design.md, online debiasing): a monotone map from world-model scores r̂ to true
  * outcomes y, fitted on anchor pairs by pool-adjacent-violators over equal-width bins of
  * [0, 1]. It must be non-affine: GRPO standardises scores within a group, so an affine
  * correction would cancel out. Identity until `minPairs` pairs exist; refitted every

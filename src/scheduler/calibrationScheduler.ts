@@ -1,5 +1,5 @@
 /**
- * The calibration scheduler (DESIGN.md §2): `request(anchor episodes)` runs them in parallel
+ * The calibration scheduler (docs/design.md): `request(anchor episodes)` runs them in parallel
  * across a robot pool, within the budget, durably, exactly once.
  *
  * Exactly-once, step by step. An episode is stored under its request's stable id:
