@@ -21,7 +21,7 @@ import type { Controller } from '../src/envs/controller.ts';
 import { runEpisode } from '../src/envs/rollout.ts';
 import { ScriptedExpert } from '../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../src/tasks/episodePlan.ts';
-import { TASK_FAMILIES } from '../src/tasks/taskSuite.ts';
+import { TASK_FAMILIES } from '../src/tasks/families.ts';
 import { WorldModel } from '../src/worldmodel/worldModel.ts';
 import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../src/worldmodel/worldModelConfig.ts';
 import type { ImaginationPolicy } from '../src/worldmodel/imagine.ts';

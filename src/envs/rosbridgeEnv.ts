@@ -20,7 +20,7 @@ import { Topic } from './rosbridgeRoslib.ts';
 import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Action, Image, Observation, StepResult, TaskSpec } from '../core/types.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
-import { FAMILIES } from '../tasks/taskSuite.ts';
+import { familyDef } from '../tasks/families.ts';
 import { SafetyFilter } from '../safety/safetyFilter.ts';
 import { EpisodeAbortedError, type Env, type ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
@@ -135,7 +135,7 @@ export class RosbridgeEnv implements Env {
 
   get horizon(): number {
     if (!this.#task) throw new Error('call reset() first');
-    return FAMILIES[this.#task.family].horizon;
+    return familyDef(this.#task.family).horizon;
   }
 
   get connected(): boolean {

@@ -7,7 +7,7 @@ import { Simulator } from '../../sim/simulator.ts';
 import type { SceneLayout } from '../../sim/layout.ts';
 import { loadTaskScene } from '../../sim/taskScene.ts';
 import type { TaskProgress } from '../../sim/taskProgress.ts';
-import { FAMILIES } from '../tasks/taskSuite.ts';
+import { familyDef } from '../tasks/families.ts';
 import type { Env, ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
 
@@ -48,7 +48,7 @@ export class SimEnv implements Env {
 
   get horizon(): number {
     if (!this.#task) throw new Error('call reset() first');
-    return FAMILIES[this.#task.family].horizon;
+    return familyDef(this.#task.family).horizon;
   }
 
   /** The underlying simulator, for experts and tools that need privileged access. */

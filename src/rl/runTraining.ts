@@ -31,7 +31,7 @@ import { RobotPool, type PoolRobot } from '../scheduler/robotPool.ts';
 import type { AnchorQueue } from '../scheduler/anchorQueue.ts';
 import { imaginationCheck, type ImaginationCheck } from './imaginationCheck.ts';
 import { evaluatePolicy, ppiCheck, startPool, trainStep, type EvalMetrics, type StepMetrics, type TrainerParts } from './wmrlTrainer.ts';
-import { parseTaskSelectors } from '../tasks/taskSuite.ts';
+import { parseTaskSelectors } from '../tasks/selectors.ts';
 
 export interface RunOptions {
   config: WmrlConfig;

@@ -5,7 +5,7 @@
  * and the results come back group-major as runRealGroups gives them.
  */
 import type { RobotDescription } from '../core/robotDescription.ts';
-import { FAMILIES } from '../tasks/taskSuite.ts';
+import { familyDef } from '../tasks/families.ts';
 import { resolve } from 'node:path';
 import { savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
@@ -71,7 +71,7 @@ export function poolAnchorRunner(o: PoolAnchorOptions): AnchorRunner {
           seed: spec.seed,
           noiseSeed: rolloutNoiseSeed(noise.seed, k * rollouts + m),
           noiseCorrelation: noise.correlation,
-          maxRobotSeconds: FAMILIES[spec.task.family].horizon / o.robot.controlHz,
+          maxRobotSeconds: familyDef(spec.task.family).horizon / o.robot.controlHz,
           ...(policyDir ? { policy: policyDir } : {}),
         });
       }

@@ -6,7 +6,7 @@
  * Both kinds share the ensemble dynamics (StateWorldModel) and the imagination loop.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Episode, Observation, TaskFamily } from '../core/types.ts';
+import type { Episode, Observation } from '../core/types.ts';
 import { concatFloat32 } from '../core/arrays.ts';
 import { Rng } from '../core/rng.ts';
 import { namedVariables } from '../core/variables.ts';
@@ -19,7 +19,8 @@ import { imagine, type ImaginationPolicy, type ImaginationStarts, type ImaginedR
 import { Normalizer } from './normalizer.ts';
 import { StateWorldModel, type StateModelDims, type StateModelStats } from './stateWorldModel.ts';
 import { trainAutoencoder } from './trainAutoencoder.ts';
-import { CONTEXT_DIM, buildWindows, familyOneHot, splitEpisodes, stateVector, type Windows } from './transitionData.ts';
+import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
+import { buildWindows, splitEpisodes, stateVector, type Windows } from './transitionData.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
 
 export interface WorldModelMeta {
@@ -170,8 +171,8 @@ export class WorldModel {
     return evaluateDynamics(this.dynamics, this.toModelEpisodes(episodes), { horizon, objectState: this.kind === 'state' });
   }
 
-  /** Imagination starts from real observations of the given task families. */
-  startsFrom(observations: Observation[], families: TaskFamily[]): ImaginationStarts {
+  /** Imagination starts from real observations of the given task families (registered names). */
+  startsFrom(observations: Observation[], families: string[]): ImaginationStarts {
     const B = observations.length;
     const D = this.meta.dims.state;
     const states = new Float32Array(B * D);

@@ -7,7 +7,7 @@ import type { Controller } from '../../src/envs/controller.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
-import type { TaskFamily } from '../../src/core/types.ts';
+import type { TaskFamily } from '../../src/tasks/families.ts';
 
 export async function collectMixedEpisodes(options: { families: TaskFamily[]; perKind: number; seed: number; cameras?: string[] }): Promise<Episode[]> {
   const robot = loadRobot('vx300');

@@ -8,7 +8,8 @@ import { runEpisode } from '../../src/envs/rollout.ts';
 import { NonFiniteActionError } from '../../src/envs/jointTargets.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
-import { TASK_FAMILIES, sampleTask } from '../../src/tasks/taskSuite.ts';
+import { TASK_FAMILIES } from '../../src/tasks/families.ts';
+import { sampleTask } from '../../src/tasks/sampleTask.ts';
 import type { Observation } from '../../src/core/types.ts';
 
 const robot = loadRobot('vx300');
