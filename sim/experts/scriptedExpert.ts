@@ -6,7 +6,7 @@ import type { RobotDescription } from '../../src/core/robotDescription.ts';
 import { Rng } from '../../src/core/rng.ts';
 import type { Action, Observation, TaskSpec } from '../../src/core/types.ts';
 import { taskFamily } from '../../src/tasks/families.ts';
-import type { Controller } from '../../src/envs/controller.ts';
+import type { Controller } from '../../src/core/controller.ts';
 import { ArmKinematics } from '../armKinematics.ts';
 import { IkController } from './ikController.ts';
 import { createPlanner, type Planner } from './planners.ts';

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { existsSync, writeFileSync } from 'node:fs';
 import { actionDim, loadRobot } from '../core/robotDescription.ts';
-import type { Controller } from '../envs/controller.ts';
+import type { Controller } from '../core/controller.ts';
 import { RandomController } from '../envs/randomController.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { Rng } from '../core/rng.ts';
