@@ -26,7 +26,8 @@ import { EpisodeAbortedError, type Env, type ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
 import { RosbridgeConnection, RosbridgeDisconnectedError, ServiceTimeoutError } from './rosbridgeConnection.ts';
 import { decodeCompressedImage, decodeRawImage, resizeImage } from './rosbridgeImages.ts';
-import { float64MultiArray, readFloat64MultiArray, readJointState, readTaskStatus, readTrigger, type ResetRequest, type TaskStatusReport } from './rosbridgeMessages.ts';
+import { float64MultiArray, readFloat64MultiArray, type ResetRequest, type TaskStatusReport } from '../ros/messages.ts';
+import { readJointState, readTaskStatus, readTrigger } from './rosbridgeReaders.ts';
 
 export interface RosbridgeEnvOptions {
   robot: RobotDescription;
