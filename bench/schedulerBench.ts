@@ -23,7 +23,8 @@ import { RobotPool } from '../src/scheduler/robotPool.ts';
 import { SqliteQueue } from '../src/scheduler/sqliteQueue.ts';
 import { ScriptedExpert } from '../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../src/tasks/episodePlan.ts';
-import { FAMILIES, parseTaskSelectors } from '../src/tasks/taskSuite.ts';
+import { familyDef } from '../src/tasks/families.ts';
+import { parseTaskSelectors } from '../src/tasks/selectors.ts';
 
 const { values } = parseArgs({ options: { episodes: { type: 'string' }, robots: { type: 'string' }, 'reset-seconds': { type: 'string' }, out: { type: 'string' } } });
 const budget = Number(values.episodes ?? 30);
@@ -59,7 +60,7 @@ const requests: EpisodeRequest[] = planEpisodes(parseTaskSelectors('all'), 'trai
   task: p.task,
   seed: p.seed,
   noiseSeed: i,
-  maxRobotSeconds: FAMILIES[p.task.family].horizon / arm.controlHz,
+  maxRobotSeconds: familyDef(p.task.family).horizon / arm.controlHz,
 }));
 
 // Open every robot's env first: connecting is set-up, not schedule time.

@@ -13,7 +13,8 @@ import { RandomController } from '../src/envs/randomController.ts';
 import { runEpisode } from '../src/envs/rollout.ts';
 import { ScriptedExpert } from '../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../src/tasks/episodePlan.ts';
-import { TASK_FAMILIES, sampleTask } from '../src/tasks/taskSuite.ts';
+import { TASK_FAMILIES } from '../src/tasks/families.ts';
+import { sampleTask } from '../src/tasks/sampleTask.ts';
 
 const { values } = parseArgs({ options: { episodes: { type: 'string' }, out: { type: 'string' } } });
 const perCell = Number(values.episodes ?? 100);

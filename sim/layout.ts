@@ -4,7 +4,8 @@
  */
 import type { TaskSpec } from '../src/core/types.ts';
 import type { Rng } from '../src/core/rng.ts';
-import { COLOR_NAMES, OBJECT_KINDS, type ColorName, type ObjectKind } from '../src/tasks/taskSuite.ts';
+import { taskFamily, type TaskFamily } from '../src/tasks/families.ts';
+import { COLOR_NAMES, OBJECT_KINDS, type ColorName, type ObjectKind } from '../src/tasks/vocabulary.ts';
 
 export interface PlacedObject {
   kind: ObjectKind;
@@ -34,7 +35,7 @@ export const ZONE_RADIUS = 0.065;
 const REGION = { xMin: 0.26, xMax: 0.5, yMin: -0.2, yMax: 0.2 };
 const MIN_SEPARATION = 0.1;
 
-const DISTRACTORS: Record<TaskSpec['family'], number> = { reach: 3, push: 2, pick: 2 };
+const DISTRACTORS: Record<TaskFamily, number> = { reach: 3, push: 2, pick: 2 };
 
 export function sampleLayout(task: TaskSpec, rng: Rng): SceneLayout {
   for (let attempt = 0; attempt < 1000; attempt++) {
@@ -74,7 +75,7 @@ function tryLayout(task: TaskSpec, rng: Rng): SceneLayout | undefined {
   }
   const used = new Set<ColorName>([task.color as ColorName, ...zones.map((z) => z.color)]);
   const objects: PlacedObject[] = [object(targetKind, task.color as ColorName, target, rng)];
-  for (let i = 0; i < DISTRACTORS[task.family]; i++) {
+  for (let i = 0; i < DISTRACTORS[taskFamily(task.family)]; i++) {
     const p = place();
     if (!p) return undefined;
     // Every object and zone in a scene has its own colour: the colour word alone names the

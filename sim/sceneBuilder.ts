@@ -6,7 +6,7 @@
  */
 import type { RobotDescription } from '../src/core/robotDescription.ts';
 import { OBJECT_HALF_HEIGHT, ZONE_RADIUS, type SceneLayout } from './layout.ts';
-import type { ObjectKind } from '../src/tasks/taskSuite.ts';
+import type { ObjectKind } from '../src/tasks/vocabulary.ts';
 
 export const TABLE_RGBA = '0.72 0.64 0.52 1';
 

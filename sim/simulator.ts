@@ -7,7 +7,8 @@ import type { RobotDescription } from '../src/core/robotDescription.ts';
 import type { Image } from '../src/core/types.ts';
 import { compileMjcf, getMujoco, type Mujoco } from './mujocoRuntime.ts';
 import { buildSceneXml, structureKey, structureOf, type SceneStructure } from './sceneBuilder.ts';
-import { COLORS, type ColorName } from '../src/tasks/taskSuite.ts';
+import type { ColorName } from '../src/tasks/vocabulary.ts';
+import { COLOR_RGB } from './colorRgb.ts';
 import type { SceneLayout } from './layout.ts';
 import { RayRenderer } from './render/rayRenderer.ts';
 import { MujocoScene } from './render/mujocoScene.ts';
@@ -256,6 +257,6 @@ export class Simulator {
 }
 
 function setColor(rgba: Float32Array, geom: number, color: ColorName): void {
-  const c = COLORS[color];
+  const c = COLOR_RGB[color];
   rgba.set([c[0], c[1], c[2], 1], 4 * geom);
 }

@@ -2,7 +2,7 @@
  * Success predicates and dense progress in [0, 1] for each task family, computed from the
  * simulator's state. Progress is measured against the distances at the start of the episode.
  */
-import type { TaskFamily } from '../src/core/types.ts';
+import type { TaskFamily } from '../src/tasks/families.ts';
 import { OBJECT_HALF_HEIGHT, ZONE_RADIUS, type SceneLayout } from './layout.ts';
 
 /** What the predicates read from a scene. */

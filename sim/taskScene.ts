@@ -4,6 +4,7 @@
  */
 import { Rng } from '../src/core/rng.ts';
 import type { TaskSpec } from '../src/core/types.ts';
+import { taskFamily } from '../src/tasks/families.ts';
 import { sampleLayout, type SceneLayout } from './layout.ts';
 import type { Simulator } from './simulator.ts';
 import { TaskProgress } from './taskProgress.ts';
@@ -11,5 +12,5 @@ import { TaskProgress } from './taskProgress.ts';
 export function loadTaskScene(sim: Simulator, task: TaskSpec, seed: number): { layout: SceneLayout; progress: TaskProgress } {
   const layout = sampleLayout(task, new Rng(seed));
   sim.load(layout);
-  return { layout, progress: new TaskProgress(task.family, layout, sim) };
+  return { layout, progress: new TaskProgress(taskFamily(task.family), layout, sim) };
 }

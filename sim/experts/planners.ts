@@ -2,7 +2,7 @@
  * Phase logic of the scripted experts, one planner per task family. Each returns the next
  * Cartesian target for the IK controller; they keep only their phase between ticks.
  */
-import type { TaskFamily } from '../../src/core/types.ts';
+import type { TaskFamily } from '../../src/tasks/families.ts';
 import type { CartesianTarget } from './ikController.ts';
 import type { ExpertView } from './expertView.ts';
 

@@ -5,7 +5,8 @@
 import type { RobotDescription } from '../../src/core/robotDescription.ts';
 import { Rng } from '../../src/core/rng.ts';
 import type { Action, Observation, TaskSpec } from '../../src/core/types.ts';
-import type { Controller } from '../../src/envs/controller.ts';
+import { taskFamily } from '../../src/tasks/families.ts';
+import type { Controller } from '../../src/core/controller.ts';
 import { ArmKinematics } from '../armKinematics.ts';
 import { IkController } from './ikController.ts';
 import { createPlanner, type Planner } from './planners.ts';
@@ -39,7 +40,7 @@ export class ScriptedExpert implements Controller {
 
   /** Start an episode; `seed` reseeds the action noise. */
   reset(task: TaskSpec, seed: number): void {
-    this.#planner = createPlanner(task.family);
+    this.#planner = createPlanner(taskFamily(task.family));
     this.#rng = new Rng(seed ^ 0xe4be47);
     this.#t = 0;
   }

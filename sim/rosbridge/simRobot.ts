@@ -5,9 +5,9 @@
  */
 import type { RobotDescription } from '../../src/core/robotDescription.ts';
 import type { Image, TaskSpec } from '../../src/core/types.ts';
-import { privilegedState } from '../../src/envs/simEnv.ts';
 import { CommandWatchdog } from '../../src/safety/commandWatchdog.ts';
 import { SafetyFilter, UnsafeCommandError, type FilteredCommand } from '../../src/safety/safetyFilter.ts';
+import { privilegedState } from '../privilegedState.ts';
 import { loadTaskScene } from '../taskScene.ts';
 import { Simulator } from '../simulator.ts';
 import type { TaskProgress, TaskStatus } from '../taskProgress.ts';

@@ -13,7 +13,15 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type RawData, WebSocket } from 'ws';
 import type { RobotDescription } from '../../src/core/robotDescription.ts';
 import type { Image, TaskSpec } from '../../src/core/types.ts';
-import { float64MultiArray, readFloat64MultiArray, rosTime, type ImageMsg, type CompressedImageMsg, type JointStateMsg, type TriggerResponse } from '../../src/envs/rosbridgeMessages.ts';
+import {
+  float64MultiArray,
+  readFloat64MultiArray,
+  rosTime,
+  type ImageMsg,
+  type CompressedImageMsg,
+  type JointStateMsg,
+  type TriggerResponse,
+} from '../../src/ros/messages.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { encodeCbor } from './cbor.ts';
 import { parseRosbridgeJson } from './jsonText.ts';

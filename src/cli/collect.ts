@@ -6,7 +6,7 @@ import { EpisodeStore } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
 import { CONTROLLERS, makeController, makeEnv } from '../envs/makeEnv.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
-import { parseTaskSelectors } from '../tasks/taskSuite.ts';
+import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { choiceFlag, intFlag, numberFlag, parseFlags, UsageError } from './args.ts';
 import { ENV_FLAGS, ENV_HELP, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';

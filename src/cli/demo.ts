@@ -22,7 +22,7 @@ import { runAnchorDir, runTraining, type RunReport } from '../rl/runTraining.ts'
 import { wmrlConfigSchema } from '../rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
-import { TASK_FAMILIES } from '../tasks/taskSuite.ts';
+import { TASK_FAMILIES } from '../tasks/families.ts';
 import { intFlag, parseFlags } from './args.ts';
 import { readEpisodes, useBackend } from './common.ts';
 import { Progress } from './progress.ts';

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { existsSync, writeFileSync } from 'node:fs';
 import { actionDim, DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
-import type { Controller } from '../envs/controller.ts';
+import type { Controller } from '../core/controller.ts';
 import { RandomController } from '../envs/randomController.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { Rng } from '../core/rng.ts';
@@ -15,7 +15,9 @@ import { loadPolicy } from '../policy/policyFiles.ts';
 import { PolicyController } from '../policy/policyController.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
-import { TASK_FAMILIES, parseTaskSelectors, sampleTask } from '../tasks/taskSuite.ts';
+import { TASK_FAMILIES, taskFamily } from '../tasks/families.ts';
+import { parseTaskSelectors } from '../tasks/selectors.ts';
+import { sampleTask } from '../tasks/sampleTask.ts';
 import { choiceFlag, intFlag, parseFlags, UsageError } from './args.ts';
 import { useBackend } from './common.ts';
 import { ENV_FLAGS, ENV_HELP, envChoice } from './envFlags.ts';
@@ -37,7 +39,7 @@ ${ENV_HELP}`;
 
 /** Another task's instruction: the next family's, about a different colour. */
 export function swappedInstruction(task: TaskSpec): string {
-  const family = TASK_FAMILIES[(TASK_FAMILIES.indexOf(task.family) + 1) % TASK_FAMILIES.length]!;
+  const family = TASK_FAMILIES[(TASK_FAMILIES.indexOf(taskFamily(task.family)) + 1) % TASK_FAMILIES.length]!;
   for (let seed = 0; ; seed++) {
     const other = sampleTask({ family }, 'train', new Rng(seed));
     if (other.color !== task.color) return other.instruction;

@@ -1,6 +1,8 @@
 /** `wmrl tasks`: the task families, their instructions and which split each belongs to. */
 import { parseFlags } from './args.ts';
-import { COLOR_NAMES, FAMILIES, TASK_FAMILIES, enumerateInstructions } from '../tasks/taskSuite.ts';
+import { COLOR_NAMES } from '../tasks/vocabulary.ts';
+import { FAMILIES, TASK_FAMILIES } from '../tasks/families.ts';
+import { enumerateInstructions } from '../tasks/splits.ts';
 
 export const command = {
   summary: 'list task families, instruction templates, colours and the train/test split',

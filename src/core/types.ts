@@ -7,11 +7,13 @@
  * instruction paraphrases never shown in `train`. */
 export type Split = 'train' | 'test';
 
-export type TaskFamily = 'reach' | 'push' | 'pick';
-
-/** One concrete, seeded task instance: what the instruction asks for. */
+/**
+ * One concrete, seeded task instance: what the instruction asks for. Plain data only: the
+ * families, their rules and the one validating schema live in src/tasks (core sits below it).
+ */
 export interface TaskSpec {
-  family: TaskFamily;
+  /** A family registered in src/tasks/families.ts, e.g. 'reach'. */
+  family: string;
   /** Colour of the object to reach / push / pick. */
   color: string;
   /** Kind of the target object: 'block' | 'ball' | 'cylinder'. */

@@ -5,7 +5,7 @@
  * and the same planned episode runs again, up to `maxConsecutiveAborts` times in a row.
  */
 import type { Episode } from '../core/types.ts';
-import type { Controller } from '../envs/controller.ts';
+import type { Controller } from '../core/controller.ts';
 import { EpisodeAbortedError, type Env } from '../envs/env.ts';
 import { runEpisode } from '../envs/rollout.ts';
 import type { EpisodeStore } from './episodeStore.ts';

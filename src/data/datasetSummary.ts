@@ -1,11 +1,12 @@
 /**
  * Counts over a dataset's episodes, as `wmrl info DIR` shows them.
  */
-import type { Episode, Split, TaskFamily } from '../core/types.ts';
+import type { Episode, Split } from '../core/types.ts';
 import type { ChunkIssue } from './chunkFile.ts';
 
 export interface GroupSummary {
-  family: TaskFamily;
+  /** The episodes' task family. */
+  family: string;
   split: Split;
   /** Complete (non-aborted) episodes. */
   episodes: number;

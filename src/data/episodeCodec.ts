@@ -3,14 +3,16 @@
  *
  * The payload is a msgpack map with the `Episode` fields; typed arrays are stored as raw
  * little-endian bytes (msgpack `bin`). Decoding treats the payload as untrusted: records and
- * structured clone are off, every field is validated with zod, every array's length is checked
- * against the shape it must have, floats must be finite, and typed arrays are copied into
- * fresh, aligned buffers (never views into the file buffer).
+ * structured clone are off, every field is validated with zod (the task by src/tasks' one
+ * TaskSpec schema), every array's length is checked against the shape it must have, floats must
+ * be finite, and typed arrays are copied into fresh, aligned buffers (never views into the file
+ * buffer).
  */
 import { Packr } from 'msgpackr';
 import { endianness } from 'node:os';
 import { z } from 'zod';
 import type { Episode } from '../core/types.ts';
+import { taskSpecSchema } from '../tasks/taskSpec.ts';
 
 if (endianness() !== 'LE') {
   throw new Error('wmrl episode files store little-endian floats; big-endian hosts are not supported');
@@ -38,22 +40,12 @@ const count = (max: number) => z.int().min(0).max(max);
 const text = z.string().min(1).max(10_000);
 const CAMERA_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-const taskSchema = z.object({
-  family: z.enum(['reach', 'push', 'pick']),
-  color: text,
-  object: text,
-  zoneColor: text.optional(),
-  template: count(1_000_000),
-  split: z.enum(['train', 'test']),
-  instruction: z.string().max(10_000),
-});
-
 /** Builds the episode schema for a given representation of float and byte arrays. */
 function episodeSchema<F extends z.ZodType, B extends z.ZodType>(floats: F, bytes: B) {
   return z.object({
     id: text,
     robot: text,
-    task: taskSchema,
+    task: taskSpecSchema,
     seed: z.int(),
     source: z.enum(['sim', 'rosbridge', 'robot', 'imagined']),
     policy: text,

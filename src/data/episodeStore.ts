@@ -15,7 +15,8 @@
  */
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Episode, Split, TaskFamily } from '../core/types.ts';
+import type { Episode, Split } from '../core/types.ts';
+import type { TaskFamily } from '../tasks/families.ts';
 import { ChunkReader, CorruptEpisodeFileError, type ChunkIssue } from './chunkFile.ts';
 import { chunkFileName, listChunkFiles, type ChunkFileRef } from './chunkNames.ts';
 import { DatasetError, MANIFEST_FILE, newManifest, readManifest, writeManifest, type DatasetManifest } from './datasetManifest.ts';

@@ -2,7 +2,7 @@
 import type { RobotDescription } from '../core/robotDescription.ts';
 import { actionDim } from '../core/robotDescription.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
-import type { Controller } from './controller.ts';
+import type { Controller } from '../core/controller.ts';
 import { RandomController } from './randomController.ts';
 import { RosbridgeEnv } from './rosbridgeEnv.ts';
 import { SimEnv } from './simEnv.ts';

@@ -1,7 +1,7 @@
 /** Uniformly random normalised actions: the floor every learned policy must beat. */
 import { Rng } from '../core/rng.ts';
 import type { Action, Observation, TaskSpec } from '../core/types.ts';
-import type { Controller } from './controller.ts';
+import type { Controller } from '../core/controller.ts';
 
 export class RandomController implements Controller {
   readonly name = 'random';

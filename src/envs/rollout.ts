@@ -1,7 +1,7 @@
 /** Run one episode of a controller in an env and record it. */
 import type { Episode, TaskSpec } from '../core/types.ts';
-import { EpisodeRecorder } from '../data/episodeRecorder.ts';
-import type { Controller } from './controller.ts';
+import { EpisodeRecorder } from './episodeRecorder.ts';
+import type { Controller } from '../core/controller.ts';
 import { EpisodeAbortedError, type Env } from './env.ts';
 
 export interface RolloutOptions {

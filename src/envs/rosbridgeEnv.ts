@@ -20,13 +20,14 @@ import { Topic } from './rosbridgeRoslib.ts';
 import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Action, Image, Observation, StepResult, TaskSpec } from '../core/types.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
-import { FAMILIES } from '../tasks/taskSuite.ts';
+import { familyDef } from '../tasks/families.ts';
 import { SafetyFilter } from '../safety/safetyFilter.ts';
 import { EpisodeAbortedError, type Env, type ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
 import { RosbridgeConnection, RosbridgeDisconnectedError, ServiceTimeoutError } from './rosbridgeConnection.ts';
 import { decodeCompressedImage, decodeRawImage, resizeImage } from './rosbridgeImages.ts';
-import { float64MultiArray, readFloat64MultiArray, readJointState, readTaskStatus, readTrigger, type ResetRequest, type TaskStatusReport } from './rosbridgeMessages.ts';
+import { float64MultiArray, readFloat64MultiArray, type ResetRequest, type TaskStatusReport } from '../ros/messages.ts';
+import { readJointState, readTaskStatus, readTrigger } from './rosbridgeReaders.ts';
 
 export interface RosbridgeEnvOptions {
   robot: RobotDescription;
@@ -135,7 +136,7 @@ export class RosbridgeEnv implements Env {
 
   get horizon(): number {
     if (!this.#task) throw new Error('call reset() first');
-    return FAMILIES[this.#task.family].horizon;
+    return familyDef(this.#task.family).horizon;
   }
 
   get connected(): boolean {

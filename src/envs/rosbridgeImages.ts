@@ -5,7 +5,8 @@
  */
 import { inflateSync } from 'node:zlib';
 import type { Image } from '../core/types.ts';
-import { readBytes, RosMessageError } from './rosbridgeMessages.ts';
+import { RosMessageError } from '../ros/messages.ts';
+import { readBytes } from './rosbridgeReaders.ts';
 
 function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);

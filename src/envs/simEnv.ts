@@ -5,15 +5,12 @@ import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Action, Observation, StepResult, TaskSpec } from '../core/types.ts';
 import { Simulator } from '../../sim/simulator.ts';
 import type { SceneLayout } from '../../sim/layout.ts';
+import { privilegedState } from '../../sim/privilegedState.ts';
 import { loadTaskScene } from '../../sim/taskScene.ts';
 import type { TaskProgress } from '../../sim/taskProgress.ts';
-import { FAMILIES } from '../tasks/taskSuite.ts';
+import { familyDef } from '../tasks/families.ts';
 import type { Env, ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
-
-/** Objects reported in the privileged state (padded with zeros). */
-export const MAX_STATE_OBJECTS = 4;
-export const STATE_DIM = MAX_STATE_OBJECTS * 7 + 3;
 
 export interface SimEnvOptions {
   robot: RobotDescription;
@@ -48,7 +45,7 @@ export class SimEnv implements Env {
 
   get horizon(): number {
     if (!this.#task) throw new Error('call reset() first');
-    return FAMILIES[this.#task.family].horizon;
+    return familyDef(this.#task.family).horizon;
   }
 
   /** The underlying simulator, for experts and tools that need privileged access. */
@@ -106,13 +103,4 @@ export class SimEnv implements Env {
     for (const cam of this.cameras) images[cam] = sim.render(cam);
     return { images, qpos, qvel, state, instruction: this.#task!.instruction };
   }
-}
-
-/** The privileged state vector of an observation (also published by the sim server). */
-export function privilegedState(sim: Simulator, progress: TaskProgress): Float32Array {
-  const state = new Float32Array(STATE_DIM);
-  const n = Math.min(sim.objectCount, MAX_STATE_OBJECTS);
-  for (let i = 0; i < n; i++) state.set(sim.objectPose(i), 7 * i);
-  state.set(progress.goal(sim), 7 * MAX_STATE_OBJECTS);
-  return state;
 }

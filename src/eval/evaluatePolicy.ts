@@ -6,7 +6,7 @@
  * the same planned episode runs again (collectEpisodes).
  */
 import type { Episode } from '../core/types.ts';
-import type { Controller } from '../envs/controller.ts';
+import type { Controller } from '../core/controller.ts';
 import { collectEpisodes, type CollectOptions } from '../data/collectEpisodes.ts';
 import type { Env } from '../envs/env.ts';
 import type { PlannedEpisode } from '../tasks/episodePlan.ts';

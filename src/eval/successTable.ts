@@ -1,9 +1,10 @@
 /** Success per task family and split, with 95% Wilson intervals. */
-import type { Episode, Split, TaskFamily } from '../core/types.ts';
+import type { Episode, Split } from '../core/types.ts';
 import { wilsonInterval } from './proportion.ts';
 
 export interface SuccessRow {
-  family: TaskFamily | 'all';
+  /** A task family, or 'all'. */
+  family: string;
   split: Split;
   episodes: number;
   successes: number;
@@ -13,7 +14,7 @@ export interface SuccessRow {
 }
 
 export class SuccessTable {
-  #counts = new Map<string, { family: TaskFamily | 'all'; split: Split; episodes: number; successes: number }>();
+  #counts = new Map<string, { family: string; split: Split; episodes: number; successes: number }>();
 
   add(episode: Pick<Episode, 'task' | 'success'>): void {
     for (const family of [episode.task.family, 'all'] as const) {

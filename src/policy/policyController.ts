@@ -1,7 +1,7 @@
 /** A trained policy driving one Env, one observation at a time (evaluation, anchor episodes). */
 import * as tf from '@tensorflow/tfjs';
 import type { Action, Observation, TaskSpec } from '../core/types.ts';
-import type { Controller } from '../envs/controller.ts';
+import type { Controller } from '../core/controller.ts';
 import { disposeInput, observationInput } from './policyInputs.ts';
 import type { VlaPolicy } from './vlaPolicy.ts';
 

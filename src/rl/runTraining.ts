@@ -16,7 +16,7 @@ import { PolicyController } from '../policy/policyController.ts';
 import { loadPolicy, savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
-import { parseTaskSelectors } from '../tasks/taskSuite.ts';
+import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
 import { perceptionLayout, trainPerceptionWorldModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';

@@ -1,11 +1,11 @@
 /** Group starts: recorded episodes' first observations, in the world model's state layout. */
 import type { Episode } from '../core/types.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { parseTaskSelectors, taskMatches } from '../tasks/taskSuite.ts';
+import { parseTaskSelectors, taskMatches } from '../tasks/selectors.ts';
 import type { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
 import type { ImaginationStarts } from '../worldmodel/imagine.ts';
 import { startStates } from '../worldmodel/perceptionWorldModel.ts';
-import { CONTEXT_DIM, familyOneHot } from '../worldmodel/transitionData.ts';
+import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
 import type { GroupSpec } from './anchorRunner.ts';
 
 /** A group start: a recorded episode's first observation (its task and scene seed reproduce it). */

@@ -12,7 +12,7 @@ import { savePolicy } from '../policy/policyFiles.ts';
 import { runPolicyRollout } from '../policy/policyRollout.ts';
 import { rolloutNoiseSeed, type NoiseSpec } from '../policy/rolloutNoise.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { FAMILIES } from '../tasks/taskSuite.ts';
+import { familyDef } from '../tasks/families.ts';
 import type { AnchorQueue } from './anchorQueue.ts';
 import type { Budget } from './budget.ts';
 import { CalibrationScheduler, type SchedulerEvent } from './calibrationScheduler.ts';
@@ -82,7 +82,7 @@ export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAncho
             seed: spec.seed,
             noiseSeed: rolloutNoiseSeed(noise.seed, k * rollouts + m),
             noiseCorrelation: noise.correlation,
-            maxRobotSeconds: FAMILIES[spec.task.family].horizon / o.robot.controlHz,
+            maxRobotSeconds: familyDef(spec.task.family).horizon / o.robot.controlHz,
             ...(policyDir ? { policy: policyDir } : {}),
           });
         }

@@ -4,7 +4,8 @@
  */
 import { Rng } from '../core/rng.ts';
 import type { Split, TaskSpec } from '../core/types.ts';
-import { sampleTask, type TaskSelector } from './taskSuite.ts';
+import { sampleTask } from './sampleTask.ts';
+import type { TaskSelector } from './selectors.ts';
 
 export interface PlannedEpisode {
   task: TaskSpec;

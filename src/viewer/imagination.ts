@@ -14,7 +14,7 @@ import type { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
 import { startStates } from '../worldmodel/perceptionWorldModel.ts';
 import type { ImaginationStarts, ImaginedRollouts } from '../worldmodel/imagine.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
-import { CONTEXT_DIM, familyOneHot } from '../worldmodel/transitionData.ts';
+import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 
 /** Per member and step, what the model imagined, in the episode's own units. */

@@ -1,7 +1,8 @@
 /** Imagination starts taken from recorded episodes (model layout) at chosen steps. */
 import type { Episode } from '../core/types.ts';
 import type { ImaginationStarts } from './imagine.ts';
-import { CONTEXT_DIM, familyOneHot, stateVector } from './transitionData.ts';
+import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
+import { stateVector } from './transitionData.ts';
 
 /** Episode i's model state [qpos, qvel, state] at its step `steps[i]`, with its task's context and instruction. */
 export function statesAt(episodes: Episode[], steps: number[]): ImaginationStarts {

@@ -3,8 +3,8 @@
  * every step of every episode, padded and masked where an episode ends early (so short
  * episodes count fully and tensors stay rectangular).
  */
-import type { Episode, TaskFamily } from '../core/types.ts';
-import { TASK_FAMILIES } from '../tasks/taskSuite.ts';
+import type { Episode } from '../core/types.ts';
+import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
 
 /** The state vector a state world model predicts: joint positions, velocities, object state. */
 export function stateVector(qpos: ArrayLike<number>, qvel: ArrayLike<number>, state: ArrayLike<number>): Float32Array {
@@ -12,14 +12,6 @@ export function stateVector(qpos: ArrayLike<number>, qvel: ArrayLike<number>, st
   out.set(qpos as Float32Array, 0);
   out.set(qvel as Float32Array, qpos.length);
   out.set(state as Float32Array, qpos.length + qvel.length);
-  return out;
-}
-
-/** Task context: a one-hot of the task family. */
-export const CONTEXT_DIM = TASK_FAMILIES.length;
-export function familyOneHot(family: TaskFamily): Float32Array {
-  const out = new Float32Array(CONTEXT_DIM);
-  out[TASK_FAMILIES.indexOf(family)] = 1;
   return out;
 }
 

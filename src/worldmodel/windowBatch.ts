@@ -3,7 +3,8 @@
  * bootstrap resample), gathered in plain JS into one tensor per field, [K, B, …].
  */
 import * as tf from '@tensorflow/tfjs';
-import { CONTEXT_DIM, type Windows } from './transitionData.ts';
+import { CONTEXT_DIM } from '../tasks/familyContext.ts';
+import type { Windows } from './transitionData.ts';
 
 export interface WindowBatch {
   /** [K, B, k+1, D] */

@@ -6,7 +6,7 @@
  * Both kinds share the ensemble dynamics (StateWorldModel) and the imagination loop.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Episode, Observation, TaskFamily } from '../core/types.ts';
+import type { Episode, Observation } from '../core/types.ts';
 import { concatFloat32 } from '../core/arrays.ts';
 import { Rng } from '../core/rng.ts';
 import { namedVariables } from '../core/variables.ts';
@@ -20,7 +20,8 @@ import { Normalizer } from '../nn/normalizer.ts';
 import { StateWorldModel, type StateModelDims, type StateModelStats } from './stateWorldModel.ts';
 import { trainAutoencoder } from '../vision/trainAutoencoder.ts';
 import { splitEpisodes } from '../data/splitEpisodes.ts';
-import { CONTEXT_DIM, buildWindows, familyOneHot, stateVector, type Windows } from './transitionData.ts';
+import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
+import { buildWindows, stateVector, type Windows } from './transitionData.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
 
 export interface WorldModelMeta {
@@ -183,8 +184,8 @@ export class WorldModel {
     return evaluateDynamics(this.dynamics, this.toModelEpisodes(episodes), { horizon, objectState: this.kind === 'state' });
   }
 
-  /** Imagination starts from real observations of the given task families. */
-  startsFrom(observations: Observation[], families: TaskFamily[]): ImaginationStarts {
+  /** Imagination starts from real observations of the given task families (registered names). */
+  startsFrom(observations: Observation[], families: string[]): ImaginationStarts {
     const B = observations.length;
     const D = this.meta.dims.state;
     const states = new Float32Array(B * D);

@@ -5,7 +5,7 @@ import { importsOf, importViolations, layerOf, repositoryModules } from './impor
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-test('imports flow one way: no module imports a later layer (core → tasks → sim → envs → … → cli → bench)', () => {
+test('imports flow one way: no module imports a later layer (core → tasks → ros → sim → envs → … → cli → bench)', () => {
   const files = repositoryModules(root);
   assert.ok(files.size > 150, `found only ${files.size} modules under ${root}`);
   const violations = importViolations(files);

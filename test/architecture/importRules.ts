@@ -14,6 +14,7 @@ export const LAYERS = [
   'src/nn',
   'src/safety',
   'src/tasks',
+  'src/ros',
   'sim',
   'src/envs',
   'src/data',

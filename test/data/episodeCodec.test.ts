@@ -64,3 +64,15 @@ test('decode rejects garbage and wrongly shaped payloads, naming the field', asy
   rejects(() => decodeEpisode(packr.pack({ ...raw, robot: 7 })), 'robot');
   rejects(() => decodeEpisode(packr.pack({ ...raw, cameras: { '__proto__x': raw.cameras } })), 'cameras.__proto__x');
 });
+
+test('decode checks the task with the one TaskSpec schema: unknown family, push without zone colour', async () => {
+  const { Packr } = await import('msgpackr');
+  const packr = new Packr({ useRecords: false, structuredClone: false, moreTypes: false });
+  const raw = packr.unpack(encodeEpisode(makeTestEpisode({ family: 'push' }))) as Record<string, unknown>;
+  const task = raw.task as Record<string, unknown>;
+  const { zoneColor: _, ...noZone } = task;
+  rejects(() => decodeEpisode(packr.pack({ ...raw, task: { ...task, family: 'stack' } })), 'task.family');
+  rejects(() => decodeEpisode(packr.pack({ ...raw, task: noZone })), 'task.zoneColor');
+  rejects(() => decodeEpisode(packr.pack({ ...raw, task: { ...task, object: 'ball' } })), 'task.object');
+  assert.equal(decodeEpisode(packr.pack(raw)).task.zoneColor, 'blue');
+});

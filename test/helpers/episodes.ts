@@ -1,7 +1,8 @@
 /**
  * Synthetic, seeded episodes for tests.
  */
-import type { Episode, EpisodeSource, EpisodeStatus, Split, TaskFamily } from '../../src/core/types.ts';
+import type { Episode, EpisodeSource, EpisodeStatus, Split } from '../../src/core/types.ts';
+import type { TaskFamily } from '../../src/tasks/families.ts';
 
 export interface TestEpisodeOptions {
   /** Seeds every random value; the same options give the same episode. Default 1. */

@@ -3,11 +3,11 @@ import { loadRobot } from '../../src/core/robotDescription.ts';
 import type { Episode } from '../../src/core/types.ts';
 import { SimEnv } from '../../src/envs/simEnv.ts';
 import { RandomController } from '../../src/envs/randomController.ts';
-import type { Controller } from '../../src/envs/controller.ts';
+import type { Controller } from '../../src/core/controller.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
-import type { TaskFamily } from '../../src/core/types.ts';
+import type { TaskFamily } from '../../src/tasks/families.ts';
 
 export async function collectMixedEpisodes(options: { families: TaskFamily[]; perKind: number; seed: number; cameras?: string[] }): Promise<Episode[]> {
   const robot = loadRobot('vx300');

@@ -5,7 +5,8 @@ import { selectBackend } from '../../src/backend/selectBackend.ts';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import { SimEnv } from '../../src/envs/simEnv.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
-import { COLORS, type ColorName } from '../../src/tasks/taskSuite.ts';
+import type { ColorName } from '../../src/tasks/vocabulary.ts';
+import { COLOR_RGB } from '../../sim/colorRgb.ts';
 import { projectToImage } from '../../src/vision/cameraProjection.ts';
 import { GroundedAttention } from '../../src/policy/groundedAttention.ts';
 import { LanguageEncoder } from '../../src/policy/languageEncoder.ts';
@@ -30,7 +31,7 @@ test('camera projection: the instructed object is where the renderer draws it', 
       const row = Math.floor(((v + 1) / 2) * img.height);
       const i = (row * img.width + col) * 3;
       const rgb = [img.data[i]!, img.data[i + 1]!, img.data[i + 2]!];
-      const want = COLORS[p.task.color as ColorName];
+      const want = COLOR_RGB[p.task.color as ColorName];
       // Same hue (cosine of RGB directions), whatever the shading.
       const cos = (rgb[0]! * want[0] + rgb[1]! * want[1] + rgb[2]! * want[2]) / (Math.hypot(...rgb) * Math.hypot(...want));
       if (cos > 0.97) hits++;

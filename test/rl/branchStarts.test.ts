@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/rng.ts';
 import { branchStarts, concatStarts } from '../../src/rl/branchStarts.ts';
-import { CONTEXT_DIM, familyOneHot } from '../../src/worldmodel/transitionData.ts';
+import { CONTEXT_DIM, familyOneHot } from '../../src/tasks/familyContext.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 
 test('branchStarts: each start is [qpos, qvel, state] of one episode at a step before its last, with its task', () => {

@@ -24,7 +24,7 @@ import { envAnchorRunner } from '../../src/rl/anchorRunner.ts';
 import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
-import { parseTaskSelectors } from '../../src/tasks/taskSuite.ts';
+import { parseTaskSelectors } from '../../src/tasks/selectors.ts';
 
 const TASK = 'reach:red:block';
 const robot = loadRobot('vx300');

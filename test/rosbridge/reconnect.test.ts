@@ -7,7 +7,7 @@ import { loadRobot } from '../../src/core/robotDescription.ts';
 import type { Episode, Observation, TaskSpec } from '../../src/core/types.ts';
 import { collectEpisodes } from '../../src/data/collectEpisodes.ts';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
-import type { Controller } from '../../src/envs/controller.ts';
+import type { Controller } from '../../src/core/controller.ts';
 import { withImageSize } from '../../src/envs/makeEnv.ts';
 import { RosbridgeEnv } from '../../src/envs/rosbridgeEnv.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import type { Observation, TaskSpec } from '../../src/core/types.ts';
-import type { Controller } from '../../src/envs/controller.ts';
+import type { Controller } from '../../src/core/controller.ts';
 import type { Env } from '../../src/envs/env.ts';
 import { makeSimEnv, withImageSize } from '../../src/envs/makeEnv.ts';
 import { RosbridgeEnv } from '../../src/envs/rosbridgeEnv.ts';

@@ -2,13 +2,15 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import { Rng } from '../../src/core/rng.ts';
-import { SimEnv, STATE_DIM } from '../../src/envs/simEnv.ts';
+import { SimEnv } from '../../src/envs/simEnv.ts';
+import { STATE_DIM } from '../../sim/privilegedState.ts';
 import { RandomController } from '../../src/envs/randomController.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { NonFiniteActionError } from '../../src/envs/jointTargets.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
-import { TASK_FAMILIES, sampleTask } from '../../src/tasks/taskSuite.ts';
+import { TASK_FAMILIES } from '../../src/tasks/families.ts';
+import { sampleTask } from '../../src/tasks/sampleTask.ts';
 import type { Observation } from '../../src/core/types.ts';
 
 const robot = loadRobot('vx300');

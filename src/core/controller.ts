@@ -1,8 +1,8 @@
 /**
  * Something that chooses actions one episode at a time: a scripted expert, a random policy, or
- * a trained policy wrapped for a single env.
+ * a trained policy wrapped for a single env. In core so that sim's experts need not import envs.
  */
-import type { Action, Observation, TaskSpec } from '../core/types.ts';
+import type { Action, Observation, TaskSpec } from './types.ts';
 
 export interface Controller {
   /** Stored with each episode as its `policy`. */
