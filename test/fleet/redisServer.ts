@@ -21,7 +21,9 @@ async function freePort(): Promise<number> {
 
 /** Throws, saying how to install it, when `redis-server` is not on PATH: the fleet tests fail, never skip. */
 export function requireRedisServer(): void {
-  if (spawnSync('redis-server', ['--version']).error) throw new Error('redis-server not found: install redis-server: apt-get install redis-server (.ci/run does this)');
+  if (spawnSync('redis-server', ['--version']).error) {
+    throw new Error('redis-server not found: install redis-server: apt-get install redis-server (.ci/run does this)');
+  }
 }
 
 export async function startRedis(): Promise<RedisServer> {

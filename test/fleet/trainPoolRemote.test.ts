@@ -21,7 +21,7 @@ before(async () => {
   requireRedisServer(); // before the minute of set-up below
   fx = await makeTrainPoolFixture('wmrl-trainpool-remote-');
   dir = fx.dir;
-  // The reference: the same training as a plain run on one env (test/scheduler/trainPool.test.ts makes its own).
+  // The reference: the same training as a plain run on one env (trainPool.test.ts makes its own).
   cli(args(join(dir, 'plain')));
 });
 after(() => fx?.remove());

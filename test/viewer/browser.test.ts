@@ -36,7 +36,9 @@ before(async () => {
     browser = await chromium.launch({ executablePath: chromiumToUse.executablePath, args: chromiumToUse.args });
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
-    throw new Error(`${chromiumToUse.source} (${chromiumToUse.executablePath}) did not start: ${why}\nA missing shared library? The packaged Chromium needs NSS: apt-get install libnss3 (.ci/run does this)`, { cause: e });
+    const { source, executablePath } = chromiumToUse;
+    const hint = 'A missing shared library? The packaged Chromium needs NSS: apt-get install libnss3 (.ci/run does it)';
+    throw new Error(`${source} (${executablePath}) did not start: ${why}\n${hint}`, { cause: e });
   }
 });
 

@@ -13,13 +13,23 @@ import { join } from 'node:path';
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
 /** No background traffic, updates, sync or QUIC: the page under test is the only thing talking. */
-const NO_NETWORK = ['--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'];
+const NO_NETWORK = [
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+];
 
 /**
  * Flags of the packaged build's own list left out: three loosen the page's security (the tests
  * keep it as users get it), and `--single-process` ends the whole browser when a page closes.
  */
-const LEFT_OUT = new Set(['--disable-web-security', '--allow-running-insecure-content', '--disable-site-isolation-trials', '--single-process']);
+const LEFT_OUT = new Set([
+  '--disable-web-security',
+  '--allow-running-insecure-content',
+  '--disable-site-isolation-trials',
+  '--single-process',
+]);
 
 export interface TestChromium {
   executablePath: string;
@@ -32,7 +42,12 @@ export async function testChromium(): Promise<TestChromium> {
   if (existsSync(DEBIAN_CHROMIUM)) {
     return {
       executablePath: DEBIAN_CHROMIUM,
-      args: ['--use-gl=swiftshader', '--enable-unsafe-swiftshader', ...NO_NETWORK, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
+      args: [
+        '--use-gl=swiftshader',
+        '--enable-unsafe-swiftshader',
+        ...NO_NETWORK,
+        ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+      ],
       source: DEBIAN_CHROMIUM,
     };
   }
@@ -53,7 +68,9 @@ export async function testChromium(): Promise<TestChromium> {
  */
 async function unpackedChromium(unpack: () => Promise<string>): Promise<string> {
   const modules = join(import.meta.dirname, '..', '..', 'node_modules');
-  const { version } = JSON.parse(readFileSync(join(modules, '@sparticuz', 'chromium', 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(join(modules, '@sparticuz', 'chromium', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   const cache = join(modules, '.cache');
   const home = join(cache, `sparticuz-chromium-${version}`);
   const exe = join(home, 'chromium');
@@ -64,7 +81,8 @@ async function unpackedChromium(unpack: () => Promise<string>): Promise<string> 
   process.env.TMPDIR = staging; // os.tmpdir() reads it on every call
   try {
     const unpacked = await unpack();
-    if (unpacked !== join(staging, 'chromium')) throw new Error(`@sparticuz/chromium unpacked to ${unpacked}, expected ${staging}`);
+    if (unpacked !== join(staging, 'chromium'))
+      throw new Error(`@sparticuz/chromium unpacked to ${unpacked}, expected ${staging}`);
   } catch (e) {
     rmSync(staging, { recursive: true, force: true });
     throw e;
