@@ -1,5 +1,6 @@
 /**
- * The viewer page in a real headless Chromium (Debian's `chromium`, driven by playwright-core)
+ * The viewer page in a real headless Chromium (Debian's `chromium` when installed, otherwise the
+ * one shipped in the `@sparticuz/chromium` devDependency; driven by playwright-core)
  * against a real run folder: it loads without console errors, the WebGL canvas shows the scene,
  * scrubbing changes the rendered frame, a metrics line appended to the run appears live, a deep
  * link opens the given episode, and screenshots land in test-artifacts/viewer/.
@@ -14,8 +15,8 @@ import { BUNDLE_DIR, requireBundle } from '../../src/viewer/bundle.ts';
 import { ViewerData } from '../../src/viewer/viewerData.ts';
 import { ViewerServer } from '../../src/viewer/viewerServer.ts';
 import { makeFixtureRun, type FixtureRun } from './fixtureRun.ts';
+import { testChromium } from './testChromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-viewer-browser-'));
 let fixture: FixtureRun;
@@ -24,26 +25,21 @@ let server: ViewerServer;
 let browser: Browser;
 
 before(async () => {
-  // Never skip silently: without the browser these tests fail and say how to get it.
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install chromium: apt-get install chromium (.ci/run does this)`);
   requireBundle();
+  // Never skip silently: without a browser that starts, these tests fail and say why.
+  const chromiumToUse = await testChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
   fixture = await makeFixtureRun(dir);
   data = new ViewerData({ runDir: fixture.runDir, dataDirs: [fixture.dataDir] });
   server = await ViewerServer.start({ data, bundleDir: BUNDLE_DIR, port: 0, pollMs: 200 });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      // WebGL on the CPU, no network of any kind (DESIGN.md §3).
-      '--use-gl=swiftshader',
-      '--enable-unsafe-swiftshader',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-      ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-    ],
-  });
+  try {
+    browser = await chromium.launch({ executablePath: chromiumToUse.executablePath, args: chromiumToUse.args });
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    const { source, executablePath } = chromiumToUse;
+    const hint = 'A missing shared library? The packaged Chromium needs NSS: apt-get install libnss3 (.ci/run does it)';
+    throw new Error(`${source} (${executablePath}) did not start: ${why}\n${hint}`, { cause: e });
+  }
 });
 
 after(async () => {

@@ -1,4 +1,4 @@
-/** A throwaway `redis-server` on a free loopback port, for the Redis queue's tests. */
+/** A throwaway `redis-server` on a free loopback port, for the Redis queue's (fleet) tests. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
@@ -19,8 +19,15 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Throws, saying how to install it, when `redis-server` is not on PATH: the fleet tests fail, never skip. */
+export function requireRedisServer(): void {
+  if (spawnSync('redis-server', ['--version']).error) {
+    throw new Error('redis-server not found: install redis-server: apt-get install redis-server (.ci/run does this)');
+  }
+}
+
 export async function startRedis(): Promise<RedisServer> {
-  if (spawnSync('redis-server', ['--version']).error) throw new Error('redis-server not found: install redis-server: apt-get install redis-server');
+  requireRedisServer();
   const port = await freePort();
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${port}`;
