@@ -3,9 +3,10 @@
  * otherwise the one shipped inside the `@sparticuz/chromium` devDependency (a headless-shell
  * build with SwiftShader), so a fresh machine needs nothing beyond `npm install`.
  *
- * Both get the same intent: WebGL on the CPU (SwiftShader), no network of any kind
- * (DESIGN.md §3), and no sandbox only where it cannot work (root; the packaged build always runs
- * without one, as its own flags say).
+ * Both get the same intent: WebGL on the CPU (SwiftShader), no network of any kind (test
+ * machines may have none, and Chromium's background traffic only adds refused connections), and
+ * no sandbox only where it cannot work (root; the packaged build always runs without one, as its
+ * own flags say).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
