@@ -16,32 +16,46 @@ type Mat3 = number[]; // row-major
 const I3: Mat3 = [1, 0, 0, 0, 1, 0, 0, 0, 1];
 function mul(a: Mat3, b: Mat3): Mat3 {
   const m = new Array<number>(9).fill(0);
-  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) m[3 * i + j]! += a[3 * i + k]! * b[3 * k + j]!;
+  for (let i = 0; i < 3; i++)
+    for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) m[3 * i + j]! += a[3 * i + k]! * b[3 * k + j]!;
   return m;
 }
 function apply(a: Mat3, v: Vec3): Vec3 {
   return [0, 1, 2].map((i) => a[3 * i]! * v[0] + a[3 * i + 1]! * v[1] + a[3 * i + 2]! * v[2]) as Vec3;
 }
 function rot(axis: 'x' | 'y' | 'z', ang: number): Mat3 {
-  const c = Math.cos(ang), s = Math.sin(ang);
+  const c = Math.cos(ang),
+    s = Math.sin(ang);
   if (axis === 'x') return [1, 0, 0, 0, c, -s, 0, s, c];
   if (axis === 'y') return [c, 0, s, 0, 1, 0, -s, 0, c];
   return [c, -s, 0, s, c, 0, 0, 0, 1];
 }
 const add = (a: Vec3, b: Vec3): Vec3 => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
 
-interface Geom { type: number; size: Vec3; pos: Vec3; mat: Mat3; rgba: [number, number, number, number] }
+interface Geom {
+  type: number;
+  size: Vec3;
+  pos: Vec3;
+  mat: Mat3;
+  rgba: [number, number, number, number];
+}
 
 const TABLE_Z = 0.75;
 
 /** The scene at arm joint angles q (6 values, radians). */
 function buildScene(q: number[]): Geom[] {
   const gs: Geom[] = [];
-  const g = (type: number, size: Vec3, pos: Vec3, mat: Mat3, rgba: Geom['rgba']) => gs.push({ type, size, pos, mat, rgba });
+  const g = (type: number, size: Vec3, pos: Vec3, mat: Mat3, rgba: Geom['rgba']) =>
+    gs.push({ type, size, pos, mat, rgba });
   const wood: Geom['rgba'] = [0.55, 0.4, 0.25, 1];
   g(0, [0, 0, 0.05], [0, 0, 0], I3, [0.5, 0.5, 0.52, 1]); // floor
   g(6, [0.6, 0.4, 0.02], [0, 0, TABLE_Z - 0.02], I3, wood); // table top
-  for (const [x, y] of [[-0.55, -0.35], [0.55, -0.35], [-0.55, 0.35], [0.55, 0.35]] as const) {
+  for (const [x, y] of [
+    [-0.55, -0.35],
+    [0.55, -0.35],
+    [-0.55, 0.35],
+    [0.55, 0.35],
+  ] as const) {
     g(6, [0.025, 0.025, (TABLE_Z - 0.04) / 2], [x, y, (TABLE_Z - 0.04) / 2], I3, wood); // legs
   }
   g(6, [1.5, 0.02, 0.8], [0, 1.2, 0.8], I3, [0.85, 0.85, 0.8, 1]); // back wall
@@ -125,25 +139,43 @@ function png(path: string, w: number, h: number, rgb: Uint8Array): void {
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
     return c;
   });
-  const crc = (b: Buffer) => { let c = -1; for (const x of b) c = crcTable[(c ^ x) & 255]! ^ (c >>> 8); return (c ^ -1) >>> 0; };
+  const crc = (b: Buffer) => {
+    let c = -1;
+    for (const x of b) c = crcTable[(c ^ x) & 255]! ^ (c >>> 8);
+    return (c ^ -1) >>> 0;
+  };
   const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
     const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const c = Buffer.alloc(4); c.writeUInt32BE(crc(td));
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc(td));
     return Buffer.concat([len, td, c]);
   };
   const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0); ihdr.writeUInt32BE(h, 4); ihdr[8] = 8; ihdr[9] = 2;
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
   const raw = Buffer.alloc(h * (3 * w + 1));
   for (let y = 0; y < h; y++) Buffer.from(rgb.buffer, rgb.byteOffset + 3 * w * y, 3 * w).copy(raw, y * (3 * w + 1) + 1);
-  writeFileSync(path, Buffer.concat([
-    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0)),
-  ]));
+  writeFileSync(
+    path,
+    Buffer.concat([
+      Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+      chunk('IHDR', ihdr),
+      chunk('IDAT', deflateSync(raw)),
+      chunk('IEND', Buffer.alloc(0)),
+    ]),
+  );
 }
 
 function main(): void {
   const args = process.argv.slice(2);
-  const argVal = (name: string) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+  const argVal = (name: string) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
   const seconds = Number(argVal('--seconds') ?? 1);
   const pngDir = argVal('--png');
 
@@ -151,7 +183,14 @@ function main(): void {
   const poses: number[][] = [];
   for (let k = 0; k < 32; k++) {
     const s = (2 * Math.PI * k) / 32;
-    poses.push([0.6 * Math.sin(s), 0.6 + 0.3 * Math.sin(2 * s), 1.2 + 0.3 * Math.cos(s), 0.5 * s, 1.0, 0.3 * Math.cos(s)]);
+    poses.push([
+      0.6 * Math.sin(s),
+      0.6 + 0.3 * Math.sin(2 * s),
+      1.2 + 0.3 * Math.cos(s),
+      0.5 * s,
+      1.0,
+      0.3 * Math.cos(s),
+    ]);
   }
   const { scenes, ngeom } = toSceneGeoms(poses.map(buildScene));
   const cameras: Record<string, CameraPose> = {
@@ -160,7 +199,11 @@ function main(): void {
   };
 
   const results: Record<string, unknown>[] = [];
-  for (const [w, h] of [[32, 32], [64, 64], [128, 128]] as const) {
+  for (const [w, h] of [
+    [32, 32],
+    [64, 64],
+    [128, 128],
+  ] as const) {
     for (const shadows of [false, true]) {
       for (const [camName, cam] of Object.entries(cameras)) {
         const r = new RayRenderer({ width: w, height: h, shadows });
@@ -176,7 +219,15 @@ function main(): void {
           t = process.hrtime.bigint();
         }
         const sec = Number(t - t0) / 1e9;
-        results.push({ width: w, height: h, camera: camName, shadows, frames, fps: Math.round(frames / sec), msPerFrame: +((1000 * sec) / frames).toFixed(3) });
+        results.push({
+          width: w,
+          height: h,
+          camera: camName,
+          shadows,
+          frames,
+          fps: Math.round(frames / sec),
+          msPerFrame: +((1000 * sec) / frames).toFixed(3),
+        });
         if (pngDir !== undefined) {
           r.render(scenes[0]!, cam, out);
           png(`${pngDir}/render_${w}x${h}_${camName}_${shadows ? 'shadow' : 'flat'}.png`, w, h, out);

@@ -25,7 +25,10 @@ function startServer(args: string[]) {
   return startSimServerProcess(['--port', '0', '--image-size', '64', '--quiet', ...args]);
 }
 
-async function loopRate(serverArgs: string[], client: { speed: number; compression: 'none' | 'cbor' }): Promise<{ hz: number; meanStepMs: number; p95StepMs: number }> {
+async function loopRate(
+  serverArgs: string[],
+  client: { speed: number; compression: 'none' | 'cbor' },
+): Promise<{ hz: number; meanStepMs: number; p95StepMs: number }> {
   const server = await startServer(serverArgs);
   const env = await RosbridgeEnv.create({ robot, url: server.url, ...client });
   const random = new RandomController(robot.arm.joints.length + 1);
@@ -50,7 +53,11 @@ async function loopRate(serverArgs: string[], client: { speed: number; compressi
   const measured = durations.slice(10); // after warm-up
   const total = measured.reduce((a, b) => a + b, 0);
   const sorted = [...measured].sort((a, b) => a - b);
-  return { hz: (1000 * measured.length) / total, meanStepMs: total / measured.length, p95StepMs: sorted[Math.floor(0.95 * sorted.length)]! };
+  return {
+    hz: (1000 * measured.length) / total,
+    meanStepMs: total / measured.length,
+    p95StepMs: sorted[Math.floor(0.95 * sorted.length)]!,
+  };
 }
 
 const lockstepJson = await loopRate(['--lockstep'], { speed: Infinity, compression: 'none' });

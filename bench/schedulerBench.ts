@@ -26,7 +26,14 @@ import { planEpisodes } from '../src/tasks/episodePlan.ts';
 import { familyDef } from '../src/tasks/families.ts';
 import { parseTaskSelectors } from '../src/tasks/selectors.ts';
 
-const { values } = parseArgs({ options: { episodes: { type: 'string' }, robots: { type: 'string' }, 'reset-seconds': { type: 'string' }, out: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    episodes: { type: 'string' },
+    robots: { type: 'string' },
+    'reset-seconds': { type: 'string' },
+    out: { type: 'string' },
+  },
+});
 const budget = Number(values.episodes ?? 30);
 const robotCount = Number(values.robots ?? 3);
 const resetSeconds = Number(values['reset-seconds'] ?? 0.5);
@@ -95,17 +102,29 @@ const resets = perRobot.reduce((a, r) => a + Math.max(0, r.episodes - 1) * reset
 const report = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadAverage1mAtStart: +load.toFixed(2) },
-  setup: { robots: robotCount, budgetEpisodes: budget, task: 'all families (reach, push, pick; scripted expert)', pacing: 'real time (PacedEnv speed 1, 10 Hz control)', resetSeconds, store: 'SQLite (better-sqlite3, WAL, synchronous=FULL)' },
+  setup: {
+    robots: robotCount,
+    budgetEpisodes: budget,
+    task: 'all families (reach, push, pick; scripted expert)',
+    pacing: 'real time (PacedEnv speed 1, 10 Hz control)',
+    resetSeconds,
+    store: 'SQLite (better-sqlite3, WAL, synchronous=FULL)',
+  },
   makespanSeconds: +makespanS.toFixed(2),
   // Wall time robots spent running episodes over the wall time of the schedule.
   utilisation: +(busy / (robotCount * makespanS)).toFixed(3),
   // The same, with the operator's reset time (which no scheduler can avoid) counted as working time.
   utilisationIncludingResets: +((busy + resets) / (robotCount * makespanS)).toFixed(3),
   // Per robot, episode + reset time over its span until its last episode ended (the end-of-queue tail, when no work is left, excluded).
-  utilisationWhileWorkRemained: +(perRobot.reduce((a, r) => a + r.utilisationWhileWorkRemained, 0) / robotCount).toFixed(3),
+  utilisationWhileWorkRemained: +(
+    perRobot.reduce((a, r) => a + r.utilisationWhileWorkRemained, 0) / robotCount
+  ).toFixed(3),
   anchorEpisodesPerRobotHour: +(budget / ((robotCount * makespanS) / 3600)).toFixed(1),
   robotSecondsPerEpisode: +(summary.total.robotSeconds / budget).toFixed(2),
-  queueingDelaySeconds: { mean: +((summary.meanQueueDelayMs ?? 0) / 1000).toFixed(2), note: 'enqueue → start; all requests of the step are enqueued at once, so this is mostly the backlog' },
+  queueingDelaySeconds: {
+    mean: +((summary.meanQueueDelayMs ?? 0) / 1000).toFixed(2),
+    note: 'enqueue → start; all requests of the step are enqueued at once, so this is mostly the backlog',
+  },
   perRobot,
 };
 mkdirSync(dirname(outFile), { recursive: true });

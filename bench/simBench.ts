@@ -72,7 +72,14 @@ async function expertSuccess(noise: number) {
           if (e.success) successes++;
           steps += e.steps;
         }
-        rows.push({ family, split, noise, episodes: perCell, successRate: successes / perCell, meanSteps: steps / perCell });
+        rows.push({
+          family,
+          split,
+          noise,
+          episodes: perCell,
+          successRate: successes / perCell,
+          meanSteps: steps / perCell,
+        });
         console.error(`expert ${family} ${split} noise ${noise}: ${successes}/${perCell}`);
       }
     }
@@ -93,7 +100,11 @@ const results = {
     sceneCamera64: await controlStepsPerSecond(['scene'], 3000),
     sceneAndWrist64: await controlStepsPerSecond(['scene', 'wrist'], 2000),
   },
-  framesPerSecond: { '32x32': await framesPerSecond(32, 3000), '64x64': await framesPerSecond(64, 2000), '128x128': await framesPerSecond(128, 500) },
+  framesPerSecond: {
+    '32x32': await framesPerSecond(32, 3000),
+    '64x64': await framesPerSecond(64, 2000),
+    '128x128': await framesPerSecond(128, 500),
+  },
   expert: [...(await expertSuccess(0)), ...(await expertSuccess(0.2))],
 };
 mkdirSync('bench/results', { recursive: true });
@@ -105,5 +116,8 @@ console.log(`| control steps/s, scene camera 64×64 | ${f(results.controlStepsPe
 console.log(`| control steps/s, scene + wrist 64×64 | ${f(results.controlStepsPerSecond.sceneAndWrist64)} |`);
 for (const [k, v] of Object.entries(results.framesPerSecond)) console.log(`| frames/s ${k} (one core) | ${f(v)} |`);
 console.log(`\n| family | split | noise | expert success | mean steps |\n|---|---|---|---|---|`);
-for (const r of results.expert) console.log(`| ${r.family} | ${r.split} | ${r.noise} | ${(100 * r.successRate).toFixed(0)}% (n=${r.episodes}) | ${r.meanSteps.toFixed(1)} |`);
+for (const r of results.expert)
+  console.log(
+    `| ${r.family} | ${r.split} | ${r.noise} | ${(100 * r.successRate).toFixed(0)}% (n=${r.episodes}) | ${r.meanSteps.toFixed(1)} |`,
+  );
 console.log(`\nwritten to ${outFile}`);

@@ -26,14 +26,17 @@ import { WorldModel } from '../src/worldmodel/worldModel.ts';
 import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../src/worldmodel/worldModelConfig.ts';
 import type { ImaginationPolicy } from '../src/worldmodel/imagine.ts';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, out: { type: 'string' }, backend: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean' }, out: { type: 'string' }, backend: { type: 'string' } },
+});
 const quick = values.quick ?? false;
 const outFile = values.out ?? 'bench/results/wm.json';
 let peakRss = 0;
 const sampleMemory = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss));
 const memTimer = setInterval(sampleMemory, 200);
 
-const backend = (await selectBackend((values.backend as 'auto') ?? 'auto', { requiredKernels: WORLD_MODEL_KERNELS })).backend;
+const backend = (await selectBackend((values.backend as 'auto') ?? 'auto', { requiredKernels: WORLD_MODEL_KERNELS }))
+  .backend;
 const robot = loadRobot('vx300');
 
 /** Simulator control steps/s with the scene camera and a random policy (what imagination replaces). */
@@ -70,7 +73,12 @@ async function collect(): Promise<{ episodes: Episode[] }> {
   const episodes: Episode[] = [];
   try {
     for (const [i, { c, n }] of controllers.entries()) {
-      const plan = planEpisodes(TASK_FAMILIES.map((family) => ({ family })), 'both', n * TASK_FAMILIES.length, 50_000 + 10_000 * i);
+      const plan = planEpisodes(
+        TASK_FAMILIES.map((family) => ({ family })),
+        'both',
+        n * TASK_FAMILIES.length,
+        50_000 + 10_000 * i,
+      );
       for (const p of plan) {
         episodes.push(await runEpisode(env, c, { ...p, initialStatus: () => env.status() }));
       }
@@ -83,10 +91,15 @@ async function collect(): Promise<{ episodes: Episode[] }> {
 }
 
 /** A policy that samples uniform actions in tfjs: the cost of a real policy is measured in bench:policy. */
-const randomPolicy: ImaginationPolicy = { act: (o) => tf.randomUniform([o.state.shape[0], robot.arm.joints.length + 1], -1, 1, 'float32', o.step) };
+const randomPolicy: ImaginationPolicy = {
+  act: (o) => tf.randomUniform([o.state.shape[0], robot.arm.joints.length + 1], -1, 1, 'float32', o.step),
+};
 
 async function benchKind(kind: 'state' | 'video', episodes: Episode[]) {
-  const config = resolveConfig(worldModelConfigSchema, { files: [`configs/wm/${kind}.yaml`], overrides: quick ? { 'train.epochs': '3', 'video.epochs': '2' } : {} });
+  const config = resolveConfig(worldModelConfigSchema, {
+    files: [`configs/wm/${kind}.yaml`],
+    overrides: quick ? { 'train.epochs': '3', 'video.epochs': '2' } : {},
+  });
   let trainSamples = 0;
   const { model, report } = await WorldModel.train(episodes, config, {
     onEpoch: (stage, m) => {
@@ -105,7 +118,15 @@ async function benchKind(kind: 'state' | 'video', episodes: Episode[]) {
       Array.from({ length: 64 }, (_, i) => {
         const e = episodes[i % episodes.length]!;
         const cam = e.cameras.scene!;
-        return { qpos: e.qpos.slice(0, e.qposDim), qvel: e.qvel.slice(0, e.qposDim), state: e.state.slice(0, e.stateDim), images: { scene: { width: cam.width, height: cam.height, data: cam.frames.slice(0, cam.width * cam.height * 3) } }, instruction: e.task.instruction };
+        return {
+          qpos: e.qpos.slice(0, e.qposDim),
+          qvel: e.qvel.slice(0, e.qposDim),
+          state: e.state.slice(0, e.stateDim),
+          images: {
+            scene: { width: cam.width, height: cam.height, data: cam.frames.slice(0, cam.width * cam.height * 3) },
+          },
+          instruction: e.task.instruction,
+        };
       }),
       Array.from({ length: 64 }, (_, i) => episodes[i % episodes.length]!.task.family),
     );
@@ -139,7 +160,9 @@ async function benchKind(kind: 'state' | 'video', episodes: Episode[]) {
 
 const { episodes } = await collect();
 const simStepsPerSecond = await simulatorSpeed(2000);
-console.error(`collected ${episodes.length} episodes; simulator ${simStepsPerSecond.toFixed(0)} control steps/s with the scene camera`);
+console.error(
+  `collected ${episodes.length} episodes; simulator ${simStepsPerSecond.toFixed(0)} control steps/s with the scene camera`,
+);
 const kinds = [await benchKind('state', episodes), await benchKind('video', episodes)];
 clearInterval(memTimer);
 const results = {
@@ -147,7 +170,11 @@ const results = {
   machine: { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version },
   backend,
   quick,
-  dataset: { episodes: episodes.length, steps: episodes.reduce((a, e) => a + e.steps, 0), successRate: episodes.filter((e) => e.success).length / episodes.length },
+  dataset: {
+    episodes: episodes.length,
+    steps: episodes.reduce((a, e) => a + e.steps, 0),
+    successRate: episodes.filter((e) => e.success).length / episodes.length,
+  },
   simulatorControlStepsPerSecond: simStepsPerSecond,
   kinds,
   peakRssMiB: peakRss / 2 ** 20,
@@ -155,10 +182,16 @@ const results = {
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(outFile, JSON.stringify(results, null, 2) + '\n');
 const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
-console.log(`backend ${backend}; dataset ${results.dataset.episodes} episodes / ${results.dataset.steps} steps; simulator ${f(simStepsPerSecond, 0)} control steps/s (64×64 camera)`);
-console.log(`\n| kind | train s | train samples/s | 1-step joint RMSE | 10-step joint RMSE | 10-step object RMSE | success AUROC (val / test split) | ECE | var–err Spearman | imagined transitions/s (member / rollout) |`);
+console.log(
+  `backend ${backend}; dataset ${results.dataset.episodes} episodes / ${results.dataset.steps} steps; simulator ${f(simStepsPerSecond, 0)} control steps/s (64×64 camera)`,
+);
+console.log(
+  `\n| kind | train s | train samples/s | 1-step joint RMSE | 10-step joint RMSE | 10-step object RMSE | success AUROC (val / test split) | ECE | var–err Spearman | imagined transitions/s (member / rollout) |`,
+);
 console.log(`|---|---|---|---|---|---|---|---|---|---|`);
 for (const k of kinds) {
-  console.log(`| ${k.kind} | ${f(k.trainSeconds, 0)} | ${f(k.trainingSamplesPerSecond, 0)} | ${f(k.validation.oneStep.jointRmse)} | ${f(k.validation.hStep.jointRmse)} | ${f(k.validation.hStep.objectRmse)} | ${f(k.validation.success.auroc)} / ${f(k.testSplit.success.auroc)} | ${f(k.validation.success.ece)} | ${f(k.validation.varianceErrorSpearman)} | ${f(k.imagination.memberTransitionsPerSecond, 0)} / ${f(k.imagination.rolloutTransitionsPerSecond, 0)} |`);
+  console.log(
+    `| ${k.kind} | ${f(k.trainSeconds, 0)} | ${f(k.trainingSamplesPerSecond, 0)} | ${f(k.validation.oneStep.jointRmse)} | ${f(k.validation.hStep.jointRmse)} | ${f(k.validation.hStep.objectRmse)} | ${f(k.validation.success.auroc)} / ${f(k.testSplit.success.auroc)} | ${f(k.validation.success.ece)} | ${f(k.validation.varianceErrorSpearman)} | ${f(k.imagination.memberTransitionsPerSecond, 0)} / ${f(k.imagination.rolloutTransitionsPerSecond, 0)} |`,
+  );
 }
 console.log(`\npeak RSS ${f(results.peakRssMiB, 0)} MiB; written to ${outFile}`);

@@ -19,7 +19,14 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, seeds: { type: 'string' }, jobs: { type: 'string' }, fresh: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean' },
+    seeds: { type: 'string' },
+    jobs: { type: 'string' },
+    fresh: { type: 'boolean' },
+  },
+});
 const quick = values.quick ?? false;
 // One set-up (data, BC policies, world model) for both presets, cached: the full run adds seeds,
 // steps and the ablations. BC is kept short on purpose: a policy that already succeeds ~90% on
@@ -36,7 +43,14 @@ const tasks = 'reach';
 // less robot time) is measured and no more. Ablations compare at `steps`.
 const preset = quick
   ? { name: 'quick', steps: 8, longSteps: 12, seeds: 1, arms: ['real', 'wmrl'], evalEpisodes: 60 }
-  : { name: 'full', steps: 12, longSteps: 28, seeds: 3, arms: ['real', 'wmrl', 'anchors-only', 'no-trust', 'no-debias', 'paper-map', 'no-denoise', 'no-refit', 'wm-only'], evalEpisodes: 60 };
+  : {
+      name: 'full',
+      steps: 12,
+      longSteps: 28,
+      seeds: 3,
+      arms: ['real', 'wmrl', 'anchors-only', 'no-trust', 'no-debias', 'paper-map', 'no-denoise', 'no-refit', 'wm-only'],
+      evalEpisodes: 60,
+    };
 const LONG_ARMS = new Set(['wmrl', 'anchors-only']);
 const armSteps = (arm: string) => (LONG_ARMS.has(arm) ? preset.longSteps : preset.steps);
 const seeds = Number(values.seeds ?? preset.seeds);
@@ -56,7 +70,9 @@ function wmrl(args: string[], log?: string): Promise<void> {
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`wmrl ${args.join(' ')} failed (${code}):\n${tail}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`wmrl ${args.join(' ')} failed (${code}):\n${tail}`)),
+    );
   });
 }
 
@@ -78,7 +94,17 @@ const mixed = join(cache, 'mixed');
 await step('collect expert demonstrations', existsSync(join(cache, 'demos.done')), async () => {
   rmSync(demos, { recursive: true, force: true });
   await wmrl(['collect', '--out', demos, '--episodes', String(setup.demos), '--seed', '1000']);
-  await wmrl(['collect', '--out', demos, '--episodes', String(Math.round(setup.demos / 3)), '--seed', '5000', '--noise', '0.1']);
+  await wmrl([
+    'collect',
+    '--out',
+    demos,
+    '--episodes',
+    String(Math.round(setup.demos / 3)),
+    '--seed',
+    '5000',
+    '--noise',
+    '0.1',
+  ]);
   writeFileSync(join(cache, 'demos.done'), '');
 });
 await step('collect mixed-quality episodes (world-model data)', existsSync(join(cache, 'mixed.done')), async () => {
@@ -90,8 +116,38 @@ await step('collect mixed-quality episodes (world-model data)', existsSync(join(
 const small = join(cache, 'bc-tiny');
 const large = join(cache, 'bc-base');
 await Promise.all([
-  step('behaviour cloning: tiny policy', existsSync(join(small, 'report.json')), () => wmrl(['pretrain', '--data', demos, '--out', small, '--config', 'configs/policy/tiny.yaml', `--bc.epochs=${setup.bcEpochs}`, '--bc.batchSize=64'], join(cache, 'bc-tiny.log'))),
-  step('behaviour cloning: base policy (the larger, BC-only comparison)', existsSync(join(large, 'report.json')), () => wmrl(['pretrain', '--data', demos, '--out', large, '--config', 'configs/policy/base.yaml', `--bc.epochs=${setup.largeEpochs}`, '--bc.batchSize=64'], join(cache, 'bc-base.log'))),
+  step('behaviour cloning: tiny policy', existsSync(join(small, 'report.json')), () =>
+    wmrl(
+      [
+        'pretrain',
+        '--data',
+        demos,
+        '--out',
+        small,
+        '--config',
+        'configs/policy/tiny.yaml',
+        `--bc.epochs=${setup.bcEpochs}`,
+        '--bc.batchSize=64',
+      ],
+      join(cache, 'bc-tiny.log'),
+    ),
+  ),
+  step('behaviour cloning: base policy (the larger, BC-only comparison)', existsSync(join(large, 'report.json')), () =>
+    wmrl(
+      [
+        'pretrain',
+        '--data',
+        demos,
+        '--out',
+        large,
+        '--config',
+        'configs/policy/base.yaml',
+        `--bc.epochs=${setup.largeEpochs}`,
+        '--bc.batchSize=64',
+      ],
+      join(cache, 'bc-base.log'),
+    ),
+  ),
 ]);
 const worldModel = join(cache, 'worldmodel');
 
@@ -101,7 +157,8 @@ interface Arm {
   dir: string;
 }
 const arms: Arm[] = [];
-for (let seed = 0; seed < seeds; seed++) for (const arm of preset.arms) arms.push({ arm, seed, dir: join(runsDir, `${arm}-seed${seed}`) });
+for (let seed = 0; seed < seeds; seed++)
+  for (const arm of preset.arms) arms.push({ arm, seed, dir: join(runsDir, `${arm}-seed${seed}`) });
 const flags: Record<string, string[]> = {
   real: ['--mode', 'real'],
   wmrl: [],
@@ -116,7 +173,21 @@ const flags: Record<string, string[]> = {
   // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
   'anchors-only': ['--mode', 'real', '--groups=1'],
 };
-const common = ['--policy', join(small, 'policy'), '--data', demos, '--data', mixed, '--config', 'configs/train/quickstart.yaml', `--tasks=${tasks}`, `--eval.tasks=${tasks}`, `--eval.episodes=${preset.evalEpisodes}`, '--world-model', worldModel];
+const common = [
+  '--policy',
+  join(small, 'policy'),
+  '--data',
+  demos,
+  '--data',
+  mixed,
+  '--config',
+  'configs/train/quickstart.yaml',
+  `--tasks=${tasks}`,
+  `--eval.tasks=${tasks}`,
+  `--eval.episodes=${preset.evalEpisodes}`,
+  '--world-model',
+  worldModel,
+];
 
 // The world model is trained once, by the first run that needs it, and shared: runs that need it
 // wait for that one; real-only runs go ahead in parallel.
@@ -147,7 +218,21 @@ async function runArm(a: Arm): Promise<void> {
   mkdirSync(a.dir, { recursive: true });
   // PPI coverage is measured on the WMRL arm only: the checks cost real episodes of compute time.
   const ppi = a.arm === 'wmrl' ? ['--ppiCheckEpisodes=60'] : [];
-  await wmrl(['train', ...common, `--steps=${armSteps(a.arm)}`, ...ppi, ...flags[a.arm]!, '--seed', String(a.seed), '--out', a.dir, ...resume], join(a.dir, 'bench.log'));
+  await wmrl(
+    [
+      'train',
+      ...common,
+      `--steps=${armSteps(a.arm)}`,
+      ...ppi,
+      ...flags[a.arm]!,
+      '--seed',
+      String(a.seed),
+      '--out',
+      a.dir,
+      ...resume,
+    ],
+    join(a.dir, 'bench.log'),
+  );
 }
 
 // Results.
@@ -169,24 +254,46 @@ interface Run {
   imaginedWeight: number | null;
 }
 const runs: Run[] = arms.map((a) => {
-  const lines = readFileSync(join(a.dir, 'train.metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
-  const curve = lines.filter((l) => l.kind === 'eval').map((l) => ({ step: l.step as number, robotSeconds: (l.trainingRobotSeconds as number | undefined) ?? 0, success: l.successRate as number }));
+  const lines = readFileSync(join(a.dir, 'train.metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
+  const curve = lines
+    .filter((l) => l.kind === 'eval')
+    .map((l) => ({
+      step: l.step as number,
+      robotSeconds: (l.trainingRobotSeconds as number | undefined) ?? 0,
+      success: l.successRate as number,
+    }));
   const report = JSON.parse(readFileSync(join(a.dir, 'report.json'), 'utf8')) as { computeSeconds: number };
   // PPI checks: the interval against the truth measured with many real episodes of the same policy.
   const checks = lines.filter((l) => l.kind === 'ppi-check');
   const covered = checks.filter((c) => c.covered).length;
   const checked = checks.length;
   const width = checks.reduce((w, c) => w + (c.upper - c.lower), 0);
-  const ranks = lines.filter((l) => l.kind === 'step' && l.anchorRank?.auc != null).map((l) => l.anchorRank as { auc: number; pairs: number });
+  const ranks = lines
+    .filter((l) => l.kind === 'step' && l.anchorRank?.auc != null)
+    .map((l) => l.anchorRank as { auc: number; pairs: number });
   const pairs = ranks.reduce((n, r) => n + r.pairs, 0);
   const anchorRank = { auc: pairs > 0 ? ranks.reduce((n, r) => n + r.auc * r.pairs, 0) / pairs : null, pairs };
-  const lambdas = lines.filter((l) => l.kind === 'step' && typeof l.imaginedWeight === 'number').map((l) => l.imaginedWeight as number);
+  const lambdas = lines
+    .filter((l) => l.kind === 'step' && typeof l.imaginedWeight === 'number')
+    .map((l) => l.imaginedWeight as number);
   const imaginedWeight = lambdas.length ? lambdas.reduce((s, v) => s + v, 0) / lambdas.length : null;
-  return { arm: a.arm, seed: a.seed, curve, computeSeconds: report.computeSeconds, ppiCoverage: { covered, checked, width }, anchorRank, imaginedWeight };
+  return {
+    arm: a.arm,
+    seed: a.seed,
+    curve,
+    computeSeconds: report.computeSeconds,
+    ppiCoverage: { covered, checked, width },
+    anchorRank,
+    imaginedWeight,
+  };
 });
 
 const mean = (xs: number[]) => xs.reduce((s, v) => s + v, 0) / Math.max(1, xs.length);
-const sd = (xs: number[]) => (xs.length > 1 ? Math.sqrt(xs.reduce((s, v) => s + (v - mean(xs)) ** 2, 0) / (xs.length - 1)) : 0);
+const sd = (xs: number[]) =>
+  xs.length > 1 ? Math.sqrt(xs.reduce((s, v) => s + (v - mean(xs)) ** 2, 0) / (xs.length - 1)) : 0;
 const byArm = (arm: string) => runs.filter((r) => r.arm === arm);
 const final = (r: Run) => r.curve.at(-1)!;
 const start = mean(runs.map((r) => r.curve[0]!.success));
@@ -237,19 +344,48 @@ const wmrlRow = table.find((t) => t.arm === 'wmrl')!;
 const anchorsRow = table.find((t) => t.arm === 'anchors-only');
 // A saving is only measurable when real-only GRPO gained something, and WMRL reached that in every seed.
 const realGained = realFinal > start;
-const saving = realGained && wmrlRow.robotSecondsToRealFinal !== null && wmrlRow.robotSecondsToRealFinal > 0 ? realRow.robotSeconds / wmrlRow.robotSecondsToRealFinal : null;
+const saving =
+  realGained && wmrlRow.robotSecondsToRealFinal !== null && wmrlRow.robotSecondsToRealFinal > 0
+    ? realRow.robotSeconds / wmrlRow.robotSecondsToRealFinal
+    : null;
 const largeReport = JSON.parse(readFileSync(join(large, 'report.json'), 'utf8')) as { parameters: number };
 const smallReport = JSON.parse(readFileSync(join(small, 'report.json'), 'utf8')) as { parameters: number };
 
 // The larger policy, behaviour cloning only, on the same held-out evaluation episodes.
 // Same plan and seeds as the trainer's evaluation (one task selector, seed 900000): the same episodes.
 const largeEvalDir = join(cache, `bc-base-eval-${tasks}-${preset.evalEpisodes}`);
-await step('evaluate the base policy (BC only) on held-out instructions', existsSync(join(largeEvalDir, 'success.json')), () =>
-  wmrl(['eval', '--policy', large, '--split', 'test', '--task', tasks, '--episodes', String(preset.evalEpisodes), '--out', largeEvalDir, '--json']),
+await step(
+  'evaluate the base policy (BC only) on held-out instructions',
+  existsSync(join(largeEvalDir, 'success.json')),
+  () =>
+    wmrl([
+      'eval',
+      '--policy',
+      large,
+      '--split',
+      'test',
+      '--task',
+      tasks,
+      '--episodes',
+      String(preset.evalEpisodes),
+      '--out',
+      largeEvalDir,
+      '--json',
+    ]),
 );
-const largeRows = JSON.parse(readFileSync(join(largeEvalDir, 'success.json'), 'utf8')) as { split: string; family: string; successes: number; episodes: number }[];
+const largeRows = JSON.parse(readFileSync(join(largeEvalDir, 'success.json'), 'utf8')) as {
+  split: string;
+  family: string;
+  successes: number;
+  episodes: number;
+}[];
 const largeTest = largeRows.filter((r) => r.split === 'test' && r.family !== 'all');
-const largeSuccess = largeTest.reduce((s, r) => s + r.successes, 0) / Math.max(1, largeTest.reduce((s, r) => s + r.episodes, 0));
+const largeSuccess =
+  largeTest.reduce((s, r) => s + r.successes, 0) /
+  Math.max(
+    1,
+    largeTest.reduce((s, r) => s + r.episodes, 0),
+  );
 
 const results = {
   date: new Date().toISOString(),
@@ -260,8 +396,14 @@ const results = {
   bcStartHeldOutSuccess: start,
   table,
   robotTimeSaving: saving,
-  anchorsOnlyRobotTimeSaving: anchorsRow && realGained && anchorsRow.robotSecondsToRealFinal ? realRow.robotSeconds / anchorsRow.robotSecondsToRealFinal : null,
-  smallBeatsLarge: { small: { parameters: smallReport.parameters, wmrlHeldOutSuccess: wmrlRow.finalSuccess }, large: { parameters: largeReport.parameters, bcHeldOutSuccess: largeSuccess } },
+  anchorsOnlyRobotTimeSaving:
+    anchorsRow && realGained && anchorsRow.robotSecondsToRealFinal
+      ? realRow.robotSeconds / anchorsRow.robotSecondsToRealFinal
+      : null,
+  smallBeatsLarge: {
+    small: { parameters: smallReport.parameters, wmrlHeldOutSuccess: wmrlRow.finalSuccess },
+    large: { parameters: largeReport.parameters, bcHeldOutSuccess: largeSuccess },
+  },
   runs,
   wallSeconds: (performance.now() - started) / 1000,
 };
@@ -276,7 +418,10 @@ const md = [
   '',
   `| arm | steps | held-out success at the end (± sd over seeds) | gain over BC | at step ${preset.steps} | robot time used | robot time to reach real-only final | compute | rank AUC on anchors (paired) | mean λ |`,
   '|---|---|---|---|---|---|---|---|---|---|',
-  ...table.map((t) => `| ${t.arm} | ${t.steps} | ${pct(t.finalSuccess)} ± ${pct(t.finalSuccessSd)} | ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ${pct(t.successAtCommonStep)} ± ${pct(t.successAtCommonStepSd)} | ${t.robotSeconds.toFixed(0)} s | ${!realGained ? 'n/a' : t.robotSecondsToRealFinal === null ? `not reached (${t.reachedRealFinal}/${t.seeds} seeds)` : `${t.robotSecondsToRealFinal.toFixed(0)} s`} | ${t.computeSeconds.toFixed(0)} s | ${t.anchorRankAuc === null ? '–' : t.anchorRankAuc.toFixed(2)} | ${t.imaginedWeight === null ? '–' : t.imaginedWeight.toFixed(2)} |`),
+  ...table.map(
+    (t) =>
+      `| ${t.arm} | ${t.steps} | ${pct(t.finalSuccess)} ± ${pct(t.finalSuccessSd)} | ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ${pct(t.successAtCommonStep)} ± ${pct(t.successAtCommonStepSd)} | ${t.robotSeconds.toFixed(0)} s | ${!realGained ? 'n/a' : t.robotSecondsToRealFinal === null ? `not reached (${t.reachedRealFinal}/${t.seeds} seeds)` : `${t.robotSecondsToRealFinal.toFixed(0)} s`} | ${t.computeSeconds.toFixed(0)} s | ${t.anchorRankAuc === null ? '–' : t.anchorRankAuc.toFixed(2)} | ${t.imaginedWeight === null ? '–' : t.imaginedWeight.toFixed(2)} |`,
+  ),
   '',
   !realGained
     ? `Real-only GRPO did not improve held-out success over the BC start here: no robot-time saving can be measured from this run.`
@@ -291,7 +436,13 @@ const md = [
       ]
     : []),
   `Rank AUC on anchors: how often, within one anchor group, the world model's imagined score of a rollout (imagined with the noise it was then executed with) ranked a real success above a real failure (0.5 = no information; GRPO uses only this order). λ: the weight of one imagined policy sample against a real one (imaginedWeight 'trust': clip(2·AUC − 1, 0, 1) of that AUC, a moving average).`,
-  `PPI intervals (95%) covered the true success rate in ${runs.reduce((s, r) => s + r.ppiCoverage.covered, 0)} of ${runs.reduce((s, r) => s + r.ppiCoverage.checked, 0)} checks, mean width ${(runs.reduce((s, r) => s + r.ppiCoverage.width, 0) / Math.max(1, runs.reduce((s, r) => s + r.ppiCoverage.checked, 0))).toFixed(2)} (WMRL arm; truth: 60 real episodes of the same policy each).`,
+  `PPI intervals (95%) covered the true success rate in ${runs.reduce((s, r) => s + r.ppiCoverage.covered, 0)} of ${runs.reduce((s, r) => s + r.ppiCoverage.checked, 0)} checks, mean width ${(
+    runs.reduce((s, r) => s + r.ppiCoverage.width, 0) /
+      Math.max(
+        1,
+        runs.reduce((s, r) => s + r.ppiCoverage.checked, 0),
+      )
+  ).toFixed(2)} (WMRL arm; truth: 60 real episodes of the same policy each).`,
   `Small beats large? tiny (${smallReport.parameters.toLocaleString()} parameters) after WMRL: ${pct(wmrlRow.finalSuccess)}; base (${largeReport.parameters.toLocaleString()} parameters, ${(largeReport.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(largeSuccess)}.`,
 ].join('\n');
 writeFileSync(`${outBase}.md`, md + '\n');
@@ -306,12 +457,34 @@ function plot(rs: Run[]): string {
   const maxX = Math.max(1, ...rs.flatMap((r) => r.curve.map((p) => p.robotSeconds)));
   const x = (v: number) => m.l + (v / maxX) * (W - m.l - m.r);
   const y = (v: number) => H - m.b - v * (H - m.t - m.b);
-  const colours: Record<string, string> = { real: '#d62728', wmrl: '#1f77b4', 'no-debias': '#ff7f0e', 'paper-map': '#bcbd22', 'no-denoise': '#2ca02c', 'no-refit': '#9467bd', 'wm-only': '#7f7f7f', 'no-trust': '#17becf', 'anchors-only': '#8c564b' };
-  const lines = rs.map((r) => `<polyline fill="none" stroke="${colours[r.arm] ?? '#000'}" stroke-width="2" opacity="0.8" points="${r.curve.map((p) => `${x(p.robotSeconds).toFixed(1)},${y(p.success).toFixed(1)}`).join(' ')}"/>`);
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((v) => `<text x="${m.l - 8}" y="${y(v) + 4}" text-anchor="end" font-size="11">${(100 * v).toFixed(0)}%</text><line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>`);
-  const xt = [0, 0.5, 1].map((f) => `<text x="${x(f * maxX)}" y="${H - m.b + 16}" text-anchor="middle" font-size="11">${(f * maxX).toFixed(0)} s</text>`);
+  const colours: Record<string, string> = {
+    real: '#d62728',
+    wmrl: '#1f77b4',
+    'no-debias': '#ff7f0e',
+    'paper-map': '#bcbd22',
+    'no-denoise': '#2ca02c',
+    'no-refit': '#9467bd',
+    'wm-only': '#7f7f7f',
+    'no-trust': '#17becf',
+    'anchors-only': '#8c564b',
+  };
+  const lines = rs.map(
+    (r) =>
+      `<polyline fill="none" stroke="${colours[r.arm] ?? '#000'}" stroke-width="2" opacity="0.8" points="${r.curve.map((p) => `${x(p.robotSeconds).toFixed(1)},${y(p.success).toFixed(1)}`).join(' ')}"/>`,
+  );
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map(
+    (v) =>
+      `<text x="${m.l - 8}" y="${y(v) + 4}" text-anchor="end" font-size="11">${(100 * v).toFixed(0)}%</text><line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>`,
+  );
+  const xt = [0, 0.5, 1].map(
+    (f) =>
+      `<text x="${x(f * maxX)}" y="${H - m.b + 16}" text-anchor="middle" font-size="11">${(f * maxX).toFixed(0)} s</text>`,
+  );
   const legend = Object.entries(colours)
     .filter(([k]) => rs.some((r) => r.arm === k))
-    .map(([k, c], i) => `<rect x="${W - m.r + 15}" y="${m.t + 18 * i}" width="12" height="12" fill="${c}"/><text x="${W - m.r + 32}" y="${m.t + 18 * i + 10}" font-size="12">${k}</text>`);
+    .map(
+      ([k, c], i) =>
+        `<rect x="${W - m.r + 15}" y="${m.t + 18 * i}" width="12" height="12" fill="${c}"/><text x="${W - m.r + 32}" y="${m.t + 18 * i + 10}" font-size="12">${k}</text>`,
+    );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="${W}" height="${H}" fill="white"/>${ticks.join('')}${xt.join('')}<line x1="${m.l}" x2="${m.l}" y1="${m.t}" y2="${H - m.b}" stroke="#333"/><line x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}" stroke="#333"/>${lines.join('')}${legend.join('')}<text x="${(m.l + W - m.r) / 2}" y="${H - 12}" text-anchor="middle" font-size="12">robot time used for training (s)</text><text x="16" y="${H / 2}" transform="rotate(-90 16 ${H / 2})" text-anchor="middle" font-size="12">held-out success</text></svg>\n`;
 }

@@ -30,7 +30,12 @@ export class ArmKinematics {
 
   private constructor(mj: Mujoco, robot: RobotDescription) {
     this.#mj = mj;
-    this.#model = compileMjcf(mj, `/wmrl/kinematics-${instance++}`, { [robot.mjcf]: robot.mjcfXml, 'scene.xml': buildSceneXml(robot, { objects: [], zones: 0 }) }, 'scene.xml');
+    this.#model = compileMjcf(
+      mj,
+      `/wmrl/kinematics-${instance++}`,
+      { [robot.mjcf]: robot.mjcfXml, 'scene.xml': buildSceneXml(robot, { objects: [], zones: 0 }) },
+      'scene.xml',
+    );
     this.#data = new mj.MjData(this.#model);
     const jnt = robot.arm.joints.map((j) => mj.mj_name2id(this.#model, mj.mjtObj.mjOBJ_JOINT.value, j.name));
     this.#qposAdr = jnt.map((j) => (this.#model.jnt_qposadr as Int32Array)[j]!);
@@ -82,7 +87,12 @@ export class ArmKinematics {
 /**
  * Damped least squares: dq = Jᵀ (J Jᵀ + λ² I)⁻¹ e, for a 6 × n Jacobian (row-major).
  */
-export function dampedLeastSquares(jacobian: Float64Array, n: number, error: ArrayLike<number>, lambda: number): Float64Array {
+export function dampedLeastSquares(
+  jacobian: Float64Array,
+  n: number,
+  error: ArrayLike<number>,
+  lambda: number,
+): Float64Array {
   const m = error.length;
   // A = J Jᵀ + λ² I  (m × m), solved by Gaussian elimination with partial pivoting.
   const a = new Float64Array(m * m);

@@ -71,7 +71,11 @@ function tryLayout(task: TaskSpec, rng: Rng): SceneLayout | undefined {
     zones.push({ color: task.zoneColor as ColorName, pos: zp, radius: ZONE_RADIUS });
     const other = place(0.16);
     if (!other) return undefined;
-    zones.push({ color: rng.pick(COLOR_NAMES.filter((c) => c !== task.zoneColor && c !== task.color)), pos: other, radius: ZONE_RADIUS });
+    zones.push({
+      color: rng.pick(COLOR_NAMES.filter((c) => c !== task.zoneColor && c !== task.color)),
+      pos: other,
+      radius: ZONE_RADIUS,
+    });
   }
   const used = new Set<ColorName>([task.color as ColorName, ...zones.map((z) => z.color)]);
   const objects: PlacedObject[] = [object(targetKind, task.color as ColorName, target, rng)];

@@ -35,7 +35,10 @@ export function buildSceneXml(robot: RobotDescription, structure: SceneStructure
   const fmt = (v: number[]) => v.map((n) => +n.toFixed(6)).join(' ');
   const cameras = robot.cameras
     .filter((c) => c.pos && c.lookAt)
-    .map((c) => `    <camera name="${c.name}" pos="${fmt(c.pos!)}" xyaxes="${fmt(lookAtXyAxes(c.pos!, c.lookAt!))}" fovy="${c.fovy}"/>`);
+    .map(
+      (c) =>
+        `    <camera name="${c.name}" pos="${fmt(c.pos!)}" xyaxes="${fmt(lookAtXyAxes(c.pos!, c.lookAt!))}" fovy="${c.fovy}"/>`,
+    );
   const objects = structure.objects.map((kind, i) => {
     const h = OBJECT_HALF_HEIGHT[kind];
     const geom =

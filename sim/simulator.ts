@@ -60,7 +60,8 @@ export class Simulator {
     const probe = this.#compile({ objects: [], zones: 0 });
     const timestep = probe.model.opt.timestep;
     this.substeps = Math.max(1, Math.round(1 / robot.controlHz / timestep));
-    for (const cam of robot.cameras) this.#renderers.set(cam.name, new RayRenderer({ width: cam.width, height: cam.height }));
+    for (const cam of robot.cameras)
+      this.#renderers.set(cam.name, new RayRenderer({ width: cam.width, height: cam.height }));
   }
 
   static async create(options: SimulatorOptions): Promise<Simulator> {
@@ -154,7 +155,10 @@ export class Simulator {
   /** Finger position (m from the gripper centre) and velocity, of the first finger. */
   gripperState(): { position: number; velocity: number } {
     const { index } = this.#current();
-    return { position: (this.data.qpos as Float64Array)[index.fingerQposAdr[0]!]!, velocity: (this.data.qvel as Float64Array)[index.fingerDofAdr[0]!]! };
+    return {
+      position: (this.data.qpos as Float64Array)[index.fingerQposAdr[0]!]!,
+      velocity: (this.data.qvel as Float64Array)[index.fingerDofAdr[0]!]!,
+    };
   }
 
   /** Object i's position xyz and quaternion wxyz. */
@@ -188,7 +192,8 @@ export class Simulator {
     const { index } = this.#current();
     const renderer = this.#renderers.get(camera);
     const id = index.cameras.get(camera);
-    if (!renderer || id === undefined) throw new Error(`unknown camera '${camera}'; cameras: ${[...this.#renderers.keys()].join(', ')}`);
+    if (!renderer || id === undefined)
+      throw new Error(`unknown camera '${camera}'; cameras: ${[...this.#renderers.keys()].join(', ')}`);
     const view = this.#view!;
     // render() returns a fresh buffer per call, so frames can be kept without copying.
     const pixels = renderer.render(view.geoms(this.data), view.camera(this.data, id));
@@ -213,7 +218,12 @@ export class Simulator {
     const key = structureKey(structure);
     const cached = this.#scenes.get(key);
     if (cached) return cached;
-    const model = compileMjcf(this.#mj, this.#folder, { [this.robot.mjcf]: this.robot.mjcfXml, 'scene.xml': buildSceneXml(this.robot, structure) }, 'scene.xml');
+    const model = compileMjcf(
+      this.#mj,
+      this.#folder,
+      { [this.robot.mjcf]: this.robot.mjcfXml, 'scene.xml': buildSceneXml(this.robot, structure) },
+      'scene.xml',
+    );
     try {
       const scene = { model, index: this.#indexModel(model, structure) };
       this.#scenes.set(key, scene);
@@ -229,7 +239,8 @@ export class Simulator {
     const T = mj.mjtObj;
     const id = (type: { value: number }, kind: string, name: string): number => {
       const i = mj.mj_name2id(model, type.value, name);
-      if (i < 0) throw new Error(`robot '${this.robot.name}': ${kind} '${name}' named in robot.yaml is missing from the MJCF`);
+      if (i < 0)
+        throw new Error(`robot '${this.robot.name}': ${kind} '${name}' named in robot.yaml is missing from the MJCF`);
       return i;
     };
     const jntQposAdr = model.jnt_qposadr as Int32Array;

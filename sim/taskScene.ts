@@ -9,7 +9,11 @@ import { sampleLayout, type SceneLayout } from './layout.ts';
 import type { Simulator } from './simulator.ts';
 import { TaskProgress } from './taskProgress.ts';
 
-export function loadTaskScene(sim: Simulator, task: TaskSpec, seed: number): { layout: SceneLayout; progress: TaskProgress } {
+export function loadTaskScene(
+  sim: Simulator,
+  task: TaskSpec,
+  seed: number,
+): { layout: SceneLayout; progress: TaskProgress } {
   const layout = sampleLayout(task, new Rng(seed));
   sim.load(layout);
   return { layout, progress: new TaskProgress(taskFamily(task.family), layout, sim) };

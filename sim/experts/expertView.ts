@@ -19,9 +19,13 @@ export interface ExpertView {
 }
 
 /** Parse the privileged state vector (object poses ×7 padded, then the goal xyz). */
-export function readState(obs: Observation, nArm: number): Pick<ExpertView, 'object' | 'objectYaw' | 'goal' | 'q' | 'gripperOpening'> {
+export function readState(
+  obs: Observation,
+  nArm: number,
+): Pick<ExpertView, 'object' | 'objectYaw' | 'goal' | 'q' | 'gripperOpening'> {
   const s = obs.state;
-  if (!s || s.length < 10) throw new Error('scripted experts need privileged object state in observations (simulator or sim-server)');
+  if (!s || s.length < 10)
+    throw new Error('scripted experts need privileged object state in observations (simulator or sim-server)');
   const w = s[3]!;
   const z = s[6]!;
   const goal = s.subarray(s.length - 3);

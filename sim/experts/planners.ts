@@ -11,7 +11,8 @@ export interface Planner {
 }
 
 const HOVER = 0.1;
-const near = (a: ArrayLike<number>, b: ArrayLike<number>, tol: number) => Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!) < tol;
+const near = (a: ArrayLike<number>, b: ArrayLike<number>, tol: number) =>
+  Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!) < tol;
 const BLOCK = Math.PI / 2;
 
 /** Reach: over the object at a safe height, then down to the hover point. */
@@ -69,8 +70,17 @@ class PushPlanner implements Planner {
     const ux = dx / dist;
     const uy = dy / dist;
     const paddleYaw = Math.atan2(uy, ux) + Math.PI / 2;
-    const pre: [number, number, number] = [bx - ux * PushPlanner.BEHIND, by - uy * PushPlanner.BEHIND, PushPlanner.HEIGHT];
-    const target = (pos: [number, number, number]): CartesianTarget => ({ pos, yaw: paddleYaw, yawPeriod: Math.PI, close: true });
+    const pre: [number, number, number] = [
+      bx - ux * PushPlanner.BEHIND,
+      by - uy * PushPlanner.BEHIND,
+      PushPlanner.HEIGHT,
+    ];
+    const target = (pos: [number, number, number]): CartesianTarget => ({
+      pos,
+      yaw: paddleYaw,
+      yawPeriod: Math.PI,
+      close: true,
+    });
     // Gripper position relative to the block, along and across the push direction.
     const rx = v.ee[0]! - bx;
     const ry = v.ee[1]! - by;

@@ -52,7 +52,9 @@ export class ScriptedExpert implements Controller {
     const ee = this.#controller.endEffector(state.q).pos;
     const target = this.#planner.next({ ...state, t: this.#t++, ee });
     const action = this.#controller.act(state.q, target);
-    if (this.#noise > 0) for (let i = 0; i < nArm; i++) action[i] = Math.max(-1, Math.min(1, action[i]! + this.#noise * this.#rng.normal()));
+    if (this.#noise > 0)
+      for (let i = 0; i < nArm; i++)
+        action[i] = Math.max(-1, Math.min(1, action[i]! + this.#noise * this.#rng.normal()));
     return action;
   }
 

@@ -45,7 +45,10 @@ export class MujocoScene {
   private readonly scene: SceneGeoms;
   private readonly cam: { pos: Float64Array; mat: Float64Array; fovy: number };
 
-  constructor(private readonly model: MjModelLike, opts: MujocoSceneOptions = {}) {
+  constructor(
+    private readonly model: MjModelLike,
+    opts: MujocoSceneOptions = {},
+  ) {
     const n = model.ngeom;
     const groups = new Set(opts.groups ?? [0, 1, 2]);
     const grgba = model.geom_rgba;
@@ -55,10 +58,16 @@ export class MujocoScene {
     this.rgba = new Float64Array(4 * n);
     this.visible = new Uint8Array(n);
     for (let g = 0; g < n; g++) {
-      const r = grgba[4 * g]!, gg = grgba[4 * g + 1]!, b = grgba[4 * g + 2]!, a = grgba[4 * g + 3]!;
+      const r = grgba[4 * g]!,
+        gg = grgba[4 * g + 1]!,
+        b = grgba[4 * g + 2]!,
+        a = grgba[4 * g + 3]!;
       const mid = matid[g]!;
-      const isDefault = Math.fround(r) === Math.fround(0.5) && Math.fround(gg) === Math.fround(0.5) &&
-        Math.fround(b) === Math.fround(0.5) && a === 1;
+      const isDefault =
+        Math.fround(r) === Math.fround(0.5) &&
+        Math.fround(gg) === Math.fround(0.5) &&
+        Math.fround(b) === Math.fround(0.5) &&
+        a === 1;
       for (let k = 0; k < 4; k++) {
         this.rgba[4 * g + k] = mid >= 0 && isDefault ? mrgba[4 * mid + k]! : grgba[4 * g + k]!;
       }
@@ -89,7 +98,8 @@ export class MujocoScene {
   /** Pose of MJCF camera `camId` for the current data. The returned object is reused. */
   camera(data: MjDataLike, camId: number): CameraPose {
     if (!(camId >= 0 && camId < this.model.ncam)) throw new Error(`MujocoScene: camera id ${camId} out of range`);
-    const p = data.cam_xpos, m = data.cam_xmat;
+    const p = data.cam_xpos,
+      m = data.cam_xmat;
     for (let k = 0; k < 3; k++) this.cam.pos[k] = p[3 * camId + k]!;
     for (let k = 0; k < 9; k++) this.cam.mat[k] = m[9 * camId + k]!;
     this.cam.fovy = this.model.cam_fovy[camId]!;

@@ -93,60 +93,117 @@ const PT = new Float64Array(3);
 
 /** Sphere of radius r (RAY[7]) at the origin. */
 function hitSphere(): void {
-  const ox = RAY[0]!, oy = RAY[1]!, oz = RAY[2]!, dx = RAY[3]!, dy = RAY[4]!, dz = RAY[5]!, tmin = RAY[6]!;
+  const ox = RAY[0]!,
+    oy = RAY[1]!,
+    oz = RAY[2]!,
+    dx = RAY[3]!,
+    dy = RAY[4]!,
+    dz = RAY[5]!,
+    tmin = RAY[6]!;
   const r = RAY[7]!;
   const a = dx * dx + dy * dy + dz * dz;
   const b = ox * dx + oy * dy + oz * dz;
   const c = ox * ox + oy * oy + oz * oz - r * r;
   const disc = b * b - a * c;
-  if (disc < 0 || a <= PAR_EPS) { HIT[0] = Infinity; return; }
+  if (disc < 0 || a <= PAR_EPS) {
+    HIT[0] = Infinity;
+    return;
+  }
   const s = Math.sqrt(disc);
   const t0 = (-b - s) / a;
-  if (t0 >= tmin) { HIT[0] = t0; return; }
+  if (t0 >= tmin) {
+    HIT[0] = t0;
+    return;
+  }
   const t1 = (-b + s) / a;
   HIT[0] = t1 >= tmin ? t1 : Infinity;
 }
 
 /** Axis-aligned box with half-extents (sx, sy, sz) centred at the origin. */
 function hitBox(): void {
-  const ox = RAY[0]!, oy = RAY[1]!, oz = RAY[2]!, dx = RAY[3]!, dy = RAY[4]!, dz = RAY[5]!, tmin = RAY[6]!;
-  const sx = RAY[7]!, sy = RAY[8]!, sz = RAY[9]!;
+  const ox = RAY[0]!,
+    oy = RAY[1]!,
+    oz = RAY[2]!,
+    dx = RAY[3]!,
+    dy = RAY[4]!,
+    dz = RAY[5]!,
+    tmin = RAY[6]!;
+  const sx = RAY[7]!,
+    sy = RAY[8]!,
+    sz = RAY[9]!;
   let tn = -Infinity;
   let tf = Infinity;
   if (dx !== 0) {
     const inv = 1 / dx;
     let t1 = (-sx - ox) * inv;
     let t2 = (sx - ox) * inv;
-    if (t1 > t2) { const s = t1; t1 = t2; t2 = s; }
+    if (t1 > t2) {
+      const s = t1;
+      t1 = t2;
+      t2 = s;
+    }
     if (t1 > tn) tn = t1;
     if (t2 < tf) tf = t2;
-  } else if (ox < -sx || ox > sx) { HIT[0] = Infinity; return; }
+  } else if (ox < -sx || ox > sx) {
+    HIT[0] = Infinity;
+    return;
+  }
   if (dy !== 0) {
     const inv = 1 / dy;
     let t1 = (-sy - oy) * inv;
     let t2 = (sy - oy) * inv;
-    if (t1 > t2) { const s = t1; t1 = t2; t2 = s; }
+    if (t1 > t2) {
+      const s = t1;
+      t1 = t2;
+      t2 = s;
+    }
     if (t1 > tn) tn = t1;
     if (t2 < tf) tf = t2;
-    if (tn > tf) { HIT[0] = Infinity; return; }
-  } else if (oy < -sy || oy > sy) { HIT[0] = Infinity; return; }
+    if (tn > tf) {
+      HIT[0] = Infinity;
+      return;
+    }
+  } else if (oy < -sy || oy > sy) {
+    HIT[0] = Infinity;
+    return;
+  }
   if (dz !== 0) {
     const inv = 1 / dz;
     let t1 = (-sz - oz) * inv;
     let t2 = (sz - oz) * inv;
-    if (t1 > t2) { const s = t1; t1 = t2; t2 = s; }
+    if (t1 > t2) {
+      const s = t1;
+      t1 = t2;
+      t2 = s;
+    }
     if (t1 > tn) tn = t1;
     if (t2 < tf) tf = t2;
-  } else if (oz < -sz || oz > sz) { HIT[0] = Infinity; return; }
-  if (tn > tf) { HIT[0] = Infinity; return; }
-  if (tn >= tmin) { HIT[0] = tn; return; }
+  } else if (oz < -sz || oz > sz) {
+    HIT[0] = Infinity;
+    return;
+  }
+  if (tn > tf) {
+    HIT[0] = Infinity;
+    return;
+  }
+  if (tn >= tmin) {
+    HIT[0] = tn;
+    return;
+  }
   HIT[0] = tf >= tmin ? tf : Infinity;
 }
 
 /** Solid cylinder of radius r around local z, |z| <= h. */
 function hitCylinder(): void {
-  const ox = RAY[0]!, oy = RAY[1]!, oz = RAY[2]!, dx = RAY[3]!, dy = RAY[4]!, dz = RAY[5]!, tmin = RAY[6]!;
-  const r = RAY[7]!, h = RAY[8]!;
+  const ox = RAY[0]!,
+    oy = RAY[1]!,
+    oz = RAY[2]!,
+    dx = RAY[3]!,
+    dy = RAY[4]!,
+    dz = RAY[5]!,
+    tmin = RAY[6]!;
+  const r = RAY[7]!,
+    h = RAY[8]!;
   let tn = -Infinity;
   let tf = Infinity;
   const a = dx * dx + dy * dy;
@@ -154,28 +211,54 @@ function hitCylinder(): void {
   if (a > PAR_EPS) {
     const b = ox * dx + oy * dy;
     const disc = b * b - a * c;
-    if (disc < 0) { HIT[0] = Infinity; return; }
+    if (disc < 0) {
+      HIT[0] = Infinity;
+      return;
+    }
     const s = Math.sqrt(disc);
     tn = (-b - s) / a;
     tf = (-b + s) / a;
-  } else if (c > 0) { HIT[0] = Infinity; return; }
+  } else if (c > 0) {
+    HIT[0] = Infinity;
+    return;
+  }
   if (dz !== 0) {
     const inv = 1 / dz;
     let t1 = (-h - oz) * inv;
     let t2 = (h - oz) * inv;
-    if (t1 > t2) { const s = t1; t1 = t2; t2 = s; }
+    if (t1 > t2) {
+      const s = t1;
+      t1 = t2;
+      t2 = s;
+    }
     if (t1 > tn) tn = t1;
     if (t2 < tf) tf = t2;
-  } else if (oz < -h || oz > h) { HIT[0] = Infinity; return; }
-  if (tn > tf) { HIT[0] = Infinity; return; }
-  if (tn >= tmin) { HIT[0] = tn; return; }
+  } else if (oz < -h || oz > h) {
+    HIT[0] = Infinity;
+    return;
+  }
+  if (tn > tf) {
+    HIT[0] = Infinity;
+    return;
+  }
+  if (tn >= tmin) {
+    HIT[0] = tn;
+    return;
+  }
   HIT[0] = tf >= tmin ? tf : Infinity;
 }
 
 /** Capsule: segment z in [-h, h] swept by radius r. Smallest surface hit >= tmin. */
 function hitCapsule(): void {
-  const ox = RAY[0]!, oy = RAY[1]!, oz = RAY[2]!, dx = RAY[3]!, dy = RAY[4]!, dz = RAY[5]!, tmin = RAY[6]!;
-  const r = RAY[7]!, h = RAY[8]!;
+  const ox = RAY[0]!,
+    oy = RAY[1]!,
+    oz = RAY[2]!,
+    dx = RAY[3]!,
+    dy = RAY[4]!,
+    dz = RAY[5]!,
+    tmin = RAY[6]!;
+  const r = RAY[7]!,
+    h = RAY[8]!;
   const r2 = r * r;
   const a = dx * dx + dy * dy;
   const cxy = ox * ox + oy * oy - r2;
@@ -183,22 +266,34 @@ function hitCapsule(): void {
   if (a > PAR_EPS) {
     const b = ox * dx + oy * dy;
     const disc = b * b - a * cxy;
-    if (disc < 0) { HIT[0] = Infinity; return; } // misses the infinite cylinder that contains the capsule
+    if (disc < 0) {
+      HIT[0] = Infinity;
+      return;
+    } // misses the infinite cylinder that contains the capsule
     const s = Math.sqrt(disc);
     const t0 = (-b - s) / a;
     if (t0 >= tmin) {
       const z = oz + t0 * dz;
       // entering the infinite cylinder on the body: nothing of the capsule can be nearer
-      if (z >= -h && z <= h) { HIT[0] = t0; return; }
+      if (z >= -h && z <= h) {
+        HIT[0] = t0;
+        return;
+      }
     }
     const t1 = (-b + s) / a;
     if (t1 >= tmin) {
       const z = oz + t1 * dz;
       if (z >= -h && z <= h) best = t1;
     }
-  } else if (cxy > 0) { HIT[0] = Infinity; return; }
+  } else if (cxy > 0) {
+    HIT[0] = Infinity;
+    return;
+  }
   const aa = a + dz * dz;
-  if (aa <= PAR_EPS) { HIT[0] = best; return; }
+  if (aa <= PAR_EPS) {
+    HIT[0] = best;
+    return;
+  }
   const bxy = ox * dx + oy * dy;
   // top cap sphere centred at z = +h (valid where z >= h)
   {
@@ -233,25 +328,50 @@ function hitCapsule(): void {
 
 /** Plane z = 0 (two-sided), half extents hx, hy with 0 = unbounded. */
 function hitPlane(): void {
-  const ox = RAY[0]!, oy = RAY[1]!, oz = RAY[2]!, dx = RAY[3]!, dy = RAY[4]!, dz = RAY[5]!, tmin = RAY[6]!;
-  const hx = RAY[7]!, hy = RAY[8]!;
-  if (dz === 0) { HIT[0] = Infinity; return; }
+  const ox = RAY[0]!,
+    oy = RAY[1]!,
+    oz = RAY[2]!,
+    dx = RAY[3]!,
+    dy = RAY[4]!,
+    dz = RAY[5]!,
+    tmin = RAY[6]!;
+  const hx = RAY[7]!,
+    hy = RAY[8]!;
+  if (dz === 0) {
+    HIT[0] = Infinity;
+    return;
+  }
   const t = -oz / dz;
-  if (!(t >= tmin)) { HIT[0] = Infinity; return; }
+  if (!(t >= tmin)) {
+    HIT[0] = Infinity;
+    return;
+  }
   if (hx > 0) {
     const x = ox + t * dx;
-    if (x < -hx || x > hx) { HIT[0] = Infinity; return; }
+    if (x < -hx || x > hx) {
+      HIT[0] = Infinity;
+      return;
+    }
   }
   if (hy > 0) {
     const y = oy + t * dy;
-    if (y < -hy || y > hy) { HIT[0] = Infinity; return; }
+    if (y < -hy || y > hy) {
+      HIT[0] = Infinity;
+      return;
+    }
   }
   HIT[0] = t;
 }
 
 function isSupported(type: number): boolean {
-  return type === GEOM_PLANE || type === GEOM_SPHERE || type === GEOM_CAPSULE ||
-    type === GEOM_ELLIPSOID || type === GEOM_CYLINDER || type === GEOM_BOX;
+  return (
+    type === GEOM_PLANE ||
+    type === GEOM_SPHERE ||
+    type === GEOM_CAPSULE ||
+    type === GEOM_ELLIPSOID ||
+    type === GEOM_CYLINDER ||
+    type === GEOM_BOX
+  );
 }
 
 export class RayRenderer {
@@ -283,10 +403,18 @@ export class RayRenderer {
   private sy = 0; // tan(fovy/2)
 
   // camera of the current frame
-  private cpx = 0; private cpy = 0; private cpz = 0;
-  private cxx = 0; private cxy = 0; private cxz = 0;
-  private cyx = 0; private cyy = 0; private cyz = 0;
-  private czx = 0; private czy = 0; private czz = 0;
+  private cpx = 0;
+  private cpy = 0;
+  private cpz = 0;
+  private cxx = 0;
+  private cxy = 0;
+  private cxz = 0;
+  private cyx = 0;
+  private cyy = 0;
+  private cyz = 0;
+  private czx = 0;
+  private czy = 0;
+  private czz = 0;
 
   // per-geom buffers (grown on demand)
   private cap = 0;
@@ -307,15 +435,25 @@ export class RayRenderer {
 
   // Shadow casters binned on a grid in the plane perpendicular to the key light: a shadow
   // ray from p can only hit casters whose projected bounding disc covers p's projection.
-  private readonly e1x: number; private readonly e1y: number; private readonly e1z: number;
-  private readonly e2x: number; private readonly e2y: number; private readonly e2z: number;
+  private readonly e1x: number;
+  private readonly e1y: number;
+  private readonly e1z: number;
+  private readonly e2x: number;
+  private readonly e2y: number;
+  private readonly e2z: number;
   private readonly cellStart = new Int32Array(SHADOW_GRID * SHADOW_GRID + 1);
   private readonly cellFill = new Int32Array(SHADOW_GRID * SHADOW_GRID);
   private cellItems = new Int32Array(256);
-  private gridMinA = 0; private gridMinB = 0; private gridInvA = 0; private gridInvB = 0;
+  private gridMinA = 0;
+  private gridMinB = 0;
+  private gridInvA = 0;
+  private gridInvB = 0;
 
   // screen rectangle scratch (inclusive)
-  private rx0 = 0; private rx1 = -1; private ry0 = 0; private ry1 = -1;
+  private rx0 = 0;
+  private rx1 = -1;
+  private ry0 = 0;
+  private ry1 = -1;
 
   constructor(opts: RayRendererOptions) {
     const { width, height } = opts;
@@ -325,22 +463,37 @@ export class RayRenderer {
     this.width = width;
     this.height = height;
     this.shadows = opts.shadows ?? true;
-    const bg = opts.background ?? [0.70, 0.78, 0.86];
-    this.bgR = bg[0]; this.bgG = bg[1]; this.bgB = bg[2];
+    const bg = opts.background ?? [0.7, 0.78, 0.86];
+    this.bgR = bg[0];
+    this.bgG = bg[1];
+    this.bgB = bg[2];
     this.ambient = opts.ambient ?? 0.55;
     this.keyI = opts.keyIntensity ?? 0.35;
-    this.headI = opts.headlight ?? 0.10;
+    this.headI = opts.headlight ?? 0.1;
     const kd = opts.keyDirection ?? [0.3, -0.2, 1];
     const kn = Math.hypot(kd[0], kd[1], kd[2]);
     if (!(kn > 0)) throw new Error('RayRenderer: keyDirection must be non-zero');
-    this.lx = kd[0] / kn; this.ly = kd[1] / kn; this.lz = kd[2] / kn;
+    this.lx = kd[0] / kn;
+    this.ly = kd[1] / kn;
+    this.lz = kd[2] / kn;
     // orthonormal basis (e1, e2) of the plane perpendicular to the light
-    let ax = 1, ay = 0, az = 0;
-    if (Math.abs(this.lx) > 0.9) { ax = 0; ay = 1; }
-    let e1x = ay * this.lz - az * this.ly, e1y = az * this.lx - ax * this.lz, e1z = ax * this.ly - ay * this.lx;
+    let ax = 1,
+      ay = 0,
+      az = 0;
+    if (Math.abs(this.lx) > 0.9) {
+      ax = 0;
+      ay = 1;
+    }
+    let e1x = ay * this.lz - az * this.ly,
+      e1y = az * this.lx - ax * this.lz,
+      e1z = ax * this.ly - ay * this.lx;
     const e1n = Math.hypot(e1x, e1y, e1z);
-    e1x /= e1n; e1y /= e1n; e1z /= e1n;
-    this.e1x = e1x; this.e1y = e1y; this.e1z = e1z;
+    e1x /= e1n;
+    e1y /= e1n;
+    e1z /= e1n;
+    this.e1x = e1x;
+    this.e1y = e1y;
+    this.e1z = e1z;
     this.e2x = this.ly * e1z - this.lz * e1y;
     this.e2y = this.lz * e1x - this.lx * e1z;
     this.e2z = this.lx * e1y - this.ly * e1x;
@@ -356,9 +509,13 @@ export class RayRenderer {
   }
 
   /** Geom index per pixel of the last render (-1 = background), row-major, row 0 = top. Overwritten by the next render. */
-  get geomIds(): Int32Array { return this.idBuf; }
+  get geomIds(): Int32Array {
+    return this.idBuf;
+  }
   /** Depth (along the camera's -z axis, metres) per pixel of the last render; Infinity = background. */
-  get depth(): Float64Array { return this.depthBuf; }
+  get depth(): Float64Array {
+    return this.depthBuf;
+  }
 
   /**
    * Render an H*W*3 RGB image (row 0 = top). Pass `out` (length >= W*H*3) to avoid
@@ -386,13 +543,32 @@ export class RayRenderer {
     const xmat = geoms.xmat;
     const rgba = geoms.rgba;
     const vis = geoms.visible;
-    const gType = this.gType, gPos = this.gPos, gMat = this.gMat, gSize = this.gSize, gRgb = this.gRgb, gRad = this.gRad;
-    const gO = this.gO, gAx = this.gAx, gAy = this.gAy, gAz = this.gAz, gL = this.gL;
-    const cpx = this.cpx, cpy = this.cpy, cpz = this.cpz;
-    const cxx = this.cxx, cxy = this.cxy, cxz = this.cxz;
-    const cyx = this.cyx, cyy = this.cyy, cyz = this.cyz;
-    const czx = this.czx, czy = this.czy, czz = this.czz;
-    const lx = this.lx, ly = this.ly, lz = this.lz;
+    const gType = this.gType,
+      gPos = this.gPos,
+      gMat = this.gMat,
+      gSize = this.gSize,
+      gRgb = this.gRgb,
+      gRad = this.gRad;
+    const gO = this.gO,
+      gAx = this.gAx,
+      gAy = this.gAy,
+      gAz = this.gAz,
+      gL = this.gL;
+    const cpx = this.cpx,
+      cpy = this.cpy,
+      cpz = this.cpz;
+    const cxx = this.cxx,
+      cxy = this.cxy,
+      cxz = this.cxz;
+    const cyx = this.cyx,
+      cyy = this.cyy,
+      cyz = this.cyz;
+    const czx = this.czx,
+      czy = this.czy,
+      czz = this.czz;
+    const lx = this.lx,
+      ly = this.ly,
+      lz = this.lz;
     const doShadows = this.shadows && this.keyI > 0;
     this.nCasters = 0;
 
@@ -403,24 +579,47 @@ export class RayRenderer {
       if (vis !== undefined && !vis[g]) continue;
       if (!((rgba[4 * g + 3] ?? 1) > 0)) continue;
 
-      const g3 = 3 * g, g9 = 9 * g;
-      const px = +xpos[g3]!, py = +xpos[g3 + 1]!, pz = +xpos[g3 + 2]!;
-      const m0 = +xmat[g9]!, m1 = +xmat[g9 + 1]!, m2 = +xmat[g9 + 2]!;
-      const m3 = +xmat[g9 + 3]!, m4 = +xmat[g9 + 4]!, m5 = +xmat[g9 + 5]!;
-      const m6 = +xmat[g9 + 6]!, m7 = +xmat[g9 + 7]!, m8 = +xmat[g9 + 8]!;
-      const s0 = +size[g3]!, s1 = +size[g3 + 1]!, s2 = +size[g3 + 2]!;
+      const g3 = 3 * g,
+        g9 = 9 * g;
+      const px = +xpos[g3]!,
+        py = +xpos[g3 + 1]!,
+        pz = +xpos[g3 + 2]!;
+      const m0 = +xmat[g9]!,
+        m1 = +xmat[g9 + 1]!,
+        m2 = +xmat[g9 + 2]!;
+      const m3 = +xmat[g9 + 3]!,
+        m4 = +xmat[g9 + 4]!,
+        m5 = +xmat[g9 + 5]!;
+      const m6 = +xmat[g9 + 6]!,
+        m7 = +xmat[g9 + 7]!,
+        m8 = +xmat[g9 + 8]!;
+      const s0 = +size[g3]!,
+        s1 = +size[g3 + 1]!,
+        s2 = +size[g3 + 2]!;
 
       let rad: number;
-      let k0 = 1, k1 = 1, k2 = 1; // intersection-space scale (ellipsoid)
+      let k0 = 1,
+        k1 = 1,
+        k2 = 1; // intersection-space scale (ellipsoid)
       switch (t) {
-        case GEOM_SPHERE: rad = s0; break;
-        case GEOM_CAPSULE: rad = s0 + s1; break;
-        case GEOM_CYLINDER: rad = Math.sqrt(s0 * s0 + s1 * s1); break;
-        case GEOM_BOX: rad = Math.sqrt(s0 * s0 + s1 * s1 + s2 * s2); break;
+        case GEOM_SPHERE:
+          rad = s0;
+          break;
+        case GEOM_CAPSULE:
+          rad = s0 + s1;
+          break;
+        case GEOM_CYLINDER:
+          rad = Math.sqrt(s0 * s0 + s1 * s1);
+          break;
+        case GEOM_BOX:
+          rad = Math.sqrt(s0 * s0 + s1 * s1 + s2 * s2);
+          break;
         case GEOM_ELLIPSOID:
           rad = Math.max(s0, s1, s2);
           if (!(s0 > 0 && s1 > 0 && s2 > 0)) continue;
-          k0 = 1 / s0; k1 = 1 / s1; k2 = 1 / s2;
+          k0 = 1 / s0;
+          k1 = 1 / s1;
+          k2 = 1 / s2;
           break;
         default: // plane
           rad = s0 > 0 && s1 > 0 ? Math.sqrt(s0 * s0 + s1 * s1) : Infinity;
@@ -429,19 +628,36 @@ export class RayRenderer {
       if (!(rad >= 0) || Number.isNaN(px + py + pz + m0 + m4 + m8)) continue;
 
       gType[g] = t;
-      gPos[g3] = px; gPos[g3 + 1] = py; gPos[g3 + 2] = pz;
-      gMat[g9] = m0; gMat[g9 + 1] = m1; gMat[g9 + 2] = m2;
-      gMat[g9 + 3] = m3; gMat[g9 + 4] = m4; gMat[g9 + 5] = m5;
-      gMat[g9 + 6] = m6; gMat[g9 + 7] = m7; gMat[g9 + 8] = m8;
-      if (t === GEOM_ELLIPSOID) { gSize[g3] = k0; gSize[g3 + 1] = k1; gSize[g3 + 2] = k2; }
-      else { gSize[g3] = s0; gSize[g3 + 1] = s1; gSize[g3 + 2] = s2; }
+      gPos[g3] = px;
+      gPos[g3 + 1] = py;
+      gPos[g3 + 2] = pz;
+      gMat[g9] = m0;
+      gMat[g9 + 1] = m1;
+      gMat[g9 + 2] = m2;
+      gMat[g9 + 3] = m3;
+      gMat[g9 + 4] = m4;
+      gMat[g9 + 5] = m5;
+      gMat[g9 + 6] = m6;
+      gMat[g9 + 7] = m7;
+      gMat[g9 + 8] = m8;
+      if (t === GEOM_ELLIPSOID) {
+        gSize[g3] = k0;
+        gSize[g3 + 1] = k1;
+        gSize[g3 + 2] = k2;
+      } else {
+        gSize[g3] = s0;
+        gSize[g3 + 1] = s1;
+        gSize[g3 + 2] = s2;
+      }
       gRgb[g3] = clamp01(+rgba[4 * g]!);
       gRgb[g3 + 1] = clamp01(+rgba[4 * g + 1]!);
       gRgb[g3 + 2] = clamp01(+rgba[4 * g + 2]!);
       gRad[g] = rad;
 
       // local = R^T * world  (column k of R dotted with the world vector)
-      const wx = cpx - px, wy = cpy - py, wz = cpz - pz;
+      const wx = cpx - px,
+        wy = cpy - py,
+        wz = cpz - pz;
       gO[g3] = (m0 * wx + m3 * wy + m6 * wz) * k0;
       gO[g3 + 1] = (m1 * wx + m4 * wy + m7 * wz) * k1;
       gO[g3 + 2] = (m2 * wx + m5 * wy + m8 * wz) * k2;
@@ -473,11 +689,24 @@ export class RayRenderer {
   /** Bin the shadow casters' light-space bounding discs into the grid (CSR layout, caster order kept). */
   private buildShadowGrid(): void {
     const G = SHADOW_GRID;
-    const n = this.nCasters, casters = this.casters, gPos = this.gPos, gRad = this.gRad;
-    const e1x = this.e1x, e1y = this.e1y, e1z = this.e1z, e2x = this.e2x, e2y = this.e2y, e2z = this.e2z;
-    let minA = Infinity, maxA = -Infinity, minB = Infinity, maxB = -Infinity;
+    const n = this.nCasters,
+      casters = this.casters,
+      gPos = this.gPos,
+      gRad = this.gRad;
+    const e1x = this.e1x,
+      e1y = this.e1y,
+      e1z = this.e1z,
+      e2x = this.e2x,
+      e2y = this.e2y,
+      e2z = this.e2z;
+    let minA = Infinity,
+      maxA = -Infinity,
+      minB = Infinity,
+      maxB = -Infinity;
     for (let k = 0; k < n; k++) {
-      const g = casters[k]!, g3 = 3 * g, r = gRad[g]!;
+      const g = casters[k]!,
+        g3 = 3 * g,
+        r = gRad[g]!;
       const a = gPos[g3]! * e1x + gPos[g3 + 1]! * e1y + gPos[g3 + 2]! * e1z;
       const b = gPos[g3]! * e2x + gPos[g3 + 1]! * e2y + gPos[g3 + 2]! * e2z;
       if (a - r < minA) minA = a - r;
@@ -485,7 +714,8 @@ export class RayRenderer {
       if (b - r < minB) minB = b - r;
       if (b + r > maxB) maxB = b + r;
     }
-    const cellStart = this.cellStart, cellFill = this.cellFill;
+    const cellStart = this.cellStart,
+      cellFill = this.cellFill;
     cellStart.fill(0);
     if (n === 0) return;
     this.gridMinA = minA;
@@ -499,17 +729,26 @@ export class RayRenderer {
     for (let pass = 0; pass < 2; pass++) {
       if (pass === 1) {
         let total = 0;
-        for (let c = 0; c < G * G; c++) { const cnt = cellStart[c]!; cellStart[c] = total; cellFill[c] = total; total += cnt; }
+        for (let c = 0; c < G * G; c++) {
+          const cnt = cellStart[c]!;
+          cellStart[c] = total;
+          cellFill[c] = total;
+          total += cnt;
+        }
         cellStart[G * G] = total;
         if (total > this.cellItems.length) this.cellItems = new Int32Array(Math.max(total, 2 * this.cellItems.length));
       }
       const items = this.cellItems;
       for (let k = 0; k < n; k++) {
-        const g = casters[k]!, g3 = 3 * g, r = gRad[g]!;
+        const g = casters[k]!,
+          g3 = 3 * g,
+          r = gRad[g]!;
         const a = gPos[g3]! * e1x + gPos[g3 + 1]! * e1y + gPos[g3 + 2]! * e1z;
         const b = gPos[g3]! * e2x + gPos[g3 + 1]! * e2y + gPos[g3 + 2]! * e2z;
-        const ia0 = cellIndex(a - r, minA, invA, G), ia1 = cellIndex(a + r, minA, invA, G);
-        const ib0 = cellIndex(b - r, minB, invB, G), ib1 = cellIndex(b + r, minB, invB, G);
+        const ia0 = cellIndex(a - r, minA, invA, G),
+          ia1 = cellIndex(a + r, minA, invA, G);
+        const ib0 = cellIndex(b - r, minB, invB, G),
+          ib1 = cellIndex(b + r, minB, invB, G);
         for (let ib = ib0; ib <= ib1; ib++) {
           for (let ia = ia0; ia <= ia1; ia++) {
             const c = ib * G + ia;
@@ -524,16 +763,25 @@ export class RayRenderer {
   private setupCamera(camera: CameraPose): void {
     const p = camera.pos;
     const m = camera.mat;
-    this.cpx = +p[0]!; this.cpy = +p[1]!; this.cpz = +p[2]!;
+    this.cpx = +p[0]!;
+    this.cpy = +p[1]!;
+    this.cpz = +p[2]!;
     // columns of the row-major matrix are the camera axes in world
-    this.cxx = +m[0]!; this.cxy = +m[3]!; this.cxz = +m[6]!;
-    this.cyx = +m[1]!; this.cyy = +m[4]!; this.cyz = +m[7]!;
-    this.czx = +m[2]!; this.czy = +m[5]!; this.czz = +m[8]!;
+    this.cxx = +m[0]!;
+    this.cxy = +m[3]!;
+    this.cxz = +m[6]!;
+    this.cyx = +m[1]!;
+    this.cyy = +m[4]!;
+    this.cyz = +m[7]!;
+    this.czx = +m[2]!;
+    this.czy = +m[5]!;
+    this.czz = +m[8]!;
     const fovy = +camera.fovy;
     if (!(fovy > 0 && fovy < 180)) throw new Error(`RayRenderer: fovy must be in (0, 180) degrees, got ${camera.fovy}`);
     const tanHalf = Math.tan((fovy * Math.PI) / 360);
     if (tanHalf !== this.cachedTan) {
-      const W = this.width, H = this.height;
+      const W = this.width,
+        H = this.height;
       this.cachedTan = tanHalf;
       this.sy = tanHalf;
       this.sx = (tanHalf * W) / H;
@@ -562,11 +810,20 @@ export class RayRenderer {
 
   /** Conservative inclusive pixel rectangle of geom g's bounding sphere; false if empty. */
   private screenRect(g: number): boolean {
-    const W = this.width, H = this.height;
-    const px = this.gPos[3 * g]!, py = this.gPos[3 * g + 1]!, pz = this.gPos[3 * g + 2]!, rad = this.gRad[g]!;
-    this.rx0 = 0; this.rx1 = W - 1; this.ry0 = 0; this.ry1 = H - 1;
+    const W = this.width,
+      H = this.height;
+    const px = this.gPos[3 * g]!,
+      py = this.gPos[3 * g + 1]!,
+      pz = this.gPos[3 * g + 2]!,
+      rad = this.gRad[g]!;
+    this.rx0 = 0;
+    this.rx1 = W - 1;
+    this.ry0 = 0;
+    this.ry1 = H - 1;
     if (rad === Infinity || !this.cull) return true;
-    const wx = px - this.cpx, wy = py - this.cpy, wz = pz - this.cpz;
+    const wx = px - this.cpx,
+      wy = py - this.cpy,
+      wz = pz - this.cpz;
     const xc = wx * this.cxx + wy * this.cxy + wz * this.cxz;
     const yc = wx * this.cyx + wy * this.cyy + wz * this.cyz;
     const zc = -(wx * this.czx + wy * this.czy + wz * this.czz); // depth in front of the camera
@@ -575,8 +832,10 @@ export class RayRenderer {
     const den = zc * zc - rad * rad;
     const qx = rad * Math.sqrt(xc * xc + den);
     const qy = rad * Math.sqrt(yc * yc + den);
-    const uMin = (xc * zc - qx) / den, uMax = (xc * zc + qx) / den;
-    const vMin = (yc * zc - qy) / den, vMax = (yc * zc + qy) / den;
+    const uMin = (xc * zc - qx) / den,
+      uMax = (xc * zc + qx) / den;
+    const vMin = (yc * zc - qy) / den,
+      vMax = (yc * zc + qy) / den;
     // pixel centre i has u = (2(i+0.5)/W - 1) * sx; row j has v = (1 - 2(j+0.5)/H) * sy
     const i0 = Math.floor((uMin / this.sx + 1) * 0.5 * W - 0.5);
     const i1 = Math.ceil((uMax / this.sx + 1) * 0.5 * W - 0.5);
@@ -591,33 +850,72 @@ export class RayRenderer {
 
   private rasterize(g: number, t: number): void {
     const W = this.width;
-    const depth = this.depthBuf, ids = this.idBuf, uTab = this.uTab, vTab = this.vTab;
+    const depth = this.depthBuf,
+      ids = this.idBuf,
+      uTab = this.uTab,
+      vTab = this.vTab;
     const g3 = 3 * g;
-    const axx = this.gAx[g3]!, axy = this.gAx[g3 + 1]!, axz = this.gAx[g3 + 2]!;
-    const ayx = this.gAy[g3]!, ayy = this.gAy[g3 + 1]!, ayz = this.gAy[g3 + 2]!;
-    const azx = this.gAz[g3]!, azy = this.gAz[g3 + 1]!, azz = this.gAz[g3 + 2]!;
-    const ray = RAY, hitOut = HIT;
-    ray[0] = this.gO[g3]!; ray[1] = this.gO[g3 + 1]!; ray[2] = this.gO[g3 + 2]!;
+    const axx = this.gAx[g3]!,
+      axy = this.gAx[g3 + 1]!,
+      axz = this.gAx[g3 + 2]!;
+    const ayx = this.gAy[g3]!,
+      ayy = this.gAy[g3 + 1]!,
+      ayz = this.gAy[g3 + 2]!;
+    const azx = this.gAz[g3]!,
+      azy = this.gAz[g3 + 1]!,
+      azz = this.gAz[g3 + 2]!;
+    const ray = RAY,
+      hitOut = HIT;
+    ray[0] = this.gO[g3]!;
+    ray[1] = this.gO[g3 + 1]!;
+    ray[2] = this.gO[g3 + 2]!;
     ray[6] = this.near;
-    if (t === GEOM_ELLIPSOID) { ray[7] = 1; } // unit sphere in intersection space
-    else { ray[7] = this.gSize[g3]!; ray[8] = this.gSize[g3 + 1]!; ray[9] = this.gSize[g3 + 2]!; }
-    const x0 = this.rx0, x1 = this.rx1, y0 = this.ry0, y1 = this.ry1;
+    if (t === GEOM_ELLIPSOID) {
+      ray[7] = 1;
+    } // unit sphere in intersection space
+    else {
+      ray[7] = this.gSize[g3]!;
+      ray[8] = this.gSize[g3 + 1]!;
+      ray[9] = this.gSize[g3 + 2]!;
+    }
+    const x0 = this.rx0,
+      x1 = this.rx1,
+      y0 = this.ry0,
+      y1 = this.ry1;
     for (let j = y0; j <= y1; j++) {
       const v = vTab[j]!;
-      const bx = v * ayx - azx, by = v * ayy - azy, bz = v * ayz - azz;
+      const bx = v * ayx - azx,
+        by = v * ayy - azy,
+        bz = v * ayz - azz;
       let idx = j * W + x0;
       for (let i = x0; i <= x1; i++, idx++) {
         const u = uTab[i]!;
-        ray[3] = bx + u * axx; ray[4] = by + u * axy; ray[5] = bz + u * axz;
+        ray[3] = bx + u * axx;
+        ray[4] = by + u * axy;
+        ray[5] = bz + u * axz;
         switch (t) {
-          case GEOM_SPHERE: case GEOM_ELLIPSOID: hitSphere(); break;
-          case GEOM_BOX: hitBox(); break;
-          case GEOM_CAPSULE: hitCapsule(); break;
-          case GEOM_CYLINDER: hitCylinder(); break;
-          default: hitPlane(); break;
+          case GEOM_SPHERE:
+          case GEOM_ELLIPSOID:
+            hitSphere();
+            break;
+          case GEOM_BOX:
+            hitBox();
+            break;
+          case GEOM_CAPSULE:
+            hitCapsule();
+            break;
+          case GEOM_CYLINDER:
+            hitCylinder();
+            break;
+          default:
+            hitPlane();
+            break;
         }
         const hit = hitOut[0]!;
-        if (hit < depth[idx]!) { depth[idx] = hit; ids[idx] = g; }
+        if (hit < depth[idx]!) {
+          depth[idx] = hit;
+          ids[idx] = g;
+        }
       }
     }
   }
@@ -625,21 +923,33 @@ export class RayRenderer {
   /** True if the ray PT + s*L (s > 0) hits any shadow caster other than `self`. */
   private occluded(self: number): boolean {
     const G = SHADOW_GRID;
-    const px = PT[0]!, py = PT[1]!, pz = PT[2]!;
+    const px = PT[0]!,
+      py = PT[1]!,
+      pz = PT[2]!;
     const ia = Math.floor((px * this.e1x + py * this.e1y + pz * this.e1z - this.gridMinA) * this.gridInvA);
     const ib = Math.floor((px * this.e2x + py * this.e2y + pz * this.e2z - this.gridMinB) * this.gridInvB);
     if (ia < 0 || ia > G || ib < 0 || ib > G) return false;
     const cell = (ib < G ? ib : G - 1) * G + (ia < G ? ia : G - 1);
     const items = this.cellItems;
-    const k0 = this.cellStart[cell]!, k1 = this.cellStart[cell + 1]!;
-    const gType = this.gType, gPos = this.gPos, gMat = this.gMat, gSize = this.gSize, gRad = this.gRad, gL = this.gL;
-    const lx = this.lx, ly = this.ly, lz = this.lz;
+    const k0 = this.cellStart[cell]!,
+      k1 = this.cellStart[cell + 1]!;
+    const gType = this.gType,
+      gPos = this.gPos,
+      gMat = this.gMat,
+      gSize = this.gSize,
+      gRad = this.gRad,
+      gL = this.gL;
+    const lx = this.lx,
+      ly = this.ly,
+      lz = this.lz;
     const ray = RAY;
     for (let k = k0; k < k1; k++) {
       const g = items[k]!;
       if (g === self) continue; // convex primitives cannot shadow their own lit side
       const g3 = 3 * g;
-      const wx = gPos[g3]! - px, wy = gPos[g3 + 1]! - py, wz = gPos[g3 + 2]! - pz;
+      const wx = gPos[g3]! - px,
+        wy = gPos[g3 + 1]! - py,
+        wz = gPos[g3 + 2]! - pz;
       const r = gRad[g]!;
       const s = wx * lx + wy * ly + wz * lz;
       if (s < -r) continue; // entirely behind the point w.r.t. the light
@@ -652,22 +962,42 @@ export class RayRenderer {
       const ox = -(m[g9]! * wx + m[g9 + 3]! * wy + m[g9 + 6]! * wz);
       const oy = -(m[g9 + 1]! * wx + m[g9 + 4]! * wy + m[g9 + 7]! * wz);
       const oz = -(m[g9 + 2]! * wx + m[g9 + 5]! * wy + m[g9 + 8]! * wz);
-      const s0 = gSize[g3]!, s1 = gSize[g3 + 1]!, s2 = gSize[g3 + 2]!;
-      ray[3] = gL[g3]!; ray[4] = gL[g3 + 1]!; ray[5] = gL[g3 + 2]!;
+      const s0 = gSize[g3]!,
+        s1 = gSize[g3 + 1]!,
+        s2 = gSize[g3 + 2]!;
+      ray[3] = gL[g3]!;
+      ray[4] = gL[g3 + 1]!;
+      ray[5] = gL[g3 + 2]!;
       ray[6] = SHADOW_TMIN;
       if (t === GEOM_ELLIPSOID) {
-        ray[0] = ox * s0; ray[1] = oy * s1; ray[2] = oz * s2; // gSize holds inverse radii
+        ray[0] = ox * s0;
+        ray[1] = oy * s1;
+        ray[2] = oz * s2; // gSize holds inverse radii
         ray[7] = 1;
       } else {
-        ray[0] = ox; ray[1] = oy; ray[2] = oz;
-        ray[7] = s0; ray[8] = s1; ray[9] = s2;
+        ray[0] = ox;
+        ray[1] = oy;
+        ray[2] = oz;
+        ray[7] = s0;
+        ray[8] = s1;
+        ray[9] = s2;
       }
       switch (t) {
-        case GEOM_SPHERE: case GEOM_ELLIPSOID: hitSphere(); break;
-        case GEOM_BOX: hitBox(); break;
-        case GEOM_CAPSULE: hitCapsule(); break;
-        case GEOM_CYLINDER: hitCylinder(); break;
-        default: continue; // planes do not cast shadows
+        case GEOM_SPHERE:
+        case GEOM_ELLIPSOID:
+          hitSphere();
+          break;
+        case GEOM_BOX:
+          hitBox();
+          break;
+        case GEOM_CAPSULE:
+          hitCapsule();
+          break;
+        case GEOM_CYLINDER:
+          hitCylinder();
+          break;
+        default:
+          continue; // planes do not cast shadows
       }
       if (HIT[0]! < Infinity) return true;
     }
@@ -675,17 +1005,41 @@ export class RayRenderer {
   }
 
   private shade(out: Uint8Array, doShadows: boolean): void {
-    const W = this.width, H = this.height;
-    const depth = this.depthBuf, ids = this.idBuf, uTab = this.uTab, vTab = this.vTab;
-    const gType = this.gType, gMat = this.gMat, gSize = this.gSize, gRgb = this.gRgb;
-    const gO = this.gO, gAx = this.gAx, gAy = this.gAy, gAz = this.gAz;
-    const cpx = this.cpx, cpy = this.cpy, cpz = this.cpz;
-    const cxx = this.cxx, cxy = this.cxy, cxz = this.cxz;
-    const cyx = this.cyx, cyy = this.cyy, cyz = this.cyz;
-    const czx = this.czx, czy = this.czy, czz = this.czz;
-    const lx = this.lx, ly = this.ly, lz = this.lz;
-    const amb = this.ambient, keyI = this.keyI, headI = this.headI;
-    const bgR = to8(this.bgR), bgG = to8(this.bgG), bgB = to8(this.bgB);
+    const W = this.width,
+      H = this.height;
+    const depth = this.depthBuf,
+      ids = this.idBuf,
+      uTab = this.uTab,
+      vTab = this.vTab;
+    const gType = this.gType,
+      gMat = this.gMat,
+      gSize = this.gSize,
+      gRgb = this.gRgb;
+    const gO = this.gO,
+      gAx = this.gAx,
+      gAy = this.gAy,
+      gAz = this.gAz;
+    const cpx = this.cpx,
+      cpy = this.cpy,
+      cpz = this.cpz;
+    const cxx = this.cxx,
+      cxy = this.cxy,
+      cxz = this.cxz;
+    const cyx = this.cyx,
+      cyy = this.cyy,
+      cyz = this.cyz;
+    const czx = this.czx,
+      czy = this.czy,
+      czz = this.czz;
+    const lx = this.lx,
+      ly = this.ly,
+      lz = this.lz;
+    const amb = this.ambient,
+      keyI = this.keyI,
+      headI = this.headI;
+    const bgR = to8(this.bgR),
+      bgG = to8(this.bgG),
+      bgB = to8(this.bgB);
 
     let idx = 0;
     for (let j = 0; j < H; j++) {
@@ -693,51 +1047,91 @@ export class RayRenderer {
       for (let i = 0; i < W; i++, idx++) {
         const o3 = 3 * idx;
         const g = ids[idx]!;
-        if (g < 0) { out[o3] = bgR; out[o3 + 1] = bgG; out[o3 + 2] = bgB; continue; }
+        if (g < 0) {
+          out[o3] = bgR;
+          out[o3 + 1] = bgG;
+          out[o3 + 2] = bgB;
+          continue;
+        }
         const u = uTab[i]!;
         const t = depth[idx]!;
-        const g3 = 3 * g, g9 = 9 * g;
+        const g3 = 3 * g,
+          g9 = 9 * g;
         // hit point in intersection space
         const qx = gO[g3]! + t * (u * gAx[g3]! + v * gAy[g3]! - gAz[g3]!);
         const qy = gO[g3 + 1]! + t * (u * gAx[g3 + 1]! + v * gAy[g3 + 1]! - gAz[g3 + 1]!);
         const qz = gO[g3 + 2]! + t * (u * gAx[g3 + 2]! + v * gAy[g3 + 2]! - gAz[g3 + 2]!);
-        let nx = 0, ny = 0, nz = 0;
-        const s0 = gSize[g3]!, s1 = gSize[g3 + 1]!, s2 = gSize[g3 + 2]!;
+        let nx = 0,
+          ny = 0,
+          nz = 0;
+        const s0 = gSize[g3]!,
+          s1 = gSize[g3 + 1]!,
+          s2 = gSize[g3 + 2]!;
         switch (gType[g]) {
-          case GEOM_SPHERE: nx = qx; ny = qy; nz = qz; break;
-          case GEOM_ELLIPSOID: nx = qx * s0; ny = qy * s1; nz = qz * s2; break; // gradient; s = 1/radius
+          case GEOM_SPHERE:
+            nx = qx;
+            ny = qy;
+            nz = qz;
+            break;
+          case GEOM_ELLIPSOID:
+            nx = qx * s0;
+            ny = qy * s1;
+            nz = qz * s2;
+            break; // gradient; s = 1/radius
           case GEOM_CAPSULE: {
             const zc = qz > s1 ? s1 : qz < -s1 ? -s1 : qz;
-            nx = qx; ny = qy; nz = qz - zc;
+            nx = qx;
+            ny = qy;
+            nz = qz - zc;
             break;
           }
           case GEOM_CYLINDER: {
             const radial = Math.sqrt(qx * qx + qy * qy);
             if (Math.abs(qz) - s1 > radial - s0) nz = qz > 0 ? 1 : -1;
-            else { nx = qx; ny = qy; }
+            else {
+              nx = qx;
+              ny = qy;
+            }
             break;
           }
           case GEOM_BOX: {
-            const ex = Math.abs(qx) - s0, ey = Math.abs(qy) - s1, ez = Math.abs(qz) - s2;
+            const ex = Math.abs(qx) - s0,
+              ey = Math.abs(qy) - s1,
+              ez = Math.abs(qz) - s2;
             if (ex >= ey && ex >= ez) nx = qx > 0 ? 1 : -1;
             else if (ey >= ez) ny = qy > 0 ? 1 : -1;
             else nz = qz > 0 ? 1 : -1;
             break;
           }
-          default: nz = 1; break; // plane
+          default:
+            nz = 1;
+            break; // plane
         }
         // world normal = R * n
         let wx = gMat[g9]! * nx + gMat[g9 + 1]! * ny + gMat[g9 + 2]! * nz;
         let wy = gMat[g9 + 3]! * nx + gMat[g9 + 4]! * ny + gMat[g9 + 5]! * nz;
         let wz = gMat[g9 + 6]! * nx + gMat[g9 + 7]! * ny + gMat[g9 + 8]! * nz;
         const nl = Math.sqrt(wx * wx + wy * wy + wz * wz);
-        if (nl > 0) { wx /= nl; wy /= nl; wz /= nl; } else { wx = -czx; wy = -czy; wz = -czz; }
+        if (nl > 0) {
+          wx /= nl;
+          wy /= nl;
+          wz /= nl;
+        } else {
+          wx = -czx;
+          wy = -czy;
+          wz = -czz;
+        }
         // world ray direction (unnormalised)
         const dx = u * cxx + v * cyx - czx;
         const dy = u * cxy + v * cyy - czy;
         const dz = u * cxz + v * cyz - czz;
         let nd = wx * dx + wy * dy + wz * dz;
-        if (nd > 0) { wx = -wx; wy = -wy; wz = -wz; nd = -nd; } // seen from behind
+        if (nd > 0) {
+          wx = -wx;
+          wy = -wy;
+          wz = -wz;
+          nd = -nd;
+        } // seen from behind
         const dlen = Math.sqrt(dx * dx + dy * dy + dz * dz);
         let intensity = amb + headI * (-nd / dlen);
         const nL = wx * lx + wy * ly + wz * lz;

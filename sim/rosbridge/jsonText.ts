@@ -14,7 +14,9 @@ export function parseRosbridgeJson(text: string): unknown {
   } catch (err) {
     if (!/NaN|Infinity/.test(text)) throw err;
   }
-  return JSON.parse(quoteNonFinite(text), (_key, value) => (value === NAN ? NaN : value === POS_INF ? Infinity : value === NEG_INF ? -Infinity : value));
+  return JSON.parse(quoteNonFinite(text), (_key, value) =>
+    value === NAN ? NaN : value === POS_INF ? Infinity : value === NEG_INF ? -Infinity : value,
+  );
 }
 
 /** Replace NaN/Infinity/-Infinity outside strings by sentinel strings (which JSON text cannot contain raw). */

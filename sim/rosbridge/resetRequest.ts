@@ -3,7 +3,16 @@ import { z } from 'zod';
 import type { TaskSpec } from '../../src/core/types.ts';
 import { taskSpecSchema } from '../../src/tasks/taskSpec.ts';
 
-const requestSchema = z.object({ task: z.string().max(4096), seed: z.number().int().min(0).max(2 ** 32 - 1) }).strict();
+const requestSchema = z
+  .object({
+    task: z.string().max(4096),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1),
+  })
+  .strict();
 
 /** Parse a reset request; throws an Error naming the bad field. */
 export function parseResetRequest(args: unknown): { task: TaskSpec; seed: number } {

@@ -86,7 +86,8 @@ export class SimRobot {
   }
 
   commandGripper(values: ArrayLike<number>): void {
-    if (values.length !== 1) throw new UnsafeCommandError(`gripper command has ${values.length} values; expected 1 (finger position)`);
+    if (values.length !== 1)
+      throw new UnsafeCommandError(`gripper command has ${values.length} values; expected 1 (finger position)`);
     if (!Number.isFinite(values[0])) throw new UnsafeCommandError(`gripper command is ${values[0]}: refused`);
     this.#gripperCommand = values[0]!;
   }

@@ -56,7 +56,12 @@ export interface SimServerOptions {
   log?: (line: string) => void;
 }
 
-type TopicKind = { kind: 'jointStates' } | { kind: 'image'; camera: string; compressed: boolean } | { kind: 'objectState' } | { kind: 'armCommand' } | { kind: 'gripperCommand' };
+type TopicKind =
+  | { kind: 'jointStates' }
+  | { kind: 'image'; camera: string; compressed: boolean }
+  | { kind: 'objectState' }
+  | { kind: 'armCommand' }
+  | { kind: 'gripperCommand' };
 
 interface TopicDef {
   type: string;
@@ -115,20 +120,40 @@ export class RosbridgeSimServer {
     this.#options = options;
     this.lockstep = options.lockstep ?? false;
     this.speed = options.speed ?? 1;
-    if (!(this.speed > 0) || !Number.isFinite(this.speed)) throw new Error(`speed must be a positive number, got ${this.speed}`);
+    if (!(this.speed > 0) || !Number.isFinite(this.speed))
+      throw new Error(`speed must be a positive number, got ${this.speed}`);
     this.maxMessageBytes = options.maxMessageBytes ?? 256 * 1024;
     const ros = this.robot.ros;
     const cameras = new Set(this.robot.cameras.map((c) => c.name));
-    this.#topics.set(ros.jointStates.topic, { type: ros.jointStates.type, kind: { kind: 'jointStates' }, direction: 'out' });
+    this.#topics.set(ros.jointStates.topic, {
+      type: ros.jointStates.type,
+      kind: { kind: 'jointStates' },
+      direction: 'out',
+    });
     for (const [camera, t] of Object.entries(ros.images)) {
-      if (!cameras.has(camera)) throw new Error(`robot '${this.robot.name}': ros.images names camera '${camera}', which the robot does not have`);
+      if (!cameras.has(camera))
+        throw new Error(
+          `robot '${this.robot.name}': ros.images names camera '${camera}', which the robot does not have`,
+        );
       const compressed = sameType(t.type, 'sensor_msgs/msg/CompressedImage');
-      if (!compressed && !sameType(t.type, 'sensor_msgs/msg/Image')) throw new Error(`robot '${this.robot.name}': camera topic ${t.topic} has type ${t.type}; the sim server publishes sensor_msgs/msg/Image or CompressedImage`);
+      if (!compressed && !sameType(t.type, 'sensor_msgs/msg/Image'))
+        throw new Error(
+          `robot '${this.robot.name}': camera topic ${t.topic} has type ${t.type}; the sim server publishes sensor_msgs/msg/Image or CompressedImage`,
+        );
       this.#topics.set(t.topic, { type: t.type, kind: { kind: 'image', camera, compressed }, direction: 'out' });
     }
-    if (ros.objectState) this.#topics.set(ros.objectState.topic, { type: ros.objectState.type, kind: { kind: 'objectState' }, direction: 'out' });
+    if (ros.objectState)
+      this.#topics.set(ros.objectState.topic, {
+        type: ros.objectState.type,
+        kind: { kind: 'objectState' },
+        direction: 'out',
+      });
     this.#topics.set(ros.command.topic, { type: ros.command.type, kind: { kind: 'armCommand' }, direction: 'in' });
-    this.#topics.set(ros.gripperCommand.topic, { type: ros.gripperCommand.type, kind: { kind: 'gripperCommand' }, direction: 'in' });
+    this.#topics.set(ros.gripperCommand.topic, {
+      type: ros.gripperCommand.type,
+      kind: { kind: 'gripperCommand' },
+      direction: 'in',
+    });
     this.#services = new Map<string, (args: unknown) => TriggerResponse>([
       [ros.services.reset.name, (args: unknown) => this.#reset(args)],
       [ros.services.taskStatus.name, () => this.#taskStatus()],
@@ -137,7 +162,11 @@ export class RosbridgeSimServer {
 
   /** Start the simulated robot (first task of the suite loaded, holding) and listen. */
   static async start(options: SimServerOptions): Promise<RosbridgeSimServer> {
-    const simRobot = await SimRobot.create({ robot: options.robot, watchdogTicks: options.watchdogTicks ?? 3, maxStepFactor: options.maxStepFactor });
+    const simRobot = await SimRobot.create({
+      robot: options.robot,
+      watchdogTicks: options.watchdogTicks ?? 3,
+      maxStepFactor: options.maxStepFactor,
+    });
     const server = new RosbridgeSimServer(simRobot, options);
     const first = planEpisodes([{ family: 'reach' }], 'train', 1, 0)[0]!;
     simRobot.reset(first.task, first.seed);
@@ -250,10 +279,17 @@ export class RosbridgeSimServer {
     this.stats.messages++;
     let id: string | undefined;
     try {
-      const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data instanceof ArrayBuffer ? data.byteLength : data.length;
-      if (size > this.maxMessageBytes) throw new ProtocolError(`message of ${size} bytes exceeds the ${this.maxMessageBytes}-byte limit`);
+      const size = Array.isArray(data)
+        ? data.reduce((n, b) => n + b.length, 0)
+        : data instanceof ArrayBuffer
+          ? data.byteLength
+          : data.length;
+      if (size > this.maxMessageBytes)
+        throw new ProtocolError(`message of ${size} bytes exceeds the ${this.maxMessageBytes}-byte limit`);
       if (isBinary) throw new ProtocolError('binary messages are not accepted: send rosbridge JSON text');
-      const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+      const text = Array.isArray(data)
+        ? Buffer.concat(data).toString('utf8')
+        : Buffer.from(data as ArrayBuffer).toString('utf8');
       let raw: unknown;
       try {
         raw = parseRosbridgeJson(text);
@@ -274,8 +310,13 @@ export class RosbridgeSimServer {
     switch (op.op) {
       case 'subscribe': {
         this.#checkTopic(op.topic, op.type, 'out');
-        client.subscriptions.set(op.topic, { compression: op.compression ?? 'none', throttleMs: Math.max(0, op.throttle_rate ?? 0), lastSent: -Infinity });
-        if (!this.#topics.has(op.topic)) this.#status(client, 'warning', `${op.topic} is not published by robot '${this.robot.name}'`, op.id);
+        client.subscriptions.set(op.topic, {
+          compression: op.compression ?? 'none',
+          throttleMs: Math.max(0, op.throttle_rate ?? 0),
+          lastSent: -Infinity,
+        });
+        if (!this.#topics.has(op.topic))
+          this.#status(client, 'warning', `${op.topic} is not published by robot '${this.robot.name}'`, op.id);
         return;
       }
       case 'unsubscribe':
@@ -307,8 +348,14 @@ export class RosbridgeSimServer {
     if (allow && !allow.includes(topic)) throw new ProtocolError(`topic ${topic} is not in this server's allow-list`);
     const def = this.#topics.get(topic);
     if (!def) return;
-    if (def.direction !== direction) throw new ProtocolError(direction === 'in' ? `${topic} is published by the robot; it takes no messages` : `${topic} is a command topic; the robot does not publish it`);
-    if (type !== undefined && !sameType(type, def.type)) throw new ProtocolError(`${topic} has type ${def.type}, not ${type}`);
+    if (def.direction !== direction)
+      throw new ProtocolError(
+        direction === 'in'
+          ? `${topic} is published by the robot; it takes no messages`
+          : `${topic} is a command topic; the robot does not publish it`,
+      );
+    if (type !== undefined && !sameType(type, def.type))
+      throw new ProtocolError(`${topic} has type ${def.type}, not ${type}`);
   }
 
   #onPublish(client: Client, topic: string, msg: unknown, id: string | undefined): void {
@@ -329,11 +376,17 @@ export class RosbridgeSimServer {
   }
 
   #callService(client: Client, service: string, args: unknown, id: string | undefined): void {
-    const reply = (result: boolean, values: unknown) => this.#send(client, { op: 'service_response', ...(id !== undefined ? { id } : {}), service, values, result });
+    const reply = (result: boolean, values: unknown) =>
+      this.#send(client, { op: 'service_response', ...(id !== undefined ? { id } : {}), service, values, result });
     const allow = this.#options.allowServices;
     const handler = this.#services.get(service);
     if ((allow && !allow.includes(service)) || !handler) {
-      reply(false, allow && !allow.includes(service) ? `service ${service} is not in this server's allow-list` : `service ${service} is not provided by robot '${this.robot.name}' (services: ${[...this.#services.keys()].join(', ')})`);
+      reply(
+        false,
+        allow && !allow.includes(service)
+          ? `service ${service} is not in this server's allow-list`
+          : `service ${service} is not provided by robot '${this.robot.name}' (services: ${[...this.#services.keys()].join(', ')})`,
+      );
       return;
     }
     try {
@@ -353,7 +406,10 @@ export class RosbridgeSimServer {
 
   #taskStatus(): TriggerResponse {
     const s = this.simRobot.status();
-    return { success: s.success, message: JSON.stringify({ progress: s.progress, success: s.success, tick: this.simRobot.ticks }) };
+    return {
+      success: s.success,
+      message: JSON.stringify({ progress: s.progress, success: s.success, tick: this.simRobot.ticks }),
+    };
   }
 
   /** Publish everything the robot publishes to the clients subscribed to it (rendering only watched cameras). */
@@ -364,7 +420,12 @@ export class RosbridgeSimServer {
       if (def.direction !== 'out') continue;
       const readers = [...this.#clients].filter((c) => {
         const s = c.subscriptions.get(topic);
-        return s && now - s.lastSent >= s.throttleMs && c.socket.readyState === WebSocket.OPEN && c.socket.bufferedAmount < MAX_BUFFERED_BYTES;
+        return (
+          s &&
+          now - s.lastSent >= s.throttleMs &&
+          c.socket.readyState === WebSocket.OPEN &&
+          c.socket.bufferedAmount < MAX_BUFFERED_BYTES
+        );
       });
       if (readers.length === 0) continue;
       const msg = this.#message(def.kind, stamp);
@@ -383,7 +444,13 @@ export class RosbridgeSimServer {
     switch (kind.kind) {
       case 'jointStates': {
         const s = this.simRobot.jointState();
-        return { header: { stamp, frame_id: '' }, name: s.names, position: s.position, velocity: s.velocity, effort: [] } satisfies JointStateMsg;
+        return {
+          header: { stamp, frame_id: '' },
+          name: s.names,
+          position: s.position,
+          velocity: s.velocity,
+          effort: [],
+        } satisfies JointStateMsg;
       }
       case 'image':
         return imageMessage(this.simRobot.render(kind.camera), kind.compressed, { stamp, frame_id: kind.camera });
@@ -410,12 +477,26 @@ export class RosbridgeSimServer {
   }
 }
 
-function imageMessage(image: Image, compressed: boolean, header: { stamp: { sec: number; nanosec: number }; frame_id: string }): ImageMsg | CompressedImageMsg {
+function imageMessage(
+  image: Image,
+  compressed: boolean,
+  header: { stamp: { sec: number; nanosec: number }; frame_id: string },
+): ImageMsg | CompressedImageMsg {
   if (compressed) return { header, format: 'rgb8; png compressed rgb8', data: encodePng(image) };
-  return { header, height: image.height, width: image.width, encoding: 'rgb8', is_bigendian: 0, step: image.width * 3, data: image.data };
+  return {
+    header,
+    height: image.height,
+    width: image.width,
+    encoding: 'rgb8',
+    is_bigendian: 0,
+    step: image.width * 3,
+    data: image.data,
+  };
 }
 
 /** rosbridge's JSON carries uint8[] as base64. */
 function bytesAsBase64(_key: string, value: unknown): unknown {
-  return value instanceof Uint8Array ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') : value;
+  return value instanceof Uint8Array
+    ? Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')
+    : value;
 }

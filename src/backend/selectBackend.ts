@@ -145,8 +145,9 @@ function quietCpuBanner(): void {
 }
 
 function missingKernelsError(backend: string, missing: string[]): Error {
-  const alternatives = ['cpu', 'wasm', NATIVE_BACKEND]
-    .filter((b) => b !== backend && tf.findBackendFactory(b) != null && kernelsMissing(b, missing).length === 0);
+  const alternatives = ['cpu', 'wasm', NATIVE_BACKEND].filter(
+    (b) => b !== backend && tf.findBackendFactory(b) != null && kernelsMissing(b, missing).length === 0,
+  );
   const alt = alternatives.length > 0 ? `; backends that have them: ${alternatives.join(', ')}` : '';
   return new Error(`backend '${backend}' lacks required kernels: ${missing.join(', ')}${alt}`);
 }
@@ -198,7 +199,9 @@ async function selectAuto(required: string[]): Promise<[string, string]> {
     const load = await loadNative(spec);
     if (!load.ok) {
       // Not installed is the normal case and stays quiet; a broken install is worth a word.
-      skipped.push(load.notInstalled ? `${spec.pkg} not installed` : `${spec.pkg} failed to load: ${errorText(load.error)}`);
+      skipped.push(
+        load.notInstalled ? `${spec.pkg} not installed` : `${spec.pkg} failed to load: ${errorText(load.error)}`,
+      );
       continue;
     }
     const missing = kernelsMissing(NATIVE_BACKEND, required);

@@ -22,15 +22,28 @@ export function intFlag(value: string | undefined, name: string, fallback: numbe
   return n;
 }
 
-export function numberFlag(value: string | undefined, name: string, fallback: number, min = -Infinity, max = Infinity): number {
+export function numberFlag(
+  value: string | undefined,
+  name: string,
+  fallback: number,
+  min = -Infinity,
+  max = Infinity,
+): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number in [${min}, ${max}], got '${value}'`);
+  if (!Number.isFinite(n) || n < min || n > max)
+    throw new UsageError(`--${name} must be a number in [${min}, ${max}], got '${value}'`);
   return n;
 }
 
-export function choiceFlag<C extends string>(value: string | undefined, name: string, choices: readonly C[], fallback: C): C {
+export function choiceFlag<C extends string>(
+  value: string | undefined,
+  name: string,
+  choices: readonly C[],
+  fallback: C,
+): C {
   if (value === undefined) return fallback;
-  if (!choices.includes(value as C)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${value}'`);
+  if (!choices.includes(value as C))
+    throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${value}'`);
   return value as C;
 }

@@ -65,17 +65,30 @@ export const command = {
     // Validate everything before touching the output folder.
     const robot = loadRobot(config.robot);
     const plan = planEpisodes(parseTaskSelectors(config.task), config.split, config.episodes, config.seed);
-    const env = await makeEnv(robot, { env: config.env, url: config.url, speed: config.speed, connectTimeoutMs: config.connectTimeoutMs, cameras: config.cameras, imageSize: config.imageSize });
-    const controller = await makeController(config.policy, robot, { noise: config.noise }).catch(async (err: unknown) => {
-      await env.close();
-      throw err;
+    const env = await makeEnv(robot, {
+      env: config.env,
+      url: config.url,
+      speed: config.speed,
+      connectTimeoutMs: config.connectTimeoutMs,
+      cameras: config.cameras,
+      imageSize: config.imageSize,
     });
+    const controller = await makeController(config.policy, robot, { noise: config.noise }).catch(
+      async (err: unknown) => {
+        await env.close();
+        throw err;
+      },
+    );
     const store = await EpisodeStore.openForAppend(config.out, { robot: robot.name }).catch(async (err: unknown) => {
       controller.close?.();
       await env.close();
       throw err;
     });
-    const log = new RunLog(join(config.out, 'runs'), `collect-${runStamp()}`, { ...config, speed: config.speed === Infinity ? 'max' : config.speed, cameras: env.cameras });
+    const log = new RunLog(join(config.out, 'runs'), `collect-${runStamp()}`, {
+      ...config,
+      speed: config.speed === Infinity ? 'max' : config.speed,
+      cameras: env.cameras,
+    });
     const progress = new Progress('collect', plan.length);
     const stop = new AbortController();
     const onSigint = () => {
@@ -93,7 +106,15 @@ export const command = {
         signal: stop.signal,
         initialStatus: () => env.status(),
         onEpisode: (episode, i) => {
-          log.log({ episode: i, seed: episode.seed, family: episode.task.family, split: episode.task.split, instruction: episode.task.instruction, success: episode.success, steps: episode.steps });
+          log.log({
+            episode: i,
+            seed: episode.seed,
+            family: episode.task.family,
+            split: episode.task.split,
+            instruction: episode.task.instruction,
+            success: episode.success,
+            steps: episode.steps,
+          });
           progress.update(i + 1, `${episode.task.family} ${episode.success ? 'ok' : 'fail'}`);
         },
         onAbort: (err, i) => {
@@ -103,7 +124,9 @@ export const command = {
       });
       progress.stop();
       const seconds = (performance.now() - started) / 1000;
-      console.log(`collected ${result.episodes} episodes into ${config.out}: ${result.successes} successes (${((100 * result.successes) / Math.max(1, result.episodes)).toFixed(1)}%), ${seconds.toFixed(1)} s${result.aborted ? `; ${result.aborted} aborted (stored marked aborted, never served for training)` : ''}`);
+      console.log(
+        `collected ${result.episodes} episodes into ${config.out}: ${result.successes} successes (${((100 * result.successes) / Math.max(1, result.episodes)).toFixed(1)}%), ${seconds.toFixed(1)} s${result.aborted ? `; ${result.aborted} aborted (stored marked aborted, never served for training)` : ''}`,
+      );
       console.log(`config: ${log.configFile}\nmetrics: ${log.metricsFile}`);
       return stop.signal.aborted ? 130 : 0;
     } finally {

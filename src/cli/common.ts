@@ -21,7 +21,8 @@ export async function readEpisodes(dirs: string[], filter: EpisodeFilter = {}): 
 }
 
 export async function useBackend(name: string, requiredKernels: string[]): Promise<string> {
-  if (!isBackendName(name)) throw new UsageError(`unknown backend '${name}'; use auto, tensorflow-gpu, tensorflow, wasm or cpu`);
+  if (!isBackendName(name))
+    throw new UsageError(`unknown backend '${name}'; use auto, tensorflow-gpu, tensorflow, wasm or cpu`);
   const chosen = await selectBackend(name, { requiredKernels });
   return chosen.backend;
 }
@@ -30,7 +31,11 @@ export async function useBackend(name: string, requiredKernels: string[]): Promi
  * Config overrides from argv: dotted keys (`--train.epochs=3`) and top-level config keys
  * (`--members=3`) that are not the command's own flags. Everything else is returned in `rest`.
  */
-export function configOverrides(argv: string[], topLevelKeys: readonly string[], commandFlags: readonly string[]): { overrides: Record<string, string>; rest: string[] } {
+export function configOverrides(
+  argv: string[],
+  topLevelKeys: readonly string[],
+  commandFlags: readonly string[],
+): { overrides: Record<string, string>; rest: string[] } {
   const { overrides, rest: afterDotted } = parseDottedOverrides(argv);
   const rest: string[] = [];
   for (let i = 0; i < afterDotted.length; i++) {

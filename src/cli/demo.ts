@@ -38,11 +38,21 @@ const BEHAVIOURS = [
 ] as const;
 
 export const command = {
-  summary: 'the main job end to end in the simulator: demos → behaviour cloning → WMRL (vs real-only GRPO) → held-out success',
+  summary:
+    'the main job end to end in the simulator: demos → behaviour cloning → WMRL (vs real-only GRPO) → held-out success',
   async run(argv: string[]): Promise<number> {
-    const { values } = parseFlags(argv, { out: { type: 'string' }, robot: { type: 'string' }, episodes: { type: 'string' }, steps: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+    const { values } = parseFlags(argv, {
+      out: { type: 'string' },
+      robot: { type: 'string' },
+      episodes: { type: 'string' },
+      steps: { type: 'string' },
+      seed: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
     if (values.help) {
-      console.log(`usage: wmrl demo [--out DIR] [--robot NAME (default ${DEFAULT_ROBOT})] [--episodes N expert demos per family (default 100)] [--steps N post-training steps (default 6)] [--seed S]`);
+      console.log(
+        `usage: wmrl demo [--out DIR] [--robot NAME (default ${DEFAULT_ROBOT})] [--episodes N expert demos per family (default 100)] [--steps N post-training steps (default 6)] [--seed S]`,
+      );
       return 0;
     }
     const perFamily = intFlag(values.episodes, 'episodes', 100, 4);
@@ -50,14 +60,33 @@ export const command = {
     const seed = intFlag(values.seed, 'seed', 0);
     const out = values.out ?? join('runs', `demo-${runStamp()}`);
     const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
-    const policyConfig = resolveConfig(policyConfigSchema, { files: [join(CONFIGS_DIR, 'policy', 'tiny.yaml')], overrides: { seed: String(seed), 'bc.epochs': '10', 'bc.batchSize': '64', 'bc.shiftAugment': 'false' } });
+    const policyConfig = resolveConfig(policyConfigSchema, {
+      files: [join(CONFIGS_DIR, 'policy', 'tiny.yaml')],
+      overrides: { seed: String(seed), 'bc.epochs': '10', 'bc.batchSize': '64', 'bc.shiftAugment': 'false' },
+    });
     // Post-training and evaluation on reach, as in `npm run bench`: there the BC start leaves room
     // and GRPO can learn; push and pick start near 0% on held-out instructions at demo scale.
     const trainConfig = resolveConfig(wmrlConfigSchema, {
       files: [join(CONFIGS_DIR, 'train', 'quickstart.yaml')],
-      overrides: { seed: String(seed), steps: String(steps), tasks: POST_TRAIN_TASKS, 'eval.tasks': POST_TRAIN_TASKS, 'eval.episodes': '40', 'eval.every': String(Math.max(1, Math.ceil(steps / 2))) },
+      overrides: {
+        seed: String(seed),
+        steps: String(steps),
+        tasks: POST_TRAIN_TASKS,
+        'eval.tasks': POST_TRAIN_TASKS,
+        'eval.episodes': '40',
+        'eval.every': String(Math.max(1, Math.ceil(steps / 2))),
+      },
     });
-    const log = new RunLog(out, 'demo', { command: 'demo', robot: robot.name, perFamily, steps, seed, out, policy: policyConfig, train: trainConfig });
+    const log = new RunLog(out, 'demo', {
+      command: 'demo',
+      robot: robot.name,
+      perFamily,
+      steps,
+      seed,
+      out,
+      policy: policyConfig,
+      train: trainConfig,
+    });
     const started = performance.now();
     const backend = await useBackend('auto', [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
 
@@ -87,14 +116,20 @@ export const command = {
       policy.dispose();
     }
     const best = bc.bc[bc.bestEpoch]!;
-    console.log(`  ${bc.episodesUsed} demonstrations, ${bc.parameters.toLocaleString()} parameters, ${bc.seconds.toFixed(0)} s; validation action MSE ${best.validationMse.toFixed(4)}, instructed object found to ${best.validationImageRmsePx.toFixed(1)} px`);
+    console.log(
+      `  ${bc.episodesUsed} demonstrations, ${bc.parameters.toLocaleString()} parameters, ${bc.seconds.toFixed(0)} s; validation action MSE ${best.validationMse.toFixed(4)}, instructed object found to ${best.validationImageRmsePx.toFixed(1)} px`,
+    );
 
     const env = await makeSimEnv(robot);
     const reports: Record<string, RunReport> = {};
     let episodeBar: Progress | undefined;
     try {
       for (const mode of ['wmrl', 'real'] as const) {
-        console.log(mode === 'wmrl' ? '\n3/4 WMRL post-training: imagined groups in a world model over the policy perception, a few anchor episodes on the simulator' : '\n4/4 for comparison: GRPO on the simulator alone (every rollout executed for real)');
+        console.log(
+          mode === 'wmrl'
+            ? '\n3/4 WMRL post-training: imagined groups in a world model over the policy perception, a few anchor episodes on the simulator'
+            : '\n4/4 for comparison: GRPO on the simulator alone (every rollout executed for real)',
+        );
         reports[mode] = await runTraining({
           config: { ...trainConfig, mode },
           policyDir,
@@ -111,8 +146,14 @@ export const command = {
             episodeBar!.update(done);
             if (done === total) episodeBar!.stop();
           },
-          onStep: (m) => console.log(`  step ${m.step}/${steps}: ${m.successImagined === null ? '' : `imagined success ${pct(m.successCalibrated ?? m.successImagined)}, `}${m.successAnchors === null ? '' : `real rollouts ${pct(m.successAnchors)}, `}${m.ppi ? `PPI ${pct(m.ppi.estimate)} [${pct(m.ppi.lower)}, ${pct(m.ppi.upper)}], ` : ''}robot time ${m.robotSeconds.toFixed(0)} s`),
-          onEval: (e) => console.log(`  held-out evaluation after step ${e.step}: ${e.successes}/${e.episodes} (${pct(e.successRate)})`),
+          onStep: (m) =>
+            console.log(
+              `  step ${m.step}/${steps}: ${m.successImagined === null ? '' : `imagined success ${pct(m.successCalibrated ?? m.successImagined)}, `}${m.successAnchors === null ? '' : `real rollouts ${pct(m.successAnchors)}, `}${m.ppi ? `PPI ${pct(m.ppi.estimate)} [${pct(m.ppi.lower)}, ${pct(m.ppi.upper)}], ` : ''}robot time ${m.robotSeconds.toFixed(0)} s`,
+            ),
+          onEval: (e) =>
+            console.log(
+              `  held-out evaluation after step ${e.step}: ${e.successes}/${e.episodes} (${pct(e.successRate)})`,
+            ),
         });
       }
     } finally {
@@ -122,18 +163,35 @@ export const command = {
     const r = reports.real!;
     const before = w.evaluations[0]!.successRate;
     const after = (rep: RunReport) => rep.evaluations.at(-1)!.successRate;
-    console.log(`\nheld-out ${POST_TRAIN_TASKS} instructions (${trainConfig.eval.episodes} evaluation episodes, never charged as robot time):`);
+    console.log(
+      `\nheld-out ${POST_TRAIN_TASKS} instructions (${trainConfig.eval.episodes} evaluation episodes, never charged as robot time):`,
+    );
     console.log(`  behaviour cloning         ${pct(before)}`);
-    console.log(`  after WMRL                ${pct(after(w))}   robot time ${w.robotSeconds.toFixed(0)} s (${w.realEpisodes} real episodes)`);
-    console.log(`  after real-only GRPO      ${pct(after(r))}   robot time ${r.robotSeconds.toFixed(0)} s (${r.realEpisodes} real episodes)`);
+    console.log(
+      `  after WMRL                ${pct(after(w))}   robot time ${w.robotSeconds.toFixed(0)} s (${w.realEpisodes} real episodes)`,
+    );
+    console.log(
+      `  after real-only GRPO      ${pct(after(r))}   robot time ${r.robotSeconds.toFixed(0)} s (${r.realEpisodes} real episodes)`,
+    );
     // Less robot time is a saving only at an equal gain: print the gains and leave the ratio out.
     console.log(`  gains: WMRL ${signed(after(w) - before)}, real-only ${signed(after(r) - before)}.`);
     // One seed cannot back a claim: say how coarse the measurement is and where the real comparison is.
     const n = trainConfig.eval.episodes;
-    console.log(`  One seed and ${n} evaluation episodes (one episode = ${(100 / n).toFixed(1)} points) cannot separate these gains;`);
+    console.log(
+      `  One seed and ${n} evaluation episodes (one episode = ${(100 / n).toFixed(1)} points) cannot separate these gains;`,
+    );
     console.log(`  npm run bench measures them over seeds (bench/results/wmrl.md; docs/benchmarks.md).`);
-    log.log({ stage: 'summary', before, afterWmrl: after(w), afterReal: after(r), robotSecondsWmrl: w.robotSeconds, robotSecondsReal: r.robotSeconds });
-    console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s. Outputs in ${out}: demos/ mixed/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, policy/), demo.metrics.jsonl`);
+    log.log({
+      stage: 'summary',
+      before,
+      afterWmrl: after(w),
+      afterReal: after(r),
+      robotSecondsWmrl: w.robotSeconds,
+      robotSecondsReal: r.robotSeconds,
+    });
+    console.log(
+      `\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s. Outputs in ${out}: demos/ mixed/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, policy/), demo.metrics.jsonl`,
+    );
     return 0;
   },
 };
@@ -146,7 +204,13 @@ function signed(x: number): string {
   return `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)} points`;
 }
 
-async function collectDemos(robot: ReturnType<typeof loadRobot>, out: string, perFamily: number, seed: number, log: RunLog): Promise<void> {
+async function collectDemos(
+  robot: ReturnType<typeof loadRobot>,
+  out: string,
+  perFamily: number,
+  seed: number,
+  log: RunLog,
+): Promise<void> {
   const env = await makeSimEnv(robot);
   try {
     for (const [bi, b] of BEHAVIOURS.entries()) {
@@ -154,11 +218,25 @@ async function collectDemos(robot: ReturnType<typeof loadRobot>, out: string, pe
       const store = await EpisodeStore.openForAppend(join(out, b.folder), { robot: robot.name });
       try {
         const n = Math.max(1, Math.round(perFamily * b.share)) * TASK_FAMILIES.length;
-        const plan = planEpisodes(TASK_FAMILIES.map((family) => ({ family })), 'train', n, seed + 100_000 * (bi + 1));
+        const plan = planEpisodes(
+          TASK_FAMILIES.map((family) => ({ family })),
+          'train',
+          n,
+          seed + 100_000 * (bi + 1),
+        );
         const progress = new Progress(`  ${b.label}`, plan.length);
-        const r = await collectEpisodes({ env, controller, store, plan, initialStatus: () => env.status(), onEpisode: (_e, i) => progress.update(i + 1) });
+        const r = await collectEpisodes({
+          env,
+          controller,
+          store,
+          plan,
+          initialStatus: () => env.status(),
+          onEpisode: (_e, i) => progress.update(i + 1),
+        });
         progress.stop();
-        console.log(`  ${b.label.padEnd(20)} ${r.episodes} episodes, ${((100 * r.successes) / r.episodes).toFixed(0)}% successful`);
+        console.log(
+          `  ${b.label.padEnd(20)} ${r.episodes} episodes, ${((100 * r.successes) / r.episodes).toFixed(0)}% successful`,
+        );
         log.log({ stage: 'collect', behaviour: b.label, successes: r.successes, episodes: r.episodes });
       } finally {
         await store.close();

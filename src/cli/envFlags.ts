@@ -16,9 +16,18 @@ export const ENV_HELP = `  --env E           sim (the in-process simulator; defa
   --connect-timeout S  with --env rosbridge: seconds to wait for the robot's rosbridge server
                     before giving up (default 30; a robot still booting may need more)`;
 
-export function envChoice(values: { env?: string; url?: string; speed?: string; 'connect-timeout'?: string }): Pick<EnvChoice, 'env' | 'url' | 'speed' | 'connectTimeoutMs'> {
+export function envChoice(values: {
+  env?: string;
+  url?: string;
+  speed?: string;
+  'connect-timeout'?: string;
+}): Pick<EnvChoice, 'env' | 'url' | 'speed' | 'connectTimeoutMs'> {
   const env = choiceFlag(values.env, 'env', ENVS, 'sim');
-  if (env === 'sim' && (values.url !== undefined || values.speed !== undefined || values['connect-timeout'] !== undefined)) throw new UsageError('--url, --speed and --connect-timeout are for --env rosbridge');
+  if (
+    env === 'sim' &&
+    (values.url !== undefined || values.speed !== undefined || values['connect-timeout'] !== undefined)
+  )
+    throw new UsageError('--url, --speed and --connect-timeout are for --env rosbridge');
   if (env === 'rosbridge' && !values.url) throw new UsageError('--env rosbridge needs --url ws://host:port');
   const speed = values.speed === 'max' ? Infinity : numberFlag(values.speed, 'speed', 1, 1e-3, 1e6);
   const connectTimeoutMs = 1000 * numberFlag(values['connect-timeout'], 'connect-timeout', 30, 0.1, 86_400);

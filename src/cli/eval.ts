@@ -77,21 +77,45 @@ export const command = {
     const envFlags = envChoice(values);
     await useBackend(values.backend ?? 'auto', POLICY_KERNELS);
     const random = values.policy === 'random';
-    const dir = random ? 'random' : existsSync(join(values.policy, 'policy', 'model.json')) ? join(values.policy, 'policy') : values.policy;
+    const dir = random
+      ? 'random'
+      : existsSync(join(values.policy, 'policy', 'model.json'))
+        ? join(values.policy, 'policy')
+        : values.policy;
     const policy = random ? undefined : await loadPolicy(dir);
     const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
-    const env = await makeEnv(robot, { ...envFlags, cameras: [policy?.config.encoder.camera ?? robot.cameras[0]!.name] }).catch((err: unknown) => {
+    const env = await makeEnv(robot, {
+      ...envFlags,
+      cameras: [policy?.config.encoder.camera ?? robot.cameras[0]!.name],
+    }).catch((err: unknown) => {
       policy?.dispose();
       throw err;
     });
     const swap = values['swap-instructions'] ?? false;
     const controller: Controller = policy
-      ? new PolicyController(policy, { deterministic: !values.stochastic, instructionOverride: swap ? swappedInstruction : undefined, name: `vla:${dir}${swap ? ':swapped-instructions' : ''}` })
+      ? new PolicyController(policy, {
+          deterministic: !values.stochastic,
+          instructionOverride: swap ? swappedInstruction : undefined,
+          name: `vla:${dir}${swap ? ':swapped-instructions' : ''}`,
+        })
       : new RandomController(actionDim(robot));
     const splits = split === 'both' ? (['train', 'test'] as const) : [split];
-    const plan = splits.flatMap((s, si) => selectors.flatMap((sel, fi) => planEpisodes([sel], s, perCell, seed + 10_000 * si + 1000 * fi)));
+    const plan = splits.flatMap((s, si) =>
+      selectors.flatMap((sel, fi) => planEpisodes([sel], s, perCell, seed + 10_000 * si + 1000 * fi)),
+    );
     const store = await EpisodeStore.openForAppend(out, { robot: robot.name });
-    const log = new RunLog(join(out, 'runs'), `eval-${runStamp()}`, { command: 'eval', policy: dir, episodesPerCell: perCell, split, task: values.task ?? 'all', seed, deterministic: !values.stochastic, swapInstructions: swap, env: envFlags.env, url: envFlags.url });
+    const log = new RunLog(join(out, 'runs'), `eval-${runStamp()}`, {
+      command: 'eval',
+      policy: dir,
+      episodesPerCell: perCell,
+      split,
+      task: values.task ?? 'all',
+      seed,
+      deterministic: !values.stochastic,
+      swapInstructions: swap,
+      env: envFlags.env,
+      url: envFlags.url,
+    });
     const table = new SuccessTable();
     const progress = new Progress('eval', plan.length);
     try {
@@ -103,7 +127,14 @@ export const command = {
         initialStatus: () => env.status(),
         onEpisode: (e, i) => {
           table.add(e);
-          log.log({ episode: i, family: e.task.family, split: e.task.split, instruction: e.task.instruction, success: e.success, steps: e.steps });
+          log.log({
+            episode: i,
+            family: e.task.family,
+            split: e.task.split,
+            instruction: e.task.instruction,
+            success: e.success,
+            steps: e.steps,
+          });
           progress.update(i + 1, `${e.task.family} ${e.success ? 'ok' : 'fail'}`);
         },
         // An aborted episode is stored marked aborted, not counted, and run again.
@@ -118,7 +149,9 @@ export const command = {
     writeFileSync(join(out, 'success.json'), JSON.stringify(table.rows(), null, 2) + '\n');
     if (values.json) console.log(JSON.stringify(table.rows(), null, 2));
     else {
-      console.log(`policy ${dir}${swap ? ' (instructions swapped for another task\'s)' : ''}, ${random ? 'uniformly random' : values.stochastic ? 'sampled' : 'mean'} actions:`);
+      console.log(
+        `policy ${dir}${swap ? " (instructions swapped for another task's)" : ''}, ${random ? 'uniformly random' : values.stochastic ? 'sampled' : 'mean'} actions:`,
+      );
       console.log(table.format());
       console.log(`episodes stored in ${out} (wmrl info ${out})`);
     }

@@ -38,25 +38,48 @@ export const command = {
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
-      console.log(HELP + describeConfigSchema(policyConfigSchema).map((l) => `  ${l}`).join('\n'));
+      console.log(
+        HELP +
+          describeConfigSchema(policyConfigSchema)
+            .map((l) => `  ${l}`)
+            .join('\n'),
+      );
       return 0;
     }
     if (!values.data?.length || !values.out) throw new UsageError(`--data and --out are required\n\n${HELP}`);
     const shorthand: Record<string, string> = {};
     if (values.backend) shorthand.backend = values.backend;
     if (values.seed) shorthand.seed = values.seed;
-    let config = resolveConfig(policyConfigSchema, { files: values.config ?? [], overrides: { ...shorthand, ...overrides } });
+    let config = resolveConfig(policyConfigSchema, {
+      files: values.config ?? [],
+      overrides: { ...shorthand, ...overrides },
+    });
     const policyDir = join(values.out, 'policy');
-    if (existsSync(policyDir) && !existsSync(join(policyDir, 'model.json'))) throw new Error(`${policyDir} exists and is not a policy checkpoint; refusing to overwrite it`);
+    if (existsSync(policyDir) && !existsSync(join(policyDir, 'model.json')))
+      throw new Error(`${policyDir} exists and is not a policy checkpoint; refusing to overwrite it`);
     const backend = await useBackend(config.backend, POLICY_KERNELS);
     let encoder: PatchEncoder | undefined;
     if (values.encoder) {
-      const dir = existsSync(join(values.encoder, 'model', 'model.json')) ? join(values.encoder, 'model') : values.encoder;
+      const dir = existsSync(join(values.encoder, 'model', 'model.json'))
+        ? join(values.encoder, 'model')
+        : values.encoder;
       const wm = await loadWorldModel(dir);
       try {
-        if (!wm.encoder) throw new Error(`${values.encoder} is a '${wm.kind}' world model; --encoder needs a video world model`);
+        if (!wm.encoder)
+          throw new Error(`${values.encoder} is a '${wm.kind}' world model; --encoder needs a video world model`);
         const v = wm.config.video;
-        config = { ...config, encoder: { ...config.encoder, imageSize: v.imageSize, patch: v.patch, patchDim: v.patchDim, latent: v.latent, keypoints: v.keypoints, camera: v.camera } };
+        config = {
+          ...config,
+          encoder: {
+            ...config.encoder,
+            imageSize: v.imageSize,
+            patch: v.patch,
+            patchDim: v.patchDim,
+            latent: v.latent,
+            keypoints: v.keypoints,
+            camera: v.camera,
+          },
+        };
         encoder = new PatchEncoder(wm.encoder.config);
         encoder.variables().forEach((variable, i) => variable.assign(wm.encoder!.variables()[i]!));
       } finally {
@@ -64,7 +87,13 @@ export const command = {
       }
     }
     const episodes = await readEpisodes(values.data);
-    const log = new RunLog(values.out, 'pretrain', { command: 'pretrain', data: values.data, encoder: values.encoder ?? null, backend, config });
+    const log = new RunLog(values.out, 'pretrain', {
+      command: 'pretrain',
+      data: values.data,
+      encoder: values.encoder ?? null,
+      backend,
+      config,
+    });
     let progress: Progress | undefined;
     let stage = '';
     const { policy, report } = await pretrainPolicy(episodes, config, {
@@ -80,18 +109,33 @@ export const command = {
         onEpoch: (s, m) => {
           progress?.stop();
           log.log({ stage: s, ...m });
-          if (s === 'bc') console.error(`bc epoch ${(m.epoch as number) + 1}: train NLL ${(m.trainNll as number).toFixed(3)}, validation NLL ${(m.validationNll as number).toFixed(3)}, action MSE ${(m.validationMse as number).toFixed(4)}, object/goal position RMSE ${(m.validationAuxRmseCm as number).toFixed(1)} cm, in the image ${(m.validationImageRmsePx as number).toFixed(1)} px`);
-          else console.error(`encoder epoch ${(m.epoch as number) + 1}: reconstruction ${(m.validationLoss as number).toFixed(4)}`);
+          if (s === 'bc')
+            console.error(
+              `bc epoch ${(m.epoch as number) + 1}: train NLL ${(m.trainNll as number).toFixed(3)}, validation NLL ${(m.validationNll as number).toFixed(3)}, action MSE ${(m.validationMse as number).toFixed(4)}, object/goal position RMSE ${(m.validationAuxRmseCm as number).toFixed(1)} cm, in the image ${(m.validationImageRmsePx as number).toFixed(1)} px`,
+            );
+          else
+            console.error(
+              `encoder epoch ${(m.epoch as number) + 1}: reconstruction ${(m.validationLoss as number).toFixed(4)}`,
+            );
         },
       },
     });
     try {
-      console.error(`policy '${config.size}': ${policy.parameterCount.toLocaleString()} parameters${policy.encoder ? ` (+ ${policy.encoderParameterCount.toLocaleString()} in the patch encoder, ${config.encoder.trainable ? 'trained end to end' : 'frozen'})` : ''}`);
+      console.error(
+        `policy '${config.size}': ${policy.parameterCount.toLocaleString()} parameters${policy.encoder ? ` (+ ${policy.encoderParameterCount.toLocaleString()} in the patch encoder, ${config.encoder.trainable ? 'trained end to end' : 'frozen'})` : ''}`,
+      );
       await savePolicy(policy, policyDir);
       writeFileSync(join(values.out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
-      log.log({ stage: 'done', parameters: report.parameters, encoderParameters: report.encoderParameters, seconds: report.seconds });
+      log.log({
+        stage: 'done',
+        parameters: report.parameters,
+        encoderParameters: report.encoderParameters,
+        seconds: report.seconds,
+      });
       const best = report.bc[report.bestEpoch];
-      console.log(`policy saved to ${policyDir}: ${report.episodesUsed} demonstrations (${report.samples} samples with augmentation), best epoch ${report.bestEpoch + 1}, validation action MSE ${best?.validationMse.toFixed(4)}, ${report.seconds.toFixed(0)} s`);
+      console.log(
+        `policy saved to ${policyDir}: ${report.episodesUsed} demonstrations (${report.samples} samples with augmentation), best epoch ${report.bestEpoch + 1}, validation action MSE ${best?.validationMse.toFixed(4)}, ${report.seconds.toFixed(0)} s`,
+      );
       return 0;
     } finally {
       policy.dispose();

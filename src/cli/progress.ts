@@ -15,7 +15,14 @@ export class Progress {
     this.#label = label;
     this.#total = total;
     if (process.stderr.isTTY) {
-      this.#bar = new SingleBar({ format: `${label} [{bar}] {value}/{total} {status} | eta {eta_formatted}`, stream: process.stderr, hideCursor: true }, Presets.shades_classic);
+      this.#bar = new SingleBar(
+        {
+          format: `${label} [{bar}] {value}/{total} {status} | eta {eta_formatted}`,
+          stream: process.stderr,
+          hideCursor: true,
+        },
+        Presets.shades_classic,
+      );
       this.#bar.start(total, 0, { status: '' });
     }
   }
@@ -34,6 +41,7 @@ export class Progress {
 
   stop(): void {
     this.#bar?.stop();
-    if (!this.#bar && this.#value !== this.#total) process.stderr.write(`${this.#label} stopped at ${this.#value}/${this.#total}\n`);
+    if (!this.#bar && this.#value !== this.#total)
+      process.stderr.write(`${this.#label} stopped at ${this.#value}/${this.#total}\n`);
   }
 }

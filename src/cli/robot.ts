@@ -47,9 +47,11 @@ export const command = {
     }
     if (!name) throw new UsageError(`wmrl robot ${action ?? ''} needs a robot NAME\n\n${HELP}`);
     if (action === 'add') {
-      if (Boolean(values.sim) === (values.url !== undefined)) throw new UsageError('give exactly one of --sim or --url');
+      if (Boolean(values.sim) === (values.url !== undefined))
+        throw new UsageError('give exactly one of --sim or --url');
       const pool = readPoolFile(file, { mustExist: false });
-      if (pool.robots.some((r) => r.name === name)) throw new UsageError(`robot '${name}' is already in ${file}; remove it first`);
+      if (pool.robots.some((r) => r.name === name))
+        throw new UsageError(`robot '${name}' is already in ${file}; remove it first`);
       const parsed = robotConfigSchema.safeParse({
         name,
         kind: values.sim ? 'sim' : 'rosbridge',
@@ -66,7 +68,10 @@ export const command = {
     }
     if (action === 'remove') {
       const pool = readPoolFile(file);
-      if (!pool.robots.some((r) => r.name === name)) throw new UsageError(`no robot '${name}' in ${file} (it holds ${pool.robots.map((r) => r.name).join(', ') || 'none'})`);
+      if (!pool.robots.some((r) => r.name === name))
+        throw new UsageError(
+          `no robot '${name}' in ${file} (it holds ${pool.robots.map((r) => r.name).join(', ') || 'none'})`,
+        );
       await writePoolFile(file, { ...pool, robots: pool.robots.filter((r) => r.name !== name) });
       console.log(`removed ${name} from ${file}`);
       return 0;

@@ -46,8 +46,15 @@ export const command = {
       console.log(HELP);
       return 0;
     }
-    const robot = withImageSize(loadRobot(values.robot ?? DEFAULT_ROBOT), values['image-size'] === undefined ? undefined : intFlag(values['image-size'], 'image-size', 64, 8));
-    const list = (v: string | undefined) => v?.split(',').map((s) => s.trim()).filter(Boolean);
+    const robot = withImageSize(
+      loadRobot(values.robot ?? DEFAULT_ROBOT),
+      values['image-size'] === undefined ? undefined : intFlag(values['image-size'], 'image-size', 64, 8),
+    );
+    const list = (v: string | undefined) =>
+      v
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     const log = values.quiet ? undefined : (line: string) => console.error(`[sim-server] ${line}`);
     const server = await RosbridgeSimServer.start({
       robot,
@@ -64,7 +71,9 @@ export const command = {
       log,
     });
     // Tests and scripts read this line for the port.
-    console.log(`wmrl sim-server: robot ${robot.name} listening on ${server.url} (${server.lockstep ? 'lockstep' : `${robot.controlHz * server.speed} Hz`})`);
+    console.log(
+      `wmrl sim-server: robot ${robot.name} listening on ${server.url} (${server.lockstep ? 'lockstep' : `${robot.controlHz * server.speed} Hz`})`,
+    );
     await untilStopped();
     await server.close();
     return 0;

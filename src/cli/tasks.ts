@@ -20,14 +20,18 @@ export const command = {
     for (const family of TASK_FAMILIES) {
       const def = FAMILIES[family];
       console.log(`${family}  (horizon ${def.horizon} ticks; objects: ${def.objects.join(', ')})`);
-      def.templates.forEach((t, i) => console.log(`  template ${i}${i === def.templates.length - 1 ? ' [test only]' : ''}: ${t}`));
+      def.templates.forEach((t, i) =>
+        console.log(`  template ${i}${i === def.templates.length - 1 ? ' [test only]' : ''}: ${t}`),
+      );
       console.log(`  colours held out for test: ${def.heldOutColors.join(', ')}`);
       const mine = rows.filter((r) => r.family === family);
       const train = mine.filter((r) => r.split === 'train').length;
       console.log(`  ${train} train / ${mine.length - train} test combinations (colour × template)\n`);
     }
     console.log(`colours: ${COLOR_NAMES.join(', ')}`);
-    console.log(`select tasks with --task family[:colour[:object|zone]], e.g. pick, reach:red:ball, push:blue:green, all`);
+    console.log(
+      `select tasks with --task family[:colour[:object|zone]], e.g. pick, reach:red:ball, push:blue:green, all`,
+    );
     return 0;
   },
 };

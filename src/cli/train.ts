@@ -55,7 +55,29 @@ config keys:
 export const command = {
   summary: 'post-train a policy with WMRL (imagination + anchors), or a baseline',
   async run(argv: string[]): Promise<number> {
-    const flags = ['policy', 'data', 'out', 'config', 'wm-config', 'world-model', 'mode', 'no-debias', 'no-denoise', 'no-refit', 'resume', 'robots', 'queue', 'queue-name', 'env', 'url', 'speed', 'connect-timeout', 'seed', 'backend', 'help'];
+    const flags = [
+      'policy',
+      'data',
+      'out',
+      'config',
+      'wm-config',
+      'world-model',
+      'mode',
+      'no-debias',
+      'no-denoise',
+      'no-refit',
+      'resume',
+      'robots',
+      'queue',
+      'queue-name',
+      'env',
+      'url',
+      'speed',
+      'connect-timeout',
+      'seed',
+      'backend',
+      'help',
+    ];
     const { overrides, rest } = configOverrides(argv, Object.keys(wmrlConfigSchema.shape), flags);
     const { values } = parseFlags(rest, {
       policy: { type: 'string' },
@@ -78,10 +100,16 @@ export const command = {
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
-      console.log(HELP + describeConfigSchema(wmrlConfigSchema).map((l) => `  ${l}`).join('\n'));
+      console.log(
+        HELP +
+          describeConfigSchema(wmrlConfigSchema)
+            .map((l) => `  ${l}`)
+            .join('\n'),
+      );
       return 0;
     }
-    if (!values.policy || !values.data?.length || !values.out) throw new UsageError(`--policy, --data and --out are required\n\n${HELP}`);
+    if (!values.policy || !values.data?.length || !values.out)
+      throw new UsageError(`--policy, --data and --out are required\n\n${HELP}`);
     const envFlags = envChoice(values);
     const shorthand: Record<string, string> = {};
     if (values.mode) shorthand.mode = values.mode;
@@ -90,14 +118,21 @@ export const command = {
     if (values['no-refit']) shorthand.refit = 'false';
     if (values.seed) shorthand.seed = values.seed;
     if (values.backend) shorthand.backend = values.backend;
-    const config = resolveConfig(wmrlConfigSchema, { files: values.config ?? [], overrides: { ...overrides, ...shorthand } });
+    const config = resolveConfig(wmrlConfigSchema, {
+      files: values.config ?? [],
+      overrides: { ...overrides, ...shorthand },
+    });
     await useBackend(config.backend, [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
     const data = await readEpisodes(values.data);
     if (data.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
     const robot = loadRobot(data[0]!.robot);
-    if (values.robots && values.queue) throw new UsageError('give --robots (robots driven from here) or --queue (remote workers), not both');
+    if (values.robots && values.queue)
+      throw new UsageError('give --robots (robots driven from here) or --queue (remote workers), not both');
     const poolFile = values.robots ? readPoolFile(values.robots) : undefined;
-    if (poolFile && poolFile.robots.length === 0) throw new UsageError(`${values.robots} lists no robots; add some with \`wmrl robot add --pool ${values.robots} …\``);
+    if (poolFile && poolFile.robots.length === 0)
+      throw new UsageError(
+        `${values.robots} lists no robots; add some with \`wmrl robot add --pool ${values.robots} …\``,
+      );
     const env = await makeEnv(robot, envFlags);
     // The composition root: the anchor runner (in-process, robot pool or remote workers) and what it holds.
     const anchorDir = runAnchorDir(values.out);
@@ -114,13 +149,34 @@ export const command = {
         queue = SqliteQueue.open(join(values.out, 'schedule.db'));
         robots = new RobotPool(poolRobots(poolFile.robots, robot));
         const onEvent = (e: SchedulerEvent) => {
-          if (e.kind !== 'recovered') console.error(`  anchor ${e.id} ${e.kind === 'retry' ? 'will be retried' : 'FAILED'} (attempt ${e.attempts}): ${e.error}`);
+          if (e.kind !== 'recovered')
+            console.error(
+              `  anchor ${e.id} ${e.kind === 'retry' ? 'will be retried' : 'FAILED'} (attempt ${e.attempts}): ${e.error}`,
+            );
         };
-        anchors = poolAnchorRunner({ runId, queue, pool: robots, storeDir: anchorDir, robot, budget: poolFile.budget, maxAttempts: poolFile.maxAttempts, onEvent });
+        anchors = poolAnchorRunner({
+          runId,
+          queue,
+          pool: robots,
+          storeDir: anchorDir,
+          robot,
+          budget: poolFile.budget,
+          maxAttempts: poolFile.maxAttempts,
+          onEvent,
+        });
       } else if (values.queue) {
         const { RedisQueue } = await import('../scheduler/redisQueue.ts');
-        queue = await RedisQueue.open({ url: values.queue, ...(values['queue-name'] ? { name: values['queue-name'] } : {}) });
-        anchors = poolAnchorRunner({ runId, queue, storeDir: anchorDir, robot, policySnapshots: join(values.out, 'anchor-policies') });
+        queue = await RedisQueue.open({
+          url: values.queue,
+          ...(values['queue-name'] ? { name: values['queue-name'] } : {}),
+        });
+        anchors = poolAnchorRunner({
+          runId,
+          queue,
+          storeDir: anchorDir,
+          robot,
+          policySnapshots: join(values.out, 'anchor-policies'),
+        });
       }
       const report = await runTraining({
         config,
@@ -146,17 +202,27 @@ export const command = {
               (m.imaginedWeight !== null ? ` λ ${m.imaginedWeight.toFixed(2)}` : '') +
               ` KL ${m.kl.toFixed(4)} robot ${m.robotSeconds.toFixed(0)} s`,
           ),
-        onEval: (e) => console.error(`eval at step ${e.step}: ${e.split} success ${e.successes}/${e.episodes} (${(100 * e.successRate).toFixed(0)}%)`),
+        onEval: (e) =>
+          console.error(
+            `eval at step ${e.step}: ${e.split} success ${e.successes}/${e.episodes} (${(100 * e.successRate).toFixed(0)}%)`,
+          ),
         onImaginationCheck: (c) =>
-          console.error(`imagination check at step ${c.step}: rank AUC ${c.rank.auc === null ? 'n/a' : c.rank.auc.toFixed(2)} over ${c.rank.pairs} success/failure pairs (imagined ${fmt(c.imaginedScore)}, real ${fmt(c.realSuccess)})`),
+          console.error(
+            `imagination check at step ${c.step}: rank AUC ${c.rank.auc === null ? 'n/a' : c.rank.auc.toFixed(2)} over ${c.rank.pairs} success/failure pairs (imagined ${fmt(c.imaginedScore)}, real ${fmt(c.realSuccess)})`,
+          ),
       });
       const first = report.evaluations[0];
       const last = report.evaluations.at(-1);
-      console.log(`trained ${report.steps} steps: held-out success ${first ? (100 * first.successRate).toFixed(0) : '?'}% → ${last ? (100 * last.successRate).toFixed(0) : '?'}%, robot time ${report.robotSeconds.toFixed(0)} s (${report.realEpisodes} real episodes), compute ${report.computeSeconds.toFixed(0)} s`);
+      console.log(
+        `trained ${report.steps} steps: held-out success ${first ? (100 * first.successRate).toFixed(0) : '?'}% → ${last ? (100 * last.successRate).toFixed(0) : '?'}%, robot time ${report.robotSeconds.toFixed(0)} s (${report.realEpisodes} real episodes), compute ${report.computeSeconds.toFixed(0)} s`,
+      );
       console.log(`policy: ${report.policyDir}\nmetrics: ${join(values.out, 'train.metrics.jsonl')}`);
       return 0;
     } catch (err) {
-      if (err instanceof EpisodeAbortedError) throw new Error(`${err.message}. The current step's episodes were not stored; run again with --resume to continue from the last checkpoint`);
+      if (err instanceof EpisodeAbortedError)
+        throw new Error(
+          `${err.message}. The current step's episodes were not stored; run again with --resume to continue from the last checkpoint`,
+        );
       throw err;
     } finally {
       await robots?.close();

@@ -39,7 +39,11 @@ export const command = {
     if (!values.run && !values.data?.length) throw new UsageError(`give --run or --data (or both)\n\n${HELP}`);
     const bundleDir = requireBundle();
     await useBackend(values.backend ?? 'auto', [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
-    const data = new ViewerData({ ...(values.run ? { runDir: values.run } : {}), dataDirs: values.data ?? [], ...(values['world-model'] ? { worldModelDir: values['world-model'] } : {}) });
+    const data = new ViewerData({
+      ...(values.run ? { runDir: values.run } : {}),
+      dataDirs: values.data ?? [],
+      ...(values['world-model'] ? { worldModelDir: values['world-model'] } : {}),
+    });
     try {
       const server = await ViewerServer.start({
         data,
@@ -48,7 +52,9 @@ export const command = {
         pollMs: intFlag(values['poll-ms'], 'poll-ms', 500),
         onLog: (line) => console.error(`  ${line}`),
       });
-      console.log(`wmrl viewer: ${server.url} (${data.episodes.length} episodes${data.run ? `, watching ${data.run.dir}` : ''}); Ctrl-C to stop`);
+      console.log(
+        `wmrl viewer: ${server.url} (${data.episodes.length} episodes${data.run ? `, watching ${data.run.dir}` : ''}); Ctrl-C to stop`,
+      );
       await untilStopped();
       await server.close();
       return 0;

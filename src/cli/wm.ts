@@ -52,7 +52,12 @@ async function train(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
-    console.log(TRAIN_HELP + describeConfigSchema(worldModelConfigSchema).map((l) => `  ${l}`).join('\n'));
+    console.log(
+      TRAIN_HELP +
+        describeConfigSchema(worldModelConfigSchema)
+          .map((l) => `  ${l}`)
+          .join('\n'),
+    );
     return 0;
   }
   if (!values.data?.length || !values.out) throw new UsageError(`--data and --out are required\n\n${TRAIN_HELP}`);
@@ -60,13 +65,19 @@ async function train(argv: string[]): Promise<number> {
   if (values.kind) shorthand.kind = values.kind;
   if (values.backend) shorthand.backend = values.backend;
   if (values.seed) shorthand.seed = values.seed;
-  const config = resolveConfig(worldModelConfigSchema, { files: values.config ?? [], overrides: { ...shorthand, ...overrides } });
+  const config = resolveConfig(worldModelConfigSchema, {
+    files: values.config ?? [],
+    overrides: { ...shorthand, ...overrides },
+  });
   const modelDir = join(values.out, 'model');
-  if (existsSync(modelDir) && !existsSync(join(modelDir, 'model.json'))) throw new Error(`${modelDir} exists and is not a world-model checkpoint; refusing to overwrite it`);
+  if (existsSync(modelDir) && !existsSync(join(modelDir, 'model.json')))
+    throw new Error(`${modelDir} exists and is not a world-model checkpoint; refusing to overwrite it`);
   const backend = await useBackend(config.backend, WORLD_MODEL_KERNELS);
   const episodes = await readEpisodes(values.data);
   const log = new RunLog(values.out, 'wm-train', { command: 'wm train', data: values.data, backend, config });
-  console.error(`training a ${config.kind} world model (K=${config.members}) on ${episodes.length} episodes, backend ${backend}`);
+  console.error(
+    `training a ${config.kind} world model (K=${config.members}) on ${episodes.length} episodes, backend ${backend}`,
+  );
   let progress: Progress | undefined;
   let stage = '';
   const stop = new AbortController();
@@ -87,8 +98,16 @@ async function train(argv: string[]): Promise<number> {
         progress?.stop();
         progress = undefined;
         log.log({ stage: s, ...m });
-        const v = (m.validation as Record<string, number> | undefined) ?? { reconstruction: m.validationLoss as number };
-        console.error(`${s} epoch ${(m.epoch as number) + 1}: train ${(m.trainLoss as number).toFixed(4)} validation ${Object.entries(v).map(([k, x]) => `${k} ${x.toFixed(4)}`).join(' ')}`);
+        const v = (m.validation as Record<string, number> | undefined) ?? {
+          reconstruction: m.validationLoss as number,
+        };
+        console.error(
+          `${s} epoch ${(m.epoch as number) + 1}: train ${(m.trainLoss as number).toFixed(4)} validation ${Object.entries(
+            v,
+          )
+            .map(([k, x]) => `${k} ${x.toFixed(4)}`)
+            .join(' ')}`,
+        );
       },
     });
     try {
@@ -96,8 +115,17 @@ async function train(argv: string[]): Promise<number> {
       const held = episodes.filter((e) => model.meta.validationEpisodeIds.includes(e.id));
       const evaluation = model.evaluate(held.length > 0 ? held : episodes);
       log.log({ stage: 'eval', ...evaluation });
-      writeFileSync(join(values.out, 'eval.json'), JSON.stringify({ report: { ...report, dynamics: { ...report.dynamics, history: undefined } }, evaluation }, null, 2) + '\n');
-      console.log(`world model saved to ${modelDir} (${report.dynamics.epochs} epochs, best ${report.dynamics.bestEpoch + 1}, ${report.seconds.toFixed(0)} s); tensors in memory: ${tf.memory().numTensors}`);
+      writeFileSync(
+        join(values.out, 'eval.json'),
+        JSON.stringify(
+          { report: { ...report, dynamics: { ...report.dynamics, history: undefined } }, evaluation },
+          null,
+          2,
+        ) + '\n',
+      );
+      console.log(
+        `world model saved to ${modelDir} (${report.dynamics.epochs} epochs, best ${report.dynamics.bestEpoch + 1}, ${report.seconds.toFixed(0)} s); tensors in memory: ${tf.memory().numTensors}`,
+      );
       printEvaluation(evaluation, 'validation episodes');
       return stop.signal.aborted ? 130 : 0;
     } finally {
@@ -119,7 +147,8 @@ async function evaluate(argv: string[]): Promise<number> {
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
-  const usage = 'usage: wmrl wm eval --model DIR --data DIR [--horizon H] [--all] [--backend B] [--json]\n\nEvaluates on the episodes the model held out for validation when --data is its training data; on every episode otherwise (or with --all).';
+  const usage =
+    'usage: wmrl wm eval --model DIR --data DIR [--horizon H] [--all] [--backend B] [--json]\n\nEvaluates on the episodes the model held out for validation when --data is its training data; on every episode otherwise (or with --all).';
   if (values.help) {
     console.log(usage);
     return 0;
@@ -167,7 +196,8 @@ async function rank(argv: string[]): Promise<number> {
     console.log(RANK_HELP);
     return 0;
   }
-  if (!values.model || !values.policy || !values.data?.length || !values['group-size']) throw new UsageError(`--model, --policy, --data and --group-size are required\n\n${RANK_HELP}`);
+  if (!values.model || !values.policy || !values.data?.length || !values['group-size'])
+    throw new UsageError(`--model, --policy, --data and --group-size are required\n\n${RANK_HELP}`);
   const groupSize = intFlag(values['group-size'], 'group-size', 8, 2);
   const horizon = intFlag(values.horizon, 'horizon', 8, 1);
   await useBackend(values.backend ?? 'auto', [...new Set([...WORLD_MODEL_KERNELS, ...POLICY_KERNELS])]);
@@ -186,8 +216,11 @@ async function rank(argv: string[]): Promise<number> {
     const r = replayRanking(model, episodes, groupSize, horizon);
     if (values.json) console.log(JSON.stringify(r, null, 2));
     else {
-      const f = (a: { auc: number | null }) => (a.auc === null ? 'n/a (no group with both outcomes)' : a.auc.toFixed(3));
-      console.log(`within-group AUC against success, ${r.groups} groups of ${groupSize} (${r.truth.pairs} success/failure pairs), horizon ${horizon}:`);
+      const f = (a: { auc: number | null }) =>
+        a.auc === null ? 'n/a (no group with both outcomes)' : a.auc.toFixed(3);
+      console.log(
+        `within-group AUC against success, ${r.groups} groups of ${groupSize} (${r.truth.pairs} success/failure pairs), horizon ${horizon}:`,
+      );
       console.log(`  true progress at step ${horizon}:          ${f(r.truth)}`);
       console.log(`  model, replayed open loop ${horizon} steps: ${f(r.replay)}`);
       console.log(`  model head, one step from the real state: ${f(r.head)}`);
@@ -202,8 +235,14 @@ async function rank(argv: string[]): Promise<number> {
 function printEvaluation(e: WorldModelEvaluation, what: string): void {
   const f = (x: number, d = 4) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
   console.log(`evaluation on ${e.episodes} ${what} (${e.starts} start states, horizon ${e.horizon}):`);
-  console.log(`  one-step: state MSE ${f(e.oneStep.stateMse)} (normalised), joints RMSE ${f(e.oneStep.jointRmse)} rad, target object RMSE ${f(e.oneStep.objectRmse)} m`);
-  console.log(`  ${e.horizon}-step: state MSE ${f(e.hStep.stateMse)}, joints RMSE ${f(e.hStep.jointRmse)} rad, target object RMSE ${f(e.hStep.objectRmse)} m`);
-  console.log(`  success within ${e.horizon} steps: AUROC ${f(e.success.auroc, 3)}, ECE ${f(e.success.ece, 3)} (${e.success.positives} positives of ${e.success.count})`);
+  console.log(
+    `  one-step: state MSE ${f(e.oneStep.stateMse)} (normalised), joints RMSE ${f(e.oneStep.jointRmse)} rad, target object RMSE ${f(e.oneStep.objectRmse)} m`,
+  );
+  console.log(
+    `  ${e.horizon}-step: state MSE ${f(e.hStep.stateMse)}, joints RMSE ${f(e.hStep.jointRmse)} rad, target object RMSE ${f(e.hStep.objectRmse)} m`,
+  );
+  console.log(
+    `  success within ${e.horizon} steps: AUROC ${f(e.success.auroc, 3)}, ECE ${f(e.success.ece, 3)} (${e.success.positives} positives of ${e.success.count})`,
+  );
   console.log(`  ensemble variance vs error, Spearman: ${f(e.varianceErrorSpearman, 3)}`);
 }

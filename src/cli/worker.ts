@@ -33,7 +33,7 @@ const HELP = `usage: wmrl worker --queue redis://host:port --robot NAME [options
   --backend B         tfjs backend for the policy (default auto)`;
 
 export const command = {
-  summary: 'run anchor episodes from a Redis queue on this machine\'s robot',
+  summary: "run anchor episodes from a Redis queue on this machine's robot",
   async run(argv: string[]): Promise<number> {
     const { values } = parseFlags(argv, {
       queue: { type: 'string' },
@@ -57,7 +57,12 @@ export const command = {
     if (!values.queue || !values.robot) throw new UsageError(`--queue and --robot are required\n\n${HELP}`);
     const config = values.pool
       ? readPoolFile(values.pool).robots.find((r) => r.name === values.robot)
-      : robotConfigSchema.parse({ name: values.robot, kind: values.url ? 'rosbridge' : 'sim', ...(values.url ? { url: values.url } : {}), speed: values.speed === 'max' ? 'max' : numberFlag(values.speed, 'speed', 1, 1e-3, 1e6) });
+      : robotConfigSchema.parse({
+          name: values.robot,
+          kind: values.url ? 'rosbridge' : 'sim',
+          ...(values.url ? { url: values.url } : {}),
+          speed: values.speed === 'max' ? 'max' : numberFlag(values.speed, 'speed', 1, 1e-3, 1e6),
+        });
     if (!config) throw new UsageError(`no robot '${values.robot}' in ${values.pool}`);
     const maxAttempts = intFlag(values['max-attempts'], 'max-attempts', 3, 1);
     const maxEpisodes = intFlag(values['max-episodes'], 'max-episodes', Number.MAX_SAFE_INTEGER, 1);
@@ -97,11 +102,24 @@ export const command = {
             policies.clear();
             policies.set(dir, await loadPolicy(dir));
           }
-          const episode = await runPolicyRollout(await slot.env(), policies.get(dir)!, { task: r.task, seed: r.seed }, r.noiseSeed, r.noiseCorrelation ?? 0);
+          const episode = await runPolicyRollout(
+            await slot.env(),
+            policies.get(dir)!,
+            { task: r.task, seed: r.seed },
+            r.noiseSeed,
+            r.noiseCorrelation ?? 0,
+          );
           if (episode.status !== 'complete') throw new Error(`episode ended '${episode.status}'`);
           episode.id = r.id;
           const finished = Date.now();
-          await queue.complete(r.id, config.name, { episodeId: r.id, success: episode.success, robotSeconds: episode.steps / episode.controlHz, startedAt: started, finishedAt: finished, payload: encodeEpisode(episode) });
+          await queue.complete(r.id, config.name, {
+            episodeId: r.id,
+            success: episode.success,
+            robotSeconds: episode.steps / episode.controlHz,
+            startedAt: started,
+            finishedAt: finished,
+            payload: encodeEpisode(episode),
+          });
           slot.succeeded(finished);
           await queue.setRobotHealth(config.name, slot.health);
           episodes++;
@@ -110,7 +128,9 @@ export const command = {
           await slot.failed(err, Date.now());
           await queue.setRobotHealth(config.name, slot.health);
           const state = await queue.fail(r.id, config.name, `${config.name}: ${(err as Error).message}`, maxAttempts);
-          console.error(`${r.id}: ${(err as Error).message} (${state === 'failed' ? 'failed for good' : 'back to the queue'}); resting until ${new Date(slot.health.retryAt).toISOString()}`);
+          console.error(
+            `${r.id}: ${(err as Error).message} (${state === 'failed' ? 'failed for good' : 'back to the queue'}); resting until ${new Date(slot.health.retryAt).toISOString()}`,
+          );
         }
         idleSince = Date.now();
       }

@@ -273,7 +273,9 @@ export async function loadCheckpoint(
   if (!parsed.success) fail(`${MODEL_FILE} is not a valid ${format} manifest: ${describeIssue(parsed.error)}`);
   const manifest = parsed.data as CheckpointManifest;
   if (expect.kinds && !expect.kinds.includes(manifest.kind)) {
-    fail(`is a '${manifest.kind}' ${format} checkpoint, expected kind ${expect.kinds.map((k) => `'${k}'`).join(' or ')}`);
+    fail(
+      `is a '${manifest.kind}' ${format} checkpoint, expected kind ${expect.kinds.map((k) => `'${k}'`).join(' or ')}`,
+    );
   }
   const specs = manifest.weightsManifest[0].weights as z.infer<typeof weightEntrySchema>[];
   const specProblem = checkSpecs(specs, manifest.weightsBytes);

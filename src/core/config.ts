@@ -226,7 +226,11 @@ function parseYaml(text: string, source: string): unknown {
 // ---------------------------------------------------------------------------------------------
 // Overrides
 
-function overrideLayers(schema: z.ZodType, overrides: Record<string, string> | string[], issues: ConfigIssue[]): Layer[] {
+function overrideLayers(
+  schema: z.ZodType,
+  overrides: Record<string, string> | string[],
+  issues: ConfigIssue[],
+): Layer[] {
   const entries: [string, string][] = [];
   if (Array.isArray(overrides)) {
     for (const item of overrides) {
@@ -260,7 +264,11 @@ function overrideLayers(schema: z.ZodType, overrides: Record<string, string> | s
       const doc = YAML.parseDocument(raw, { prettyErrors: false, uniqueKeys: true });
       const problems = [...doc.errors, ...doc.warnings];
       if (problems.length > 0) {
-        issues.push({ source, path: key, message: `cannot parse value as YAML: ${problems.map((p) => p.message).join('; ')}` });
+        issues.push({
+          source,
+          path: key,
+          message: `cannot parse value as YAML: ${problems.map((p) => p.message).join('; ')}`,
+        });
         continue;
       }
       value = doc.toJS();
@@ -284,7 +292,12 @@ function overrideLayers(schema: z.ZodType, overrides: Record<string, string> | s
 
 /** Walks an override path through the schema; returns the leaf's candidate schemas (empty when
  * the schema is opaque there, e.g. `z.any()`), or undefined after recording an issue. */
-function walkOverridePath(schema: z.ZodType, segs: string[], source: string, issues: ConfigIssue[]): Node[] | undefined {
+function walkOverridePath(
+  schema: z.ZodType,
+  segs: string[],
+  source: string,
+  issues: ConfigIssue[],
+): Node[] | undefined {
   let cands = expand(schema);
   for (let i = 0; i < segs.length; i++) {
     if (cands.some(isOpaque)) return [];
@@ -306,7 +319,11 @@ function walkOverridePath(schema: z.ZodType, segs: string[], source: string, iss
     }
     const next = childCandidates(objs, recs, seg);
     if (next === undefined) {
-      issues.push({ source, path: segs.join('.'), message: `unknown override path; ${validKeysText(objs, here, seg)}` });
+      issues.push({
+        source,
+        path: segs.join('.'),
+        message: `unknown override path; ${validKeysText(objs, here, seg)}`,
+      });
       return undefined;
     }
     cands = next;
@@ -351,8 +368,28 @@ function def(s: Node): Def {
 
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional']);
 const KNOWN_CLOSED = new Set([
-  'string', 'number', 'int', 'boolean', 'bigint', 'symbol', 'null', 'undefined', 'void', 'never', 'date', 'object',
-  'record', 'array', 'tuple', 'enum', 'literal', 'nan', 'template_literal', 'file', 'map', 'set',
+  'string',
+  'number',
+  'int',
+  'boolean',
+  'bigint',
+  'symbol',
+  'null',
+  'undefined',
+  'void',
+  'never',
+  'date',
+  'object',
+  'record',
+  'array',
+  'tuple',
+  'enum',
+  'literal',
+  'nan',
+  'template_literal',
+  'file',
+  'map',
+  'set',
 ]);
 
 /** Strip wrappers, follow lazy/pipe inputs, and split unions/intersections into their members. */
@@ -419,7 +456,9 @@ function childCandidates(objs: Node[], recs: Node[], key: string): Node[] | unde
 function validKeysText(objs: Node[], here: string[], key: string): string {
   const keys = [...new Set(objs.flatMap((o) => Object.keys(shapeOf(o))))];
   const where = here.length === 0 ? 'valid top-level keys' : `valid keys under ${here.join('.')}`;
-  const close = keys.filter((k) => editDistance(k.toLowerCase(), key.toLowerCase()) <= Math.max(1, Math.floor(key.length / 4)));
+  const close = keys.filter(
+    (k) => editDistance(k.toLowerCase(), key.toLowerCase()) <= Math.max(1, Math.floor(key.length / 4)),
+  );
   const guess = close.length > 0 ? ` (did you mean ${close.join(' or ')}?)` : '';
   return `unrecognized key "${key}"${guess}; ${where}: ${keys.join(', ') || '(none)'}`;
 }
@@ -487,7 +526,8 @@ function fillObjectDefaults(s: Node, value: unknown, depth = 0): unknown {
       if (Object.hasOwn(shape, key)) setOwn(out, key, fillObjectDefaults(shape[key]!, out[key], depth + 1));
     }
   } else if (d.type === 'record') {
-    for (const key of Object.keys(out)) setOwn(out, key, fillObjectDefaults(d['valueType'] as Node, out[key], depth + 1));
+    for (const key of Object.keys(out))
+      setOwn(out, key, fillObjectDefaults(d['valueType'] as Node, out[key], depth + 1));
   }
   return out;
 }
@@ -498,7 +538,9 @@ function typeName(s: Node, depth = 0): string {
   switch (d.type) {
     case 'number': {
       const checks = (d['checks'] as { _zod: { def: { format?: string } } }[] | undefined) ?? [];
-      const isInt = String(d['format'] ?? '').includes('int') || checks.some((c) => String(c._zod.def.format ?? '').includes('int'));
+      const isInt =
+        String(d['format'] ?? '').includes('int') ||
+        checks.some((c) => String(c._zod.def.format ?? '').includes('int'));
       return isInt ? 'int' : 'number';
     }
     case 'enum':
@@ -562,7 +604,10 @@ function describeNode(
     const shape = shapeOf(cur);
     for (const key of Object.keys(shape)) {
       const parent = dflt.has && isPlainObject(dflt.value) ? dflt.value : undefined;
-      const child = parent !== undefined && Object.hasOwn(parent, key) ? { has: true, value: parent[key] } : { has: false, value: undefined };
+      const child =
+        parent !== undefined && Object.hasOwn(parent, key)
+          ? { has: true, value: parent[key] }
+          : { has: false, value: undefined };
       describeNode(shape[key]!, [...at, key], child, rows, inner);
     }
     return;
@@ -587,7 +632,8 @@ function zodIssuesToConfigIssues(zodIssues: readonly z.core.$ZodIssue[], layers:
   for (const issue of zodIssues) {
     const p = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ source: attribute([...p, key]), path: [...p, key].join('.'), message: `Unrecognized key "${key}"` });
+      for (const key of issue.keys)
+        out.push({ source: attribute([...p, key]), path: [...p, key].join('.'), message: `Unrecognized key "${key}"` });
       continue;
     }
     out.push({ source: attribute(p), path: p.length === 0 ? '(root)' : p.join('.'), message: issue.message });

@@ -5,7 +5,13 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { z } from 'zod';
-import { CheckpointError, expectShapes, loadCheckpoint, type CheckpointManifest, type LoadCheckpointExpectation } from './checkpoint.ts';
+import {
+  CheckpointError,
+  expectShapes,
+  loadCheckpoint,
+  type CheckpointManifest,
+  type LoadCheckpointExpectation,
+} from './checkpoint.ts';
 
 export interface Restorable {
   namedVariables(): Record<string, tf.Variable>;
@@ -23,7 +29,10 @@ export async function restoreModel<S extends z.ZodType, M extends Restorable>(
   try {
     const config = configSchema.safeParse(manifest.config);
     if (!config.success) {
-      throw new CheckpointError(dir, `checkpoint ${dir}: its config is not a valid ${expect.what} config: ${config.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      throw new CheckpointError(
+        dir,
+        `checkpoint ${dir}: its config is not a valid ${expect.what} config: ${config.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     }
     model = build(config.data, manifest);
     const own = model.namedVariables();

@@ -9,8 +9,18 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
-const rosTopic = z.object({ topic: z.string().startsWith('/'), type: z.string().regex(/^\w+\/msg\/\w+$/, 'expected a ROS 2 message type such as sensor_msgs/msg/JointState') }).strict();
-const rosService = z.object({ name: z.string().startsWith('/'), type: z.string().regex(/^\w+\/srv\/\w+$/, 'expected a ROS 2 service type such as std_srvs/srv/Trigger') }).strict();
+const rosTopic = z
+  .object({
+    topic: z.string().startsWith('/'),
+    type: z.string().regex(/^\w+\/msg\/\w+$/, 'expected a ROS 2 message type such as sensor_msgs/msg/JointState'),
+  })
+  .strict();
+const rosService = z
+  .object({
+    name: z.string().startsWith('/'),
+    type: z.string().regex(/^\w+\/srv\/\w+$/, 'expected a ROS 2 service type such as std_srvs/srv/Trigger'),
+  })
+  .strict();
 
 const jointSchema = z
   .object({
@@ -37,7 +47,9 @@ const cameraSchema = z
     lookAt: vec3.optional(),
   })
   .strict()
-  .refine((c) => (c.pos === undefined) === (c.lookAt === undefined), { message: 'give both pos and lookAt, or neither' });
+  .refine((c) => (c.pos === undefined) === (c.lookAt === undefined), {
+    message: 'give both pos and lookAt, or neither',
+  });
 
 export const robotDescriptionSchema = z
   .object({
@@ -56,7 +68,9 @@ export const robotDescriptionSchema = z
       })
       .strict()
       .refine((a) => a.home.length === a.joints.length, { message: 'home must have one value per arm joint' })
-      .refine((a) => a.home.every((h, i) => h >= a.joints[i]!.lower && h <= a.joints[i]!.upper), { message: 'home pose is outside the joint limits' }),
+      .refine((a) => a.home.every((h, i) => h >= a.joints[i]!.lower && h <= a.joints[i]!.upper), {
+        message: 'home pose is outside the joint limits',
+      }),
     gripper: z
       .object({
         actuator: z.string(),

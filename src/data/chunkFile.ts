@@ -181,12 +181,19 @@ export class ChunkReader {
         throw corrupt(0, `file is ${size} bytes, shorter than its header (${needed} bytes); file truncated?`);
       }
       const message = `${file}: header cut off (file is ${size} bytes, header needs ${needed}); ${size} bytes dropped`;
-      return { header: null, dataStart: size, truncated: { kind: 'truncated', file, offset: 0, record: null, bytesDropped: size, message } };
+      return {
+        header: null,
+        dataStart: size,
+        truncated: { kind: 'truncated', file, offset: 0, record: null, bytesDropped: size, message },
+      };
     };
     const prefix = await readExactly(fh, 0, Math.min(PREFIX_BYTES, size));
     const magic = prefix.subarray(0, 4);
     if (!magic.equals(Buffer.from(CHUNK_MAGIC, 'ascii').subarray(0, magic.length))) {
-      throw corrupt(0, `bad magic ${JSON.stringify(magic.toString('latin1'))} (expected "${CHUNK_MAGIC}"): not a wmrl chunk file`);
+      throw corrupt(
+        0,
+        `bad magic ${JSON.stringify(magic.toString('latin1'))} (expected "${CHUNK_MAGIC}"): not a wmrl chunk file`,
+      );
     }
     if (size < PREFIX_BYTES) return cutOff(PREFIX_BYTES);
     const version = prefix.readUInt32LE(4);
@@ -215,7 +222,10 @@ export class ChunkReader {
     const parsed = headerSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw corrupt(PREFIX_BYTES, `header field '${issue?.path.map(String).join('.') ?? ''}': ${issue?.message ?? 'invalid'}`);
+      throw corrupt(
+        PREFIX_BYTES,
+        `header field '${issue?.path.map(String).join('.') ?? ''}': ${issue?.message ?? 'invalid'}`,
+      );
     }
     return { header: parsed.data, dataStart };
   }
@@ -340,9 +350,12 @@ export class ChunkWriter {
   /** Validates and appends one episode; returns its record's byte offset. */
   async append(episode: Episode): Promise<number> {
     if (this.closed) throw new Error(`${this.file}: chunk writer is closed`);
-    if (this.failure) throw new Error(`${this.file}: an earlier write failed (${this.failure.message}); open a new chunk`);
+    if (this.failure)
+      throw new Error(`${this.file}: an earlier write failed (${this.failure.message}); open a new chunk`);
     if (episode.robot !== this.header.robot) {
-      throw new Error(`episode ${episode.id} is for robot '${episode.robot}', this chunk holds robot '${this.header.robot}'`);
+      throw new Error(
+        `episode ${episode.id} is for robot '${episode.robot}', this chunk holds robot '${this.header.robot}'`,
+      );
     }
     const payload = encodeEpisode(episode);
     const record = Buffer.concat([encodeRecordPrefix(payload), payload]);

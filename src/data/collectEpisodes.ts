@@ -26,7 +26,9 @@ export interface CollectOptions {
   signal?: AbortSignal;
 }
 
-export async function collectEpisodes(options: CollectOptions): Promise<{ episodes: number; successes: number; aborted: number }> {
+export async function collectEpisodes(
+  options: CollectOptions,
+): Promise<{ episodes: number; successes: number; aborted: number }> {
   let successes = 0;
   let done = 0;
   let aborted = 0;
@@ -35,14 +37,20 @@ export async function collectEpisodes(options: CollectOptions): Promise<{ episod
     let episode: Episode | undefined;
     for (let attempt = 1; !episode; attempt++) {
       try {
-        episode = await runEpisode(options.env, options.controller, { ...planned, initialStatus: options.initialStatus });
+        episode = await runEpisode(options.env, options.controller, {
+          ...planned,
+          initialStatus: options.initialStatus,
+        });
       } catch (err) {
         if (!(err instanceof EpisodeAbortedError)) throw err;
         aborted++;
         if (err.episode) await options.store?.append(err.episode);
         options.onAbort?.(err, i);
         const limit = options.maxConsecutiveAborts ?? 3;
-        if (attempt >= limit) throw new Error(`episode ${i} (seed ${planned.seed}) aborted ${attempt} times in a row; last: ${err.message}. Every earlier episode is stored.`);
+        if (attempt >= limit)
+          throw new Error(
+            `episode ${i} (seed ${planned.seed}) aborted ${attempt} times in a row; last: ${err.message}. Every earlier episode is stored.`,
+          );
         if (options.signal?.aborted) return { episodes: done, successes, aborted };
       }
     }

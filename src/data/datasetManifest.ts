@@ -52,7 +52,8 @@ export async function readManifest(dir: string): Promise<DatasetManifest | null>
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
-  if (size > MAX_MANIFEST_BYTES) throw new DatasetError(dir, `${file}: ${size} bytes, too large for a dataset manifest`);
+  if (size > MAX_MANIFEST_BYTES)
+    throw new DatasetError(dir, `${file}: ${size} bytes, too large for a dataset manifest`);
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(file, 'utf8'));
@@ -63,7 +64,10 @@ export async function readManifest(dir: string): Promise<DatasetManifest | null>
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.map(String).join('.') || '(root)';
-    throw new DatasetError(dir, `${file}: not a wmrl dataset manifest: field '${field}': ${issue?.message ?? 'invalid'}`);
+    throw new DatasetError(
+      dir,
+      `${file}: not a wmrl dataset manifest: field '${field}': ${issue?.message ?? 'invalid'}`,
+    );
   }
   return parsed.data;
 }

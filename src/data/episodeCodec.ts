@@ -64,7 +64,9 @@ function episodeSchema<F extends z.ZodType, B extends z.ZodType>(floats: F, byte
     progress: floats,
     successes: bytes,
     cameras: z.record(
-      z.string().regex(CAMERA_NAME, 'camera names are 1-64 characters of [A-Za-z0-9_.-], starting with a letter or digit'),
+      z
+        .string()
+        .regex(CAMERA_NAME, 'camera names are 1-64 characters of [A-Za-z0-9_.-], starting with a letter or digit'),
       z.object({ width: count(MAX_IMAGE_SIDE), height: count(MAX_IMAGE_SIDE), frames: bytes }),
     ),
   });
@@ -114,14 +116,25 @@ function checkContents(ep: Episode): void {
   }
   const outOfRange = ep.progress.findIndex((v) => v < 0 || v > 1);
   if (outOfRange >= 0) {
-    throw new EpisodeValidationError('progress', `value at index ${outOfRange} is ${ep.progress[outOfRange]} (must be in [0, 1])`);
+    throw new EpisodeValidationError(
+      'progress',
+      `value at index ${outOfRange} is ${ep.progress[outOfRange]} (must be in [0, 1])`,
+    );
   }
   const notFlag = ep.successes.findIndex((v) => v > 1);
   if (notFlag >= 0) {
-    throw new EpisodeValidationError('successes', `value at index ${notFlag} is ${ep.successes[notFlag]} (must be 0 or 1)`);
+    throw new EpisodeValidationError(
+      'successes',
+      `value at index ${notFlag} is ${ep.successes[notFlag]} (must be 0 or 1)`,
+    );
   }
   for (const [name, cam] of Object.entries(ep.cameras)) {
-    expectLength(`cameras.${name}.frames`, cam.frames.length, n * cam.height * cam.width * 3, '(steps+1)*height*width*3');
+    expectLength(
+      `cameras.${name}.frames`,
+      cam.frames.length,
+      n * cam.height * cam.width * 3,
+      '(steps+1)*height*width*3',
+    );
   }
 }
 

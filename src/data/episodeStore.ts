@@ -19,7 +19,14 @@ import type { Episode, Split } from '../core/types.ts';
 import type { TaskFamily } from '../tasks/families.ts';
 import { ChunkReader, CorruptEpisodeFileError, type ChunkIssue } from './chunkFile.ts';
 import { chunkFileName, listChunkFiles, type ChunkFileRef } from './chunkNames.ts';
-import { DatasetError, MANIFEST_FILE, newManifest, readManifest, writeManifest, type DatasetManifest } from './datasetManifest.ts';
+import {
+  DatasetError,
+  MANIFEST_FILE,
+  newManifest,
+  readManifest,
+  writeManifest,
+  type DatasetManifest,
+} from './datasetManifest.ts';
 import { SummaryCounter, type DatasetSummary } from './datasetSummary.ts';
 import { EpisodeWriter } from './episodeWriter.ts';
 
@@ -130,7 +137,10 @@ export class EpisodeStore {
   /** Validates and appends one episode (its robot must be the dataset's). */
   async append(episode: Episode): Promise<void> {
     if (episode.robot !== this.robot) {
-      throw new DatasetError(this.dir, `episode ${episode.id} is for robot '${episode.robot}', this dataset holds robot '${this.robot}'`);
+      throw new DatasetError(
+        this.dir,
+        `episode ${episode.id} is for robot '${episode.robot}', this dataset holds robot '${this.robot}'`,
+      );
     }
     this.writer ??= new EpisodeWriter(
       this.dir,

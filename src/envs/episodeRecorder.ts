@@ -50,7 +50,8 @@ export class EpisodeRecorder {
       const frames = new Uint8Array(frameBytes * obs.length);
       obs.forEach((o, t) => {
         const frame = o.images[name];
-        if (!frame || frame.data.length !== frameBytes) throw new Error(`camera '${name}' frame ${t} is missing or has another size`);
+        if (!frame || frame.data.length !== frameBytes)
+          throw new Error(`camera '${name}' frame ${t} is missing or has another size`);
         frames.set(frame.data, t * frameBytes);
       });
       cameras[name] = { width: img.width, height: img.height, frames };

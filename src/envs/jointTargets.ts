@@ -25,10 +25,13 @@ export class JointTargets {
   apply(action: ArrayLike<number>, measuredArm: ArrayLike<number>): { arm: Float64Array; gripper: number } {
     const joints = this.robot.arm.joints;
     if (action.length !== joints.length + 1) {
-      throw new Error(`action has ${action.length} values; robot '${this.robot.name}' needs ${joints.length + 1} (arm joints + gripper)`);
+      throw new Error(
+        `action has ${action.length} values; robot '${this.robot.name}' needs ${joints.length + 1} (arm joints + gripper)`,
+      );
     }
     for (let i = 0; i < action.length; i++) {
-      if (!Number.isFinite(action[i])) throw new NonFiniteActionError(`action[${i}] is ${action[i]}: refused, not applied`);
+      if (!Number.isFinite(action[i]))
+        throw new NonFiniteActionError(`action[${i}] is ${action[i]}: refused, not applied`);
     }
     joints.forEach((j, i) => {
       const step = clamp(action[i]!, -1, 1) * j.maxStep;

@@ -13,7 +13,10 @@ export function withImageSize(robot: RobotDescription, size: number | undefined)
   return { ...robot, cameras: robot.cameras.map((c) => ({ ...c, width: size, height: size })) };
 }
 
-export async function makeSimEnv(robot: RobotDescription, options: { cameras?: string[]; imageSize?: number } = {}): Promise<SimEnv> {
+export async function makeSimEnv(
+  robot: RobotDescription,
+  options: { cameras?: string[]; imageSize?: number } = {},
+): Promise<SimEnv> {
   return SimEnv.create({ robot: withImageSize(robot, options.imageSize), cameras: options.cameras });
 }
 
@@ -39,17 +42,29 @@ export interface EnvChoice {
  */
 export async function makeEnv(robot: RobotDescription, choice: EnvChoice): Promise<SimEnv | RosbridgeEnv> {
   if (choice.env === 'sim') {
-    if (choice.url !== undefined) throw new Error(`--url is for --env rosbridge; --env sim runs the simulator in-process`);
+    if (choice.url !== undefined)
+      throw new Error(`--url is for --env rosbridge; --env sim runs the simulator in-process`);
     return makeSimEnv(robot, choice);
   }
-  if (!choice.url) throw new Error('--env rosbridge needs --url ws://host:port (the robot\'s rosbridge server, or `wmrl sim-server`)');
-  return RosbridgeEnv.create({ robot: withImageSize(robot, choice.imageSize), url: choice.url, cameras: choice.cameras, speed: choice.speed ?? 1, ...(choice.connectTimeoutMs !== undefined ? { connectTimeoutMs: choice.connectTimeoutMs } : {}) });
+  if (!choice.url)
+    throw new Error("--env rosbridge needs --url ws://host:port (the robot's rosbridge server, or `wmrl sim-server`)");
+  return RosbridgeEnv.create({
+    robot: withImageSize(robot, choice.imageSize),
+    url: choice.url,
+    cameras: choice.cameras,
+    speed: choice.speed ?? 1,
+    ...(choice.connectTimeoutMs !== undefined ? { connectTimeoutMs: choice.connectTimeoutMs } : {}),
+  });
 }
 
 export const CONTROLLERS = ['expert', 'random'] as const;
 export type ControllerName = (typeof CONTROLLERS)[number];
 
-export async function makeController(name: ControllerName, robot: RobotDescription, options: { noise?: number } = {}): Promise<Controller> {
+export async function makeController(
+  name: ControllerName,
+  robot: RobotDescription,
+  options: { noise?: number } = {},
+): Promise<Controller> {
   if (name === 'expert') return ScriptedExpert.create({ robot, noise: options.noise });
   return new RandomController(actionDim(robot));
 }

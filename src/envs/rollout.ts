@@ -15,7 +15,14 @@ export async function runEpisode(env: Env, controller: Controller, options: Roll
   let observation = await env.reset({ task: options.task, seed: options.seed });
   controller.reset(options.task, options.seed);
   const recorder = new EpisodeRecorder(
-    { robot: env.robot.name, task: options.task, seed: options.seed, source: env.source, policy: controller.name, controlHz: env.robot.controlHz },
+    {
+      robot: env.robot.name,
+      task: options.task,
+      seed: options.seed,
+      source: env.source,
+      policy: controller.name,
+      controlHz: env.robot.controlHz,
+    },
     observation,
     options.initialStatus?.() ?? { progress: 0, success: false },
   );

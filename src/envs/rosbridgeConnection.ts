@@ -41,7 +41,8 @@ export class RosbridgeConnection {
   #pending = new Set<(err: Error) => void>();
 
   constructor(options: RosbridgeConnectionOptions) {
-    if (!/^wss?:\/\/[^\s]+$/.test(options.url)) throw new Error(`rosbridge URL must look like ws://host:9090, got '${options.url}'`);
+    if (!/^wss?:\/\/[^\s]+$/.test(options.url))
+      throw new Error(`rosbridge URL must look like ws://host:9090, got '${options.url}'`);
     this.url = options.url;
     this.#options = options;
     this.#backoff = options.minBackoffMs ?? 200;
@@ -73,7 +74,11 @@ export class RosbridgeConnection {
       };
       const timer = setTimeout(() => {
         this.#waiters.delete(done);
-        reject(new Error(`cannot reach rosbridge at ${this.url} within ${(timeoutMs / 1000).toFixed(1)} s (${this.#lastError})`));
+        reject(
+          new Error(
+            `cannot reach rosbridge at ${this.url} within ${(timeoutMs / 1000).toFixed(1)} s (${this.#lastError})`,
+          ),
+        );
       }, timeoutMs);
       this.#waiters.add(done);
     });
@@ -88,7 +93,8 @@ export class RosbridgeConnection {
    */
   call(name: string, type: string, args: unknown, timeoutMs: number): Promise<unknown> {
     const ros = this.#ros;
-    if (!ros) return Promise.reject(new RosbridgeDisconnectedError(`not connected to ${this.url}: cannot call ${name}`));
+    if (!ros)
+      return Promise.reject(new RosbridgeDisconnectedError(`not connected to ${this.url}: cannot call ${name}`));
     return new Promise((resolve, reject) => {
       const finish = (fn: () => void) => {
         clearTimeout(timer);
@@ -96,12 +102,25 @@ export class RosbridgeConnection {
         fn();
       };
       const onDrop = (err: Error) => finish(() => reject(err));
-      const timer = setTimeout(() => finish(() => reject(new ServiceTimeoutError(`service ${name} did not answer within ${(timeoutMs / 1000).toFixed(1)} s`))), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          finish(() =>
+            reject(new ServiceTimeoutError(`service ${name} did not answer within ${(timeoutMs / 1000).toFixed(1)} s`)),
+          ),
+        timeoutMs,
+      );
       this.#pending.add(onDrop);
       new Service({ ros, name, serviceType: type }).callService(
         args,
         (values) => finish(() => resolve(values)),
-        (error) => finish(() => reject(new ServiceCallError(`service ${name} failed: ${typeof error === 'string' ? error : JSON.stringify(error)}`))),
+        (error) =>
+          finish(() =>
+            reject(
+              new ServiceCallError(
+                `service ${name} failed: ${typeof error === 'string' ? error : JSON.stringify(error)}`,
+              ),
+            ),
+          ),
         timeoutMs / 1000,
       );
     });

@@ -101,23 +101,35 @@ export class RosbridgeEnv implements Env {
     const known = robot.cameras.map((c) => c.name);
     this.cameras = options.cameras ?? [known[0]!];
     for (const c of this.cameras) {
-      if (!known.includes(c)) throw new Error(`robot '${robot.name}' has no camera '${c}'; cameras: ${known.join(', ')}`);
+      if (!known.includes(c))
+        throw new Error(`robot '${robot.name}' has no camera '${c}'; cameras: ${known.join(', ')}`);
       if (!robot.ros.images[c]) throw new Error(`robot '${robot.name}': camera '${c}' has no topic under ros.images`);
     }
-    const objectState = options.objectState ?? true ? robot.ros.objectState?.topic : undefined;
-    this.#observed = [robot.ros.jointStates.topic, ...this.cameras.map((c) => robot.ros.images[c]!.topic), ...(objectState ? [objectState] : [])];
+    const objectState = (options.objectState ?? true) ? robot.ros.objectState?.topic : undefined;
+    this.#observed = [
+      robot.ros.jointStates.topic,
+      ...this.cameras.map((c) => robot.ros.images[c]!.topic),
+      ...(objectState ? [objectState] : []),
+    ];
     this.#kinematics = kinematics;
     this.filter = new SafetyFilter({
       robot,
       maxStepFactor: options.maxStepFactor,
-      workspace: kinematics ? { min: robot.workspace.min, max: robot.workspace.max, endEffector: (q) => kinematics.pose(q).pos } : undefined,
+      workspace: kinematics
+        ? { min: robot.workspace.min, max: robot.workspace.max, endEffector: (q) => kinematics.pose(q).pos }
+        : undefined,
     });
-    this.#conn = new RosbridgeConnection({ url: options.url, onConnect: (ros) => this.#setUp(ros), onDisconnect: (reason) => this.#onDisconnect(reason), maxBackoffMs: options.maxBackoffMs });
+    this.#conn = new RosbridgeConnection({
+      url: options.url,
+      onConnect: (ros) => this.#setUp(ros),
+      onDisconnect: (reason) => this.#onDisconnect(reason),
+      maxBackoffMs: options.maxBackoffMs,
+    });
   }
 
   /** Connect (waiting up to connectTimeoutMs for the robot) and subscribe. */
   static async create(options: RosbridgeEnvOptions): Promise<RosbridgeEnv> {
-    const kinematics = options.workspace ?? true ? await ArmKinematics.create(options.robot) : undefined;
+    const kinematics = (options.workspace ?? true) ? await ArmKinematics.create(options.robot) : undefined;
     let env: RosbridgeEnv;
     try {
       env = new RosbridgeEnv(options, kinematics);
@@ -161,7 +173,12 @@ export class RosbridgeEnv implements Env {
     const mark = this.#seq;
     const services = this.robot.ros.services;
     const request: ResetRequest = { task: JSON.stringify(task), seed };
-    const reply = readTrigger(await this.#call(() => this.#conn.call(services.reset.name, services.reset.type, request, o.resetTimeoutMs ?? 60_000)), services.reset.name);
+    const reply = readTrigger(
+      await this.#call(() =>
+        this.#conn.call(services.reset.name, services.reset.type, request, o.resetTimeoutMs ?? 60_000),
+      ),
+      services.reset.name,
+    );
     if (!reply.success) throw new Error(`robot refused the reset (${services.reset.name}): ${reply.message}`);
     await this.#waitFresh(mark);
     const observation = this.#observe(task);
@@ -210,19 +227,39 @@ export class RosbridgeEnv implements Env {
   #setUp(ros: Ros): void {
     const r = this.robot.ros;
     const compression = this.#options.compression ?? 'none';
-    const types = new Map<string, string>([[r.jointStates.topic, r.jointStates.type], ...Object.values(r.images).map((t) => [t.topic, t.type] as [string, string])]);
+    const types = new Map<string, string>([
+      [r.jointStates.topic, r.jointStates.type],
+      ...Object.values(r.images).map((t) => [t.topic, t.type] as [string, string]),
+    ]);
     if (r.objectState) types.set(r.objectState.topic, r.objectState.type);
     for (const topic of this.#observed) {
       const isImage = Object.values(r.images).some((t) => t.topic === topic);
-      const sub = new Topic<unknown>({ ros, name: topic, messageType: types.get(topic)!, compression: isImage ? compression : 'none', reconnect_on_close: false, queue_length: 1 });
+      const sub = new Topic<unknown>({
+        ros,
+        name: topic,
+        messageType: types.get(topic)!,
+        compression: isImage ? compression : 'none',
+        reconnect_on_close: false,
+        queue_length: 1,
+      });
       sub.subscribe((msg) => {
         if (this.#conn.ros !== ros) return;
         this.#latest.set(topic, { seq: ++this.#seq, msg });
         for (const wake of [...this.#arrival]) wake();
       });
     }
-    const arm = new Topic<unknown>({ ros, name: r.command.topic, messageType: r.command.type, reconnect_on_close: false });
-    const gripper = new Topic<unknown>({ ros, name: r.gripperCommand.topic, messageType: r.gripperCommand.type, reconnect_on_close: false });
+    const arm = new Topic<unknown>({
+      ros,
+      name: r.command.topic,
+      messageType: r.command.type,
+      reconnect_on_close: false,
+    });
+    const gripper = new Topic<unknown>({
+      ros,
+      name: r.gripperCommand.topic,
+      messageType: r.gripperCommand.type,
+      reconnect_on_close: false,
+    });
     arm.advertise();
     gripper.advertise();
     this.#publishers = { arm, gripper };
@@ -284,7 +321,9 @@ export class RosbridgeEnv implements Env {
   #abortError(reason: string): EpisodeAbortedError {
     this.#done = true;
     this.#abortReason = undefined;
-    return new EpisodeAbortedError(`episode aborted: ${reason} (rosbridge ${this.url}); nothing more was sent and the episode is never stored as complete`);
+    return new EpisodeAbortedError(
+      `episode aborted: ${reason} (rosbridge ${this.url}); nothing more was sent and the episode is never stored as complete`,
+    );
   }
 
   /** Service calls that fail because the link is down abort the episode; other failures are errors. */
@@ -292,7 +331,8 @@ export class RosbridgeEnv implements Env {
     try {
       return await call();
     } catch (err) {
-      if (err instanceof RosbridgeDisconnectedError || err instanceof ServiceTimeoutError) throw this.#abortError(err.message);
+      if (err instanceof RosbridgeDisconnectedError || err instanceof ServiceTimeoutError)
+        throw this.#abortError(err.message);
       throw err;
     }
   }
@@ -319,7 +359,10 @@ export class RosbridgeEnv implements Env {
     const measured = new Float64Array(n);
     armJoints.forEach((j, i) => {
       const reading = joints.get(j.name);
-      if (!reading) throw new Error(`${r.jointStates.topic} has no joint '${j.name}' (it has ${[...joints.keys()].join(', ')}); check the robot description`);
+      if (!reading)
+        throw new Error(
+          `${r.jointStates.topic} has no joint '${j.name}' (it has ${[...joints.keys()].join(', ')}); check the robot description`,
+        );
       measured[i] = reading.position;
       qpos[i] = reading.position;
       qvel[i] = reading.velocity;
@@ -335,13 +378,16 @@ export class RosbridgeEnv implements Env {
     for (const cam of this.cameras) {
       const t = r.images[cam]!;
       const msg = this.#latest.get(t.topic)!.msg;
-      const frame = t.type.endsWith('CompressedImage') ? decodeCompressedImage(msg, t.topic) : decodeRawImage(msg, t.topic);
+      const frame = t.type.endsWith('CompressedImage')
+        ? decodeCompressedImage(msg, t.topic)
+        : decodeRawImage(msg, t.topic);
       const size = this.robot.cameras.find((c) => c.name === cam)!;
       images[cam] = resizeImage(frame, size.width, size.height);
     }
     const observation: Observation = { images, qpos, qvel, instruction: task.instruction };
     const stateTopic = this.#observed.find((t) => t === r.objectState?.topic);
-    if (stateTopic) observation.state = Float32Array.from(readFloat64MultiArray(this.#latest.get(stateTopic)!.msg, stateTopic));
+    if (stateTopic)
+      observation.state = Float32Array.from(readFloat64MultiArray(this.#latest.get(stateTopic)!.msg, stateTopic));
     return observation;
   }
 }

@@ -24,15 +24,21 @@ const CHANNELS: Record<string, { channels: number; order: [number, number, numbe
 export function decodeRawImage(msg: unknown, topic: string): Image {
   if (!isRecord(msg)) throw new RosMessageError(`${topic}: Image must be an object`);
   const { width, height, encoding, step } = msg;
-  if (!Number.isInteger(width) || !Number.isInteger(height) || (width as number) < 1 || (height as number) < 1) throw new RosMessageError(`${topic}: Image width/height must be positive integers`);
+  if (!Number.isInteger(width) || !Number.isInteger(height) || (width as number) < 1 || (height as number) < 1)
+    throw new RosMessageError(`${topic}: Image width/height must be positive integers`);
   const w = width as number;
   const h = height as number;
   const layout = typeof encoding === 'string' ? CHANNELS[encoding] : undefined;
-  if (!layout) throw new RosMessageError(`${topic}: Image encoding '${String(encoding)}' is not supported; use one of ${Object.keys(CHANNELS).join(', ')}`);
+  if (!layout)
+    throw new RosMessageError(
+      `${topic}: Image encoding '${String(encoding)}' is not supported; use one of ${Object.keys(CHANNELS).join(', ')}`,
+    );
   const rowBytes = typeof step === 'number' && step > 0 ? step : w * layout.channels;
-  if (rowBytes < w * layout.channels) throw new RosMessageError(`${topic}: Image step ${rowBytes} is shorter than a row of ${w} ${encoding} pixels`);
+  if (rowBytes < w * layout.channels)
+    throw new RosMessageError(`${topic}: Image step ${rowBytes} is shorter than a row of ${w} ${encoding} pixels`);
   const bytes = readBytes(msg.data, `${topic}.data`);
-  if (bytes.length < rowBytes * h) throw new RosMessageError(`${topic}: Image has ${bytes.length} bytes; ${w}×${h} ${encoding} needs ${rowBytes * h}`);
+  if (bytes.length < rowBytes * h)
+    throw new RosMessageError(`${topic}: Image has ${bytes.length} bytes; ${w}×${h} ${encoding} needs ${rowBytes * h}`);
   return toRgb(bytes, w, h, rowBytes, layout.channels, layout.order);
 }
 
@@ -40,11 +46,21 @@ export function decodeRawImage(msg: unknown, topic: string): Image {
 export function decodeCompressedImage(msg: unknown, topic: string): Image {
   if (!isRecord(msg)) throw new RosMessageError(`${topic}: CompressedImage must be an object`);
   const format = typeof msg.format === 'string' ? msg.format.toLowerCase() : '';
-  if (!format.includes('png')) throw new RosMessageError(`${topic}: CompressedImage format '${String(msg.format)}' is not supported; publish png (or a raw sensor_msgs/msg/Image)`);
+  if (!format.includes('png'))
+    throw new RosMessageError(
+      `${topic}: CompressedImage format '${String(msg.format)}' is not supported; publish png (or a raw sensor_msgs/msg/Image)`,
+    );
   return decodePng(readBytes(msg.data, `${topic}.data`), topic);
 }
 
-function toRgb(bytes: Uint8Array, w: number, h: number, rowBytes: number, channels: number, order: [number, number, number]): Image {
+function toRgb(
+  bytes: Uint8Array,
+  w: number,
+  h: number,
+  rowBytes: number,
+  channels: number,
+  order: [number, number, number],
+): Image {
   const data = new Uint8Array(w * h * 3);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
@@ -70,7 +86,8 @@ const PNG_CHANNELS: Record<number, { channels: number; order: [number, number, n
 /** Decode an 8-bit, non-interlaced grey/RGB(A) PNG (what image_transport's png plugin writes). */
 export function decodePng(png: Uint8Array, what: string): Image {
   const bytes = Buffer.from(png.buffer, png.byteOffset, png.byteLength);
-  if (bytes.length < 8 || PNG_SIGNATURE.some((b, i) => bytes[i] !== b)) throw new RosMessageError(`${what}: data is not a PNG`);
+  if (bytes.length < 8 || PNG_SIGNATURE.some((b, i) => bytes[i] !== b))
+    throw new RosMessageError(`${what}: data is not a PNG`);
   let offset = 8;
   let header: { w: number; h: number; depth: number; colour: number; interlace: number } | undefined;
   const idat: Buffer[] = [];
@@ -79,15 +96,24 @@ export function decodePng(png: Uint8Array, what: string): Image {
     const type = bytes.toString('latin1', offset + 4, offset + 8);
     const body = bytes.subarray(offset + 8, offset + 8 + length);
     if (body.length !== length) throw new RosMessageError(`${what}: PNG chunk ${type} is truncated`);
-    if (type === 'IHDR') header = { w: body.readUInt32BE(0), h: body.readUInt32BE(4), depth: body[8]!, colour: body[9]!, interlace: body[12]! };
+    if (type === 'IHDR')
+      header = {
+        w: body.readUInt32BE(0),
+        h: body.readUInt32BE(4),
+        depth: body[8]!,
+        colour: body[9]!,
+        interlace: body[12]!,
+      };
     else if (type === 'IDAT') idat.push(body);
     else if (type === 'IEND') break;
     offset += 12 + length;
   }
   if (!header) throw new RosMessageError(`${what}: PNG has no IHDR`);
   const layout = PNG_CHANNELS[header.colour];
-  if (header.depth !== 8 || header.interlace !== 0 || !layout) throw new RosMessageError(`${what}: only 8-bit, non-interlaced grey/RGB/RGBA PNGs are supported`);
-  if (header.w < 1 || header.h < 1 || header.w * header.h > 16_777_216) throw new RosMessageError(`${what}: PNG size ${header.w}×${header.h} is out of range`);
+  if (header.depth !== 8 || header.interlace !== 0 || !layout)
+    throw new RosMessageError(`${what}: only 8-bit, non-interlaced grey/RGB/RGBA PNGs are supported`);
+  if (header.w < 1 || header.h < 1 || header.w * header.h > 16_777_216)
+    throw new RosMessageError(`${what}: PNG size ${header.w}×${header.h} is out of range`);
   const { w, h } = header;
   const bpp = layout.channels;
   const stride = w * bpp;
@@ -109,12 +135,23 @@ export function decodePng(png: Uint8Array, what: string): Image {
       const upLeft = y > 0 && i >= bpp ? pixels[row - stride + i - bpp]! : 0;
       let predictor: number;
       switch (filter) {
-        case 0: predictor = 0; break;
-        case 1: predictor = left; break;
-        case 2: predictor = up; break;
-        case 3: predictor = (left + up) >> 1; break;
-        case 4: predictor = paeth(left, up, upLeft); break;
-        default: throw new RosMessageError(`${what}: PNG row ${y} has unknown filter ${filter}`);
+        case 0:
+          predictor = 0;
+          break;
+        case 1:
+          predictor = left;
+          break;
+        case 2:
+          predictor = up;
+          break;
+        case 3:
+          predictor = (left + up) >> 1;
+          break;
+        case 4:
+          predictor = paeth(left, up, upLeft);
+          break;
+        default:
+          throw new RosMessageError(`${what}: PNG row ${y} has unknown filter ${filter}`);
       }
       pixels[row + i] = (line[i]! + predictor) & 0xff;
     }
@@ -144,7 +181,8 @@ export function resizeImage(image: Image, width: number, height: number): Image 
       const x1 = Math.max(x0 + 1, Math.floor((x + 1) * sx));
       for (let c = 0; c < 3; c++) {
         let sum = 0;
-        for (let yy = y0; yy < y1; yy++) for (let xx = x0; xx < x1; xx++) sum += image.data[3 * (yy * image.width + xx) + c]!;
+        for (let yy = y0; yy < y1; yy++)
+          for (let xx = x0; xx < x1; xx++) sum += image.data[3 * (yy * image.width + xx) + c]!;
         data[3 * (y * width + x) + c] = Math.round(sum / ((y1 - y0) * (x1 - x0)));
       }
     }

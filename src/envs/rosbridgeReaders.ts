@@ -20,9 +20,14 @@ export function readJointState(msg: unknown): Map<string, JointReading> {
   if (!isRecord(msg) || !Array.isArray(msg.name)) throw new RosMessageError('JointState must have a name array');
   const names = msg.name;
   const position = numberArray(msg.position, 'JointState.position');
-  const velocity = msg.velocity === undefined || (Array.isArray(msg.velocity) && msg.velocity.length === 0) ? [] : numberArray(msg.velocity, 'JointState.velocity');
-  if (position.length !== names.length) throw new RosMessageError(`JointState has ${names.length} names but ${position.length} positions`);
-  if (velocity.length !== 0 && velocity.length !== names.length) throw new RosMessageError(`JointState has ${names.length} names but ${velocity.length} velocities`);
+  const velocity =
+    msg.velocity === undefined || (Array.isArray(msg.velocity) && msg.velocity.length === 0)
+      ? []
+      : numberArray(msg.velocity, 'JointState.velocity');
+  if (position.length !== names.length)
+    throw new RosMessageError(`JointState has ${names.length} names but ${position.length} positions`);
+  if (velocity.length !== 0 && velocity.length !== names.length)
+    throw new RosMessageError(`JointState has ${names.length} names but ${velocity.length} velocities`);
   const out = new Map<string, JointReading>();
   names.forEach((n, i) => {
     if (typeof n !== 'string') throw new RosMessageError(`JointState.name[${i}] is not a string`);
@@ -35,14 +40,17 @@ export function readJointState(msg: unknown): Map<string, JointReading> {
 export function readBytes(data: unknown, what: string): Uint8Array {
   if (typeof data === 'string') return new Uint8Array(Buffer.from(data, 'base64'));
   if (data instanceof Uint8Array) return data;
-  if (Array.isArray(data) && data.every((v) => Number.isInteger(v) && v >= 0 && v <= 255)) return Uint8Array.from(data as number[]);
+  if (Array.isArray(data) && data.every((v) => Number.isInteger(v) && v >= 0 && v <= 255))
+    return Uint8Array.from(data as number[]);
   throw new RosMessageError(`${what} must be base64 text or bytes`);
 }
 
 /** Parse a Trigger response's `message` as JSON of the expected fields. */
 export function readTrigger(values: unknown, service: string): TriggerResponse {
   if (!isRecord(values) || typeof values.success !== 'boolean' || typeof values.message !== 'string') {
-    throw new RosMessageError(`${service} replied ${JSON.stringify(values)?.slice(0, 200)}; expected a Trigger response {success, message}`);
+    throw new RosMessageError(
+      `${service} replied ${JSON.stringify(values)?.slice(0, 200)}; expected a Trigger response {success, message}`,
+    );
   }
   return { success: values.success, message: values.message };
 }
@@ -55,7 +63,9 @@ export function readTaskStatus(reply: TriggerResponse, service: string): TaskSta
     throw new RosMessageError(`${service} message is not JSON: ${reply.message.slice(0, 200)}`);
   }
   if (!isRecord(parsed) || typeof parsed.progress !== 'number' || !Number.isFinite(parsed.progress)) {
-    throw new RosMessageError(`${service} message must be JSON {"progress": number}, got ${reply.message.slice(0, 200)}`);
+    throw new RosMessageError(
+      `${service} message must be JSON {"progress": number}, got ${reply.message.slice(0, 200)}`,
+    );
   }
   return { progress: Math.min(1, Math.max(0, parsed.progress)), success: reply.success };
 }

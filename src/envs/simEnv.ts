@@ -39,7 +39,9 @@ export class SimEnv implements Env {
   static async create(options: SimEnvOptions): Promise<SimEnv> {
     const known = options.robot.cameras.map((c) => c.name);
     const cameras = options.cameras ?? [known[0]!];
-    for (const c of cameras) if (!known.includes(c)) throw new Error(`robot '${options.robot.name}' has no camera '${c}'; cameras: ${known.join(', ')}`);
+    for (const c of cameras)
+      if (!known.includes(c))
+        throw new Error(`robot '${options.robot.name}' has no camera '${c}'; cameras: ${known.join(', ')}`);
     return new SimEnv(await Simulator.create({ robot: options.robot }), cameras);
   }
 

@@ -14,9 +14,15 @@ export interface RankAgreement {
 }
 
 /** Scores and 0/1 outcomes, group-major in groups of `groupSize`; ties count one half. */
-export function groupRankAgreement(scores: ArrayLike<number>, outcomes: ArrayLike<number>, groupSize: number): RankAgreement {
+export function groupRankAgreement(
+  scores: ArrayLike<number>,
+  outcomes: ArrayLike<number>,
+  groupSize: number,
+): RankAgreement {
   if (scores.length !== outcomes.length || scores.length % groupSize !== 0) {
-    throw new Error(`rank agreement: ${scores.length} scores and ${outcomes.length} outcomes in groups of ${groupSize}`);
+    throw new Error(
+      `rank agreement: ${scores.length} scores and ${outcomes.length} outcomes in groups of ${groupSize}`,
+    );
   }
   // Each group's AUROC counts its (success, failure) pairs; pooling weighs groups by those pairs.
   let concordant = 0;

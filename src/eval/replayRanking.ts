@@ -19,7 +19,12 @@ import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { statesAt } from '../worldmodel/statesAt.ts';
 
 export interface Imaginer {
-  imagine(policy: ImaginationPolicy, starts: ImaginationStarts, horizon: number, options?: ImagineOptions): ImaginedRollouts;
+  imagine(
+    policy: ImaginationPolicy,
+    starts: ImaginationStarts,
+    horizon: number,
+    options?: ImagineOptions,
+  ): ImaginedRollouts;
 }
 
 export interface ReplayRanking {
@@ -36,8 +41,10 @@ export interface ReplayRanking {
  * group-major: episodes g·M … g·M + M − 1 share a start. A trailing partial group is ignored.
  */
 export function replayRanking(model: Imaginer, episodes: Episode[], groupSize: number, horizon: number): ReplayRanking {
-  if (!Number.isInteger(groupSize) || groupSize < 2) throw new Error(`replay ranking: the group size must be an integer >= 2, got ${groupSize}`);
-  if (!Number.isInteger(horizon) || horizon < 1) throw new Error(`replay ranking: the horizon must be an integer >= 1, got ${horizon}`);
+  if (!Number.isInteger(groupSize) || groupSize < 2)
+    throw new Error(`replay ranking: the group size must be an integer >= 2, got ${groupSize}`);
+  if (!Number.isInteger(horizon) || horizon < 1)
+    throw new Error(`replay ranking: the horizon must be an integer >= 1, got ${horizon}`);
   const usable = episodes.slice(0, Math.floor(episodes.length / groupSize) * groupSize);
   if (usable.length === 0) throw new Error(`replay ranking: ${episodes.length} episodes make no group of ${groupSize}`);
   const short = usable.find((e) => e.steps < 1);
@@ -45,9 +52,21 @@ export function replayRanking(model: Imaginer, episodes: Episode[], groupSize: n
   const success = usable.map((e) => (e.success ? 1 : 0));
   const end = usable.map((e) => Math.min(horizon, e.steps));
   const truth = usable.map((e, i) => (e.success && e.steps <= horizon ? 2 : e.progress[end[i]!]!));
-  const replay = model.imagine(replayPolicy(usable), statesAt(usable, usable.map(() => 0)), horizon, { rule: 'progress' }).score;
+  const replay = model.imagine(
+    replayPolicy(usable),
+    statesAt(
+      usable,
+      usable.map(() => 0),
+    ),
+    horizon,
+    { rule: 'progress' },
+  ).score;
   const before = end.map((t) => t - 1);
-  const fromBefore = usable.map((e, i) => ({ ...e, actions: e.actions.subarray(before[i]! * e.actionDim), steps: e.steps - before[i]! }));
+  const fromBefore = usable.map((e, i) => ({
+    ...e,
+    actions: e.actions.subarray(before[i]! * e.actionDim),
+    steps: e.steps - before[i]!,
+  }));
   const head = model.imagine(replayPolicy(fromBefore), statesAt(usable, before), 1, { rule: 'progress' }).score;
   return {
     horizon,

@@ -27,7 +27,8 @@ export class SuccessTable {
   }
 
   rows(): SuccessRow[] {
-    const order = (r: { family: string; split: string }) => `${r.split === 'train' ? 0 : 1}${r.family === 'all' ? 'z' : r.family}`;
+    const order = (r: { family: string; split: string }) =>
+      `${r.split === 'train' ? 0 : 1}${r.family === 'all' ? 'z' : r.family}`;
     return [...this.#counts.values()]
       .map((c) => ({ ...c, ...wilsonInterval(c.successes, c.episodes) }))
       .sort((a, b) => order(a).localeCompare(order(b)));
@@ -36,7 +37,9 @@ export class SuccessTable {
   format(): string {
     const lines = [`${'split'.padEnd(6)} ${'family'.padEnd(7)} ${'success'.padStart(8)}   95% interval     episodes`];
     for (const r of this.rows()) {
-      lines.push(`${r.split.padEnd(6)} ${r.family.padEnd(7)} ${(100 * r.rate).toFixed(1).padStart(7)}%   [${(100 * r.low).toFixed(1).padStart(5)}, ${(100 * r.high).toFixed(1).padStart(5)}]%   ${String(r.episodes).padStart(5)}`);
+      lines.push(
+        `${r.split.padEnd(6)} ${r.family.padEnd(7)} ${(100 * r.rate).toFixed(1).padStart(7)}%   [${(100 * r.low).toFixed(1).padStart(5)}, ${(100 * r.high).toFixed(1).padStart(5)}]%   ${String(r.episodes).padStart(5)}`,
+      );
     }
     return lines.join('\n');
   }

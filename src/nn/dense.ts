@@ -8,7 +8,10 @@ export class Dense {
 
   constructor(name: string, input: number, output: number, seed: number, options: { zeroInit?: boolean } = {}) {
     const limit = Math.sqrt(6 / (input + output));
-    this.w = newVariable(options.zeroInit ? tf.zeros([input, output]) : tf.randomUniform([input, output], -limit, limit, 'float32', seed), `${name}/w`);
+    this.w = newVariable(
+      options.zeroInit ? tf.zeros([input, output]) : tf.randomUniform([input, output], -limit, limit, 'float32', seed),
+      `${name}/w`,
+    );
     this.b = newVariable(tf.zeros([output]), `${name}/b`);
   }
 

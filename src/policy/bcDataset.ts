@@ -39,7 +39,11 @@ const SHIFTS: [number, number][] = [
 ];
 
 /** `actionChunk` > 1: each sample's target is the next `actionChunk` actions (the last one repeated past the episode's end). */
-export function buildBcSamples(tokenizer: Tokenizer, episodes: Episode[], options: { camera: string; imageSize: number; shiftAugment: boolean; actionChunk?: number }): BcSamples {
+export function buildBcSamples(
+  tokenizer: Tokenizer,
+  episodes: Episode[],
+  options: { camera: string; imageSize: number; shiftAugment: boolean; actionChunk?: number },
+): BcSamples {
   const chunk = options.actionChunk ?? 1;
   const S = options.imageSize;
   const frameSize = S * S * 3;
@@ -82,17 +86,36 @@ export function buildBcSamples(tokenizer: Tokenizer, episodes: Episode[], option
         if (aux) auxTargets(e, t, aux.subarray(row * AUX_DIM, (row + 1) * AUX_DIM));
         if (camera) {
           const targets = imageTargets!.subarray(row * 2 * IMAGE_TARGET_HEADS, (row + 1) * 2 * IMAGE_TARGET_HEADS);
-          imageTargetsOf(e, t, camera, targets, imageWeights!.subarray(row * IMAGE_TARGET_HEADS, (row + 1) * IMAGE_TARGET_HEADS));
+          imageTargetsOf(
+            e,
+            t,
+            camera,
+            targets,
+            imageWeights!.subarray(row * IMAGE_TARGET_HEADS, (row + 1) * IMAGE_TARGET_HEADS),
+          );
           // A shifted frame shows everything shifted: so are its image targets ([-1, 1] spans S pixels).
-          if (c > 0) for (let h = 0; h < IMAGE_TARGET_HEADS; h++) {
-            targets[2 * h]! += (2 * SHIFTS[c - 1]![0]) / S;
-            targets[2 * h + 1]! += (2 * SHIFTS[c - 1]![1]) / S;
-          }
+          if (c > 0)
+            for (let h = 0; h < IMAGE_TARGET_HEADS; h++) {
+              targets[2 * h]! += (2 * SHIFTS[c - 1]![0]) / S;
+              targets[2 * h + 1]! += (2 * SHIFTS[c - 1]![1]) / S;
+            }
         }
       }
     }
   }
-  return { count, imageSize: S, frames, proprioDim: P, actionDim: A, maxTokens: L, proprio, tokens, actions, ...(aux ? { aux } : {}), ...(camera ? { imageTargets, imageWeights } : {}) };
+  return {
+    count,
+    imageSize: S,
+    frames,
+    proprioDim: P,
+    actionDim: A,
+    maxTokens: L,
+    proprio,
+    tokens,
+    actions,
+    ...(aux ? { aux } : {}),
+    ...(camera ? { imageTargets, imageWeights } : {}),
+  };
 }
 
 /** The camera as a world-fixed one, or undefined (e.g. a wrist camera, which moves). */
@@ -102,7 +125,13 @@ function fixedCamera(robot: string, name: string): FixedCamera | undefined {
 }
 
 /** Image positions of the instructed object (the first object of the state) and of the goal. */
-function imageTargetsOf(e: Episode, t: number, camera: FixedCamera, targets: Float32Array, weights: Float32Array): void {
+function imageTargetsOf(
+  e: Episode,
+  t: number,
+  camera: FixedCamera,
+  targets: Float32Array,
+  weights: Float32Array,
+): void {
   const s = e.state.subarray(t * e.stateDim, (t + 1) * e.stateDim);
   const goal = s.subarray(e.stateDim - 3);
   targets.set([...projectToImage(camera, s.subarray(0, 3)), ...projectToImage(camera, goal)]);

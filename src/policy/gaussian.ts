@@ -17,7 +17,12 @@ export function gaussianEntropy(logStd: tf.Tensor1D): tf.Scalar {
 }
 
 /** KL(p ‖ q) between diagonal Gaussians with state-independent log-stds: [N, A] means → [N]. */
-export function gaussianKl(meanP: tf.Tensor2D, logStdP: tf.Tensor, meanQ: tf.Tensor2D, logStdQ: tf.Tensor): tf.Tensor1D {
+export function gaussianKl(
+  meanP: tf.Tensor2D,
+  logStdP: tf.Tensor,
+  meanQ: tf.Tensor2D,
+  logStdQ: tf.Tensor,
+): tf.Tensor1D {
   return tf.tidy(() => {
     const varQ = tf.exp(tf.mul(2, logStdQ));
     const term = tf.div(tf.add(tf.exp(tf.mul(2, logStdP)), tf.square(tf.sub(meanP, meanQ))), tf.mul(2, varQ));

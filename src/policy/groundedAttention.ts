@@ -44,7 +44,8 @@ export class GroundedAttention {
     // Pixel-centre coordinates in [-1, 1], row-major like the image.
     const S = imageSize;
     const xy = new Float32Array(S * S * 2);
-    for (let y = 0; y < S; y++) for (let x = 0; x < S; x++) xy.set([((x + 0.5) / S) * 2 - 1, ((y + 0.5) / S) * 2 - 1], (y * S + x) * 2);
+    for (let y = 0; y < S; y++)
+      for (let x = 0; x < S; x++) xy.set([((x + 0.5) / S) * 2 - 1, ((y + 0.5) / S) * 2 - 1], (y * S + x) * 2);
     this.#coords = tf.keep(tf.tensor2d(xy, [S * S, 2]));
   }
 
@@ -67,7 +68,10 @@ export class GroundedAttention {
       const features = this.pixel1.apply(swish(this.pixel0.apply(pixels))).reshape([n, S * S, K]) as tf.Tensor3D;
       const queries = this.query.apply(language).reshape([n, H, K]) as tf.Tensor3D;
       // [N, H, K] × [N, P, K]ᵀ → [N, H, P]: each head's score for every pixel.
-      const scores = tf.mul(tf.matMul(queries, features, false, true), tf.div(tf.exp(this.logGain), Math.sqrt(K))) as tf.Tensor3D;
+      const scores = tf.mul(
+        tf.matMul(queries, features, false, true),
+        tf.div(tf.exp(this.logGain), Math.sqrt(K)),
+      ) as tf.Tensor3D;
       const attention = tf.softmax(scores) as tf.Tensor3D;
       const positions = tf.matMul(attention.reshape([n * H, S * S]), this.#coords).reshape([n, H, 2]);
       const output = this.config.features ? tf.concat([positions, tf.matMul(attention, features)], 2) : positions;

@@ -17,7 +17,10 @@ export class LanguageEncoder {
   constructor(name: string, vocabSize: number, tokenDim: number, outputDim: number, seed: number) {
     this.vocabSize = vocabSize;
     this.tokenDim = tokenDim;
-    this.embedding = newVariable(tf.randomNormal([vocabSize, tokenDim], 0, 0.3, 'float32', seed + 1), `${name}/embedding`);
+    this.embedding = newVariable(
+      tf.randomNormal([vocabSize, tokenDim], 0, 0.3, 'float32', seed + 1),
+      `${name}/embedding`,
+    );
     this.pairs = new Dense(`${name}/pairs`, 2 * tokenDim, outputDim, seed + 2);
   }
 
@@ -26,8 +29,12 @@ export class LanguageEncoder {
     return tf.tidy(() => {
       const [n, T] = tokens.shape;
       const D = this.tokenDim;
-      const words = tf.matMul(tf.oneHot(tokens.reshape([-1]) as tf.Tensor1D, this.vocabSize), this.embedding).reshape([n, T, D]);
-      const pairs = tf.concat([words.slice([0, 0, 0], [n, T - 1, D]), words.slice([0, 1, 0], [n, T - 1, D])], 2).reshape([n * (T - 1), 2 * D]) as tf.Tensor2D;
+      const words = tf
+        .matMul(tf.oneHot(tokens.reshape([-1]) as tf.Tensor1D, this.vocabSize), this.embedding)
+        .reshape([n, T, D]);
+      const pairs = tf
+        .concat([words.slice([0, 0, 0], [n, T - 1, D]), words.slice([0, 1, 0], [n, T - 1, D])], 2)
+        .reshape([n * (T - 1), 2 * D]) as tf.Tensor2D;
       return tf.max(swish(this.pairs.apply(pairs)).reshape([n, T - 1, -1]), 1) as tf.Tensor2D;
     });
   }

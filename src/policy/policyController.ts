@@ -42,15 +42,28 @@ export class PolicyController implements Controller {
   act(observation: Observation): Action {
     const queued = this.#queue.shift();
     if (queued) return queued;
-    const instruction = this.#options.instructionOverride && this.#task ? this.#options.instructionOverride(this.#task) : observation.instruction;
-    const input = observationInput(this.policy.tokenizer, this.policy.config.encoder.camera, this.policy.config.encoder.imageSize, [{ ...observation, instruction }]);
+    const instruction =
+      this.#options.instructionOverride && this.#task
+        ? this.#options.instructionOverride(this.#task)
+        : observation.instruction;
+    const input = observationInput(
+      this.policy.tokenizer,
+      this.policy.config.encoder.camera,
+      this.policy.config.encoder.imageSize,
+      [{ ...observation, instruction }],
+    );
     try {
       return tf.tidy(() => {
         const given = this.#options.noise?.(this.#t);
         const width = this.policy.outputDim;
-        if (given && given.length !== width) throw new Error(`noise gives ${given.length} values per step; the policy outputs ${width}`);
+        if (given && given.length !== width)
+          throw new Error(`noise gives ${given.length} values per step; the policy outputs ${width}`);
         const noise = given ? tf.tensor2d(Array.from(given), [1, width]) : undefined;
-        const out = this.policy.act(input, { deterministic: this.#options.deterministic, seed: this.#seed * 1000 + this.#t++, ...(noise ? { noise } : {}) });
+        const out = this.policy.act(input, {
+          deterministic: this.#options.deterministic,
+          seed: this.#seed * 1000 + this.#t++,
+          ...(noise ? { noise } : {}),
+        });
         const all = out.action.dataSync();
         const A = this.policy.actionDim;
         for (let c = 1; c < all.length / A; c++) this.#queue.push(Float32Array.from(all.subarray(c * A, (c + 1) * A)));

@@ -6,7 +6,12 @@ import type { PolicyInput } from './vlaPolicy.ts';
 import type { Tokenizer } from './tokenizer.ts';
 
 /** Policy input (camera frames, proprio, tokens) for a batch of live observations. */
-export function observationInput(tokenizer: Tokenizer, camera: string, imageSize: number, observations: Observation[]): PolicyInput {
+export function observationInput(
+  tokenizer: Tokenizer,
+  camera: string,
+  imageSize: number,
+  observations: Observation[],
+): PolicyInput {
   const S = imageSize;
   const pixels = observationFrames(observations, camera, S, 'this policy');
   const P = observations[0]!.qpos.length * 2;

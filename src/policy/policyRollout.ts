@@ -10,7 +10,13 @@ import { PolicyController } from './policyController.ts';
 import { RolloutNoise } from './rolloutNoise.ts';
 import type { VlaPolicy } from './vlaPolicy.ts';
 
-export function runPolicyRollout(env: Env, policy: VlaPolicy, start: { task: TaskSpec; seed: number }, noiseSeed: number, correlation: number): Promise<Episode> {
+export function runPolicyRollout(
+  env: Env,
+  policy: VlaPolicy,
+  start: { task: TaskSpec; seed: number },
+  noiseSeed: number,
+  correlation: number,
+): Promise<Episode> {
   const noise = RolloutNoise.single(noiseSeed, policy.outputDim, correlation);
   return runEpisode(env, new PolicyController(policy, { deterministic: false, noise }), start);
 }

@@ -44,16 +44,27 @@ export interface PretrainReport {
 /** Episodes fit for cloning under the config. */
 export function selectDemonstrations(episodes: Episode[], config: PolicyConfig): Episode[] {
   return episodes.filter(
-    (e) => e.task.split === 'train' && e.policy.startsWith('expert') && recordedNoise(e.policy) <= config.bc.maxNoise && (!config.bc.successOnly || e.success) && e.steps > 0,
+    (e) =>
+      e.task.split === 'train' &&
+      e.policy.startsWith('expert') &&
+      recordedNoise(e.policy) <= config.bc.maxNoise &&
+      (!config.bc.successOnly || e.success) &&
+      e.steps > 0,
   );
 }
 
-export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, options: { encoder?: PatchEncoder; hooks?: PretrainHooks } = {}): Promise<{ policy: VlaPolicy; report: PretrainReport }> {
+export async function pretrainPolicy(
+  episodes: Episode[],
+  config: PolicyConfig,
+  options: { encoder?: PatchEncoder; hooks?: PretrainHooks } = {},
+): Promise<{ policy: VlaPolicy; report: PretrainReport }> {
   const started = performance.now();
   const hooks = options.hooks ?? {};
   const demos = selectDemonstrations(episodes, config);
   if (demos.length < 2) {
-    throw new Error(`only ${demos.length} usable demonstrations (train split, expert with noise <= ${config.bc.maxNoise}${config.bc.successOnly ? ', successful' : ''}); collect more with: wmrl collect --policy expert --split train`);
+    throw new Error(
+      `only ${demos.length} usable demonstrations (train split, expert with noise <= ${config.bc.maxNoise}${config.bc.successOnly ? ', successful' : ''}); collect more with: wmrl collect --policy expert --split train`,
+    );
   }
   const rng = new Rng(config.seed);
   const split = splitEpisodes(demos.length, config.bc.validationFraction, (xs) => rng.shuffle(xs));
@@ -64,17 +75,31 @@ export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, 
     hooks.onStage?.('encoder');
     encoder = await trainEncoder(trainEps, valEps, config, hooks);
   }
-  const tokenizer = Tokenizer.fromTexts(trainEps.map((e) => e.task.instruction), config.maxTokens);
+  const tokenizer = Tokenizer.fromTexts(
+    trainEps.map((e) => e.task.instruction),
+    config.maxTokens,
+  );
   const proprioRows = trainEps.map((e) => episodeProprio(e));
   const P = 2 * trainEps[0]!.qposDim;
   const proprio = Normalizer.fitStats(concat(proprioRows), P);
-  const policy = new VlaPolicy(config, { actionDim: trainEps[0]!.actionDim, proprioDim: P, tokenizer: tokenizer.toJSON(), proprio }, encoder);
+  const policy = new VlaPolicy(
+    config,
+    { actionDim: trainEps[0]!.actionDim, proprioDim: P, tokenizer: tokenizer.toJSON(), proprio },
+    encoder,
+  );
   try {
     const camera = config.encoder.camera;
     const imageSize = policy.config.encoder.imageSize;
     const actionChunk = config.actionChunk;
-    const train = buildBcSamples(tokenizer, trainEps, { camera, imageSize, shiftAugment: config.bc.shiftAugment, actionChunk });
-    const validation = valEps.length ? buildBcSamples(tokenizer, valEps, { camera, imageSize, shiftAugment: false, actionChunk }) : undefined;
+    const train = buildBcSamples(tokenizer, trainEps, {
+      camera,
+      imageSize,
+      shiftAugment: config.bc.shiftAugment,
+      actionChunk,
+    });
+    const validation = valEps.length
+      ? buildBcSamples(tokenizer, valEps, { camera, imageSize, shiftAugment: false, actionChunk })
+      : undefined;
     hooks.onStage?.('bc');
     const bc = await trainBc(policy, train, validation, {
       epochs: config.bc.epochs,
@@ -110,7 +135,12 @@ export async function pretrainPolicy(episodes: Episode[], config: PolicyConfig, 
 }
 
 /** Without a world model's encoder: train the patch encoder as an autoencoder on the demos' frames. */
-async function trainEncoder(trainEps: Episode[], valEps: Episode[], config: PolicyConfig, hooks: PretrainHooks): Promise<PatchEncoder> {
+async function trainEncoder(
+  trainEps: Episode[],
+  valEps: Episode[],
+  config: PolicyConfig,
+  hooks: PretrainHooks,
+): Promise<PatchEncoder> {
   const codec = encoderConfig(config);
   const encoder = new PatchEncoder(codec);
   const decoder = new PatchDecoder(codec);

@@ -32,7 +32,8 @@ export class RolloutNoise {
 
   /** `rollouts` sequences of the batch `spec`: rollout b is seeded by rolloutNoiseSeed(spec.seed, b). */
   constructor(rollouts: number, actionDim: number, spec: NoiseSpec) {
-    if (!(spec.correlation >= 0 && spec.correlation <= 1)) throw new Error(`noise correlation must lie in [0, 1], got ${spec.correlation}`);
+    if (!(spec.correlation >= 0 && spec.correlation <= 1))
+      throw new Error(`noise correlation must lie in [0, 1], got ${spec.correlation}`);
     this.actionDim = actionDim;
     this.correlation = spec.correlation;
     this.#rngs = Array.from({ length: rollouts }, (_, b) => new Rng(rolloutNoiseSeed(spec.seed, b)));

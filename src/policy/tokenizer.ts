@@ -12,7 +12,8 @@ export class Tokenizer {
   #index: Map<string, number>;
 
   constructor(vocab: string[], maxTokens: number) {
-    if (vocab[PAD] !== '<pad>' || vocab[UNK] !== '<unk>') throw new Error('tokenizer vocabulary must start with <pad>, <unk>');
+    if (vocab[PAD] !== '<pad>' || vocab[UNK] !== '<unk>')
+      throw new Error('tokenizer vocabulary must start with <pad>, <unk>');
     this.vocab = vocab;
     this.maxTokens = maxTokens;
     this.#index = new Map(vocab.map((w, i) => [w, i]));
@@ -43,5 +44,8 @@ export class Tokenizer {
 }
 
 function words_(text: string): string[] {
-  return text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }

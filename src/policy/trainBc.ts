@@ -72,18 +72,40 @@ export function gatherInput(s: BcSamples, idx: ArrayLike<number>): BcBatch {
     if (imageWeights) imageWeights.set(s.imageWeights!.subarray(i * H, (i + 1) * H), j * H);
   }
   return {
-    input: { images: tf.tensor4d(pixels, [n, S, S, 3]), proprio: tf.tensor2d(proprio, [n, s.proprioDim]), tokens: tf.tensor2d(tokens, [n, s.maxTokens], 'int32') },
+    input: {
+      images: tf.tensor4d(pixels, [n, S, S, 3]),
+      proprio: tf.tensor2d(proprio, [n, s.proprioDim]),
+      tokens: tf.tensor2d(tokens, [n, s.maxTokens], 'int32'),
+    },
     actions: tf.tensor2d(actions, [n, s.actionDim]),
     ...(aux ? { aux: tf.tensor2d(aux, [n, AUX_DIM]) } : {}),
-    ...(imageTargets ? { imageTargets: tf.tensor2d(imageTargets, [n, 2 * H]), imageWeights: tf.tensor2d(imageWeights!, [n, H]) } : {}),
+    ...(imageTargets
+      ? { imageTargets: tf.tensor2d(imageTargets, [n, 2 * H]), imageWeights: tf.tensor2d(imageWeights!, [n, H]) }
+      : {}),
   };
 }
 
 export function disposeBatch(g: BcBatch): void {
-  tf.dispose([g.input.latent, g.input.images, g.input.proprio, g.input.tokens, g.actions, g.aux, g.imageTargets, g.imageWeights].filter((t) => t !== undefined));
+  tf.dispose(
+    [
+      g.input.latent,
+      g.input.images,
+      g.input.proprio,
+      g.input.tokens,
+      g.actions,
+      g.aux,
+      g.imageTargets,
+      g.imageWeights,
+    ].filter((t) => t !== undefined),
+  );
 }
 
-export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: BcSamples | undefined, options: BcOptions): Promise<{ history: BcEpoch[]; bestEpoch: number }> {
+export async function trainBc(
+  policy: VlaPolicy,
+  train: BcSamples,
+  validation: BcSamples | undefined,
+  options: BcOptions,
+): Promise<{ history: BcEpoch[]; bestEpoch: number }> {
   const rng = new Rng(options.seed * 977 + 5);
   const order = Int32Array.from({ length: train.count }, (_, i) => i);
   const B = Math.min(options.batchSize, train.count);
@@ -111,7 +133,17 @@ export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: B
       }
       const val = await evaluateBc(policy, validation ?? train);
       const seconds = (performance.now() - started) / 1000;
-      const m: BcEpoch = { epoch, trainNll: sum / steps, validationNll: val.nll, validationMse: val.mse, validationAuxRmseCm: val.auxRmseCm, validationImageRmsePx: val.imageRmsePx, seconds, samplesPerSecond: (steps * B) / seconds, numTensors: tf.memory().numTensors };
+      const m: BcEpoch = {
+        epoch,
+        trainNll: sum / steps,
+        validationNll: val.nll,
+        validationMse: val.mse,
+        validationAuxRmseCm: val.auxRmseCm,
+        validationImageRmsePx: val.imageRmsePx,
+        seconds,
+        samplesPerSecond: (steps * B) / seconds,
+        numTensors: tf.memory().numTensors,
+      };
       history.push(m);
       options.onEpoch?.(m);
       if (val.nll < best.nll) {
@@ -131,11 +163,13 @@ export async function trainBc(policy: VlaPolicy, train: BcSamples, validation: B
 /** Negative log-likelihood of the expert's actions, plus the weighted auxiliary losses. */
 function bcLoss(policy: VlaPolicy, g: BcBatch, auxWeight: number, imageWeight: number): tf.Scalar {
   return tf.tidy(() => {
-    if (!g.aux || (auxWeight === 0 && imageWeight === 0)) return tf.neg(tf.mean(policy.logProb(g.input, g.actions))) as tf.Scalar;
+    if (!g.aux || (auxWeight === 0 && imageWeight === 0))
+      return tf.neg(tf.mean(policy.logProb(g.input, g.actions))) as tf.Scalar;
     const { mean, aux, positions } = policy.meanAndAuxiliary(g.input);
     const nll = tf.neg(tf.mean(gaussianLogProb(g.actions, mean, policy.logStd)));
     let loss = tf.add(nll, tf.mul(auxWeight, tf.mean(tf.square(tf.sub(aux, g.aux)))));
-    if (positions && g.imageTargets && imageWeight > 0) loss = tf.add(loss, tf.mul(imageWeight, imagePositionError(positions, g.imageTargets, g.imageWeights!)));
+    if (positions && g.imageTargets && imageWeight > 0)
+      loss = tf.add(loss, tf.mul(imageWeight, imagePositionError(positions, g.imageTargets, g.imageWeights!)));
     return loss as tf.Scalar;
   });
 }
@@ -176,7 +210,9 @@ export async function evaluateBc(policy: VlaPolicy, samples: BcSamples, chunk = 
         tf.sum(tf.neg(gaussianLogProb(g.actions, out.mean, policy.logStd))),
         tf.sum(tf.mean(tf.square(tf.sub(out.mean, g.actions)), 1)),
         g.aux ? tf.sum(tf.mean(tf.square(tf.sub(out.aux, g.aux)), 1)) : tf.scalar(NaN),
-        out.positions && g.imageTargets ? tf.mul(imagePositionError(out.positions, g.imageTargets, g.imageWeights!), idx.length) : tf.scalar(NaN),
+        out.positions && g.imageTargets
+          ? tf.mul(imagePositionError(out.positions, g.imageTargets, g.imageWeights!), idx.length)
+          : tf.scalar(NaN),
       ];
     });
     const [a, b, c, d] = await Promise.all(sums.map(async (t) => (await t.data())[0]!));
@@ -189,5 +225,10 @@ export async function evaluateBc(policy: VlaPolicy, samples: BcSamples, chunk = 
   }
   // Aux targets are in decimetres: ×10 for centimetres.
   // Image positions span [-1, 1] across the frame: × size/2 for pixels (the error is per head, summed over x and y).
-  return { nll: nll / samples.count, mse: mse / samples.count, auxRmseCm: 10 * Math.sqrt(aux / samples.count), imageRmsePx: (samples.imageSize / 2) * Math.sqrt(image / samples.count) };
+  return {
+    nll: nll / samples.count,
+    mse: mse / samples.count,
+    auxRmseCm: 10 * Math.sqrt(aux / samples.count),
+    imageRmsePx: (samples.imageSize / 2) * Math.sqrt(image / samples.count),
+  };
 }

@@ -114,7 +114,11 @@ export class VlaPolicy {
   meanAndAuxiliary(input: PolicyInput): { mean: tf.Tensor2D; aux: tf.Tensor2D; positions?: tf.Tensor2D } {
     return tf.tidy(() => {
       const f = this.#forward(input);
-      return { mean: this.head.apply(f.trunk), aux: this.aux.apply(f.vision), ...(f.positions ? { positions: f.positions } : {}) };
+      return {
+        mean: this.head.apply(f.trunk),
+        aux: this.aux.apply(f.vision),
+        ...(f.positions ? { positions: f.positions } : {}),
+      };
     });
   }
 
@@ -126,7 +130,10 @@ export class VlaPolicy {
       const gammaBeta = this.film.apply(lang);
       const perceived = input.latent ? undefined : this.#perceive(input.images, lang);
       const vis = swish(this.vision.apply(input.latent ?? perceived!.latent));
-      const modulated = tf.add(tf.mul(vis, tf.add(1, gammaBeta.slice([0, 0], [n, F]))), gammaBeta.slice([0, F], [n, F])) as tf.Tensor2D;
+      const modulated = tf.add(
+        tf.mul(vis, tf.add(1, gammaBeta.slice([0, 0], [n, F]))),
+        gammaBeta.slice([0, F], [n, F]),
+      ) as tf.Tensor2D;
       const prop = swish(this.proprio.apply(this.proprioNorm.normalize(input.proprio)));
       let h = tf.concat([modulated, lang, prop], 1) as tf.Tensor2D;
       for (const layer of this.trunk) h = swish(layer.apply(h));
@@ -145,7 +152,9 @@ export class VlaPolicy {
     const grounded = this.grounding.attend(images, lang);
     const heads = Math.min(IMAGE_TARGET_HEADS, this.config.grounding.heads);
     return {
-      latent: this.encoder ? (tf.concat([this.encoder.encode(images), grounded.output], 1) as tf.Tensor2D) : grounded.output,
+      latent: this.encoder
+        ? (tf.concat([this.encoder.encode(images), grounded.output], 1) as tf.Tensor2D)
+        : grounded.output,
       positions: grounded.positions.slice([0, 0, 0], [n, heads, 2]).reshape([n, 2 * heads]) as tf.Tensor2D,
     };
   }
@@ -176,12 +185,29 @@ export class VlaPolicy {
   /** What reinforcement learning updates: everything after perception and language, so the
    * perception latents a world model was trained on stay valid. */
   rlVariables(): tf.Variable[] {
-    return [...this.vision.variables(), ...this.film.variables(), ...this.proprio.variables(), ...this.trunk.flatMap((l) => l.variables()), ...this.head.variables(), this.logStd];
+    return [
+      ...this.vision.variables(),
+      ...this.film.variables(),
+      ...this.proprio.variables(),
+      ...this.trunk.flatMap((l) => l.variables()),
+      ...this.head.variables(),
+      this.logStd,
+    ];
   }
 
   /** Everything but the encoder. */
   headVariables(): tf.Variable[] {
-    return [...this.language.variables(), ...this.grounding.variables(), ...this.vision.variables(), ...this.film.variables(), ...this.proprio.variables(), ...this.trunk.flatMap((l) => l.variables()), ...this.head.variables(), ...this.aux.variables(), this.logStd];
+    return [
+      ...this.language.variables(),
+      ...this.grounding.variables(),
+      ...this.vision.variables(),
+      ...this.film.variables(),
+      ...this.proprio.variables(),
+      ...this.trunk.flatMap((l) => l.variables()),
+      ...this.head.variables(),
+      ...this.aux.variables(),
+      this.logStd,
+    ];
   }
 
   /** Parameters outside the encoder. */
@@ -222,5 +248,12 @@ export function usesPatchEncoder(config: PolicyConfig): boolean {
 
 export function encoderConfig(config: PolicyConfig): PatchCodecConfig {
   const e = config.encoder;
-  return { imageSize: e.imageSize, patch: e.patch, patchDim: e.patchDim, latent: e.latent, keypoints: e.keypoints, seed: config.seed };
+  return {
+    imageSize: e.imageSize,
+    patch: e.patch,
+    patchDim: e.patchDim,
+    latent: e.latent,
+    keypoints: e.keypoints,
+    seed: config.seed,
+  };
 }

@@ -44,7 +44,14 @@ export interface AnchorRunner {
 export function envAnchorRunner(env: Env, storeDir: string): AnchorRunner {
   return {
     async run({ groups, rollouts, noise, policy, onEpisode }) {
-      const episodes = await runGroupRollouts(env, policy, groups.map((g) => g.spec), rollouts, noise, onEpisode);
+      const episodes = await runGroupRollouts(
+        env,
+        policy,
+        groups.map((g) => g.spec),
+        rollouts,
+        noise,
+        onEpisode,
+      );
       const store = await EpisodeStore.openForAppend(storeDir, { robot: env.robot.name });
       try {
         for (const e of episodes) await store.append(e);
@@ -57,12 +64,26 @@ export function envAnchorRunner(env: Env, storeDir: string): AnchorRunner {
 }
 
 /** M rollouts of each group on `env`, one after another, group-major; an incomplete episode throws. */
-export async function runGroupRollouts(env: Env, policy: VlaPolicy, groups: GroupSpec[], rollouts: number, noise: NoiseSpec, onEpisode?: (done: number, total: number) => void): Promise<Episode[]> {
+export async function runGroupRollouts(
+  env: Env,
+  policy: VlaPolicy,
+  groups: GroupSpec[],
+  rollouts: number,
+  noise: NoiseSpec,
+  onEpisode?: (done: number, total: number) => void,
+): Promise<Episode[]> {
   const episodes: Episode[] = [];
   for (const [g, group] of groups.entries()) {
     for (let m = 0; m < rollouts; m++) {
-      const episode = await runPolicyRollout(env, policy, group, rolloutNoiseSeed(noise.seed, g * rollouts + m), noise.correlation);
-      if (episode.status !== 'complete') throw new Error(`episode ${episode.id} ended '${episode.status}'; aborted episodes never enter training`);
+      const episode = await runPolicyRollout(
+        env,
+        policy,
+        group,
+        rolloutNoiseSeed(noise.seed, g * rollouts + m),
+        noise.correlation,
+      );
+      if (episode.status !== 'complete')
+        throw new Error(`episode ${episode.id} ended '${episode.status}'; aborted episodes never enter training`);
       episodes.push(episode);
       onEpisode?.(episodes.length, groups.length * rollouts);
     }

@@ -44,16 +44,30 @@ export interface AnchorSelection {
 export function selectAnchorGroups(rng: Rng, o: AnchorSelectionOptions): AnchorSelection {
   const G = o.groups;
   if (!Number.isInteger(G) || G < 1) throw new Error(`anchor selection: groups must be a positive integer, got ${G}`);
-  if (!Number.isInteger(o.uniform) || o.uniform < 0 || o.uniform > G) throw new Error(`anchor selection: uniform must be an integer in [0, ${G}], got ${o.uniform}`);
+  if (!Number.isInteger(o.uniform) || o.uniform < 0 || o.uniform > G)
+    throw new Error(`anchor selection: uniform must be an integer in [0, ${G}], got ${o.uniform}`);
   const active = o.active ?? 0;
-  if (!Number.isInteger(active) || active < 0 || active > G) throw new Error(`anchor selection: active must be an integer in [0, ${G}], got ${active}`);
+  if (!Number.isInteger(active) || active < 0 || active > G)
+    throw new Error(`anchor selection: active must be an integer in [0, ${G}], got ${active}`);
   // The historical uniform draw, kept verbatim (same rng consumption).
-  const uniform = rng.shuffle(Array.from({ length: G }, (_, i) => i)).slice(0, o.uniform).sort((a, b) => a - b);
+  const uniform = rng
+    .shuffle(Array.from({ length: G }, (_, i) => i))
+    .slice(0, o.uniform)
+    .sort((a, b) => a - b);
   const p = o.uniform / G;
   if (active === 0) {
-    return { anchors: uniform, uniform, active: [], inclusion: Array.from({ length: G }, () => p), uniformProbability: p };
+    return {
+      anchors: uniform,
+      uniform,
+      active: [],
+      inclusion: Array.from({ length: G }, () => p),
+      uniformProbability: p,
+    };
   }
-  if (!o.priority || o.priority.length !== G) throw new Error(`anchor selection: active picks need a priority for each of the ${G} groups (got ${o.priority?.length ?? 0})`);
+  if (!o.priority || o.priority.length !== G)
+    throw new Error(
+      `anchor selection: active picks need a priority for each of the ${G} groups (got ${o.priority?.length ?? 0})`,
+    );
   const q = activeProbabilities(o.priority, active, o.floor ?? 0.05);
   const drawn = systematicSample(q, rng.next());
   const inUniform = new Set(uniform);
@@ -70,7 +84,8 @@ export function selectAnchorGroups(rng: Rng, o: AnchorSelectionOptions): AnchorS
 export function activeProbabilities(priority: ArrayLike<number>, n: number, floor: number): number[] {
   const G = priority.length;
   const u = Array.from(priority, (v, g) => {
-    if (!Number.isFinite(v) || v < 0) throw new Error(`anchor selection: priority of group ${g} must be a finite number >= 0, got ${v}`);
+    if (!Number.isFinite(v) || v < 0)
+      throw new Error(`anchor selection: priority of group ${g} must be a finite number >= 0, got ${v}`);
     return v;
   });
   const meanU = u.reduce((s, v) => s + v, 0) / G;

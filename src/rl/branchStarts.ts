@@ -16,7 +16,8 @@ import { statesAt } from '../worldmodel/statesAt.ts';
  */
 export function branchStarts(episodes: Episode[], count: number, rng: Rng): ImaginationStarts {
   const usable = episodes.filter((e) => e.steps >= 1);
-  if (usable.length === 0) throw new Error('branched imagination needs at least one real episode with a step to branch from');
+  if (usable.length === 0)
+    throw new Error('branched imagination needs at least one real episode with a step to branch from');
   const picked: Episode[] = [];
   const steps: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -29,12 +30,18 @@ export function branchStarts(episodes: Episode[], count: number, rng: Rng): Imag
 
 /** Two sets of starts, one after the other. */
 export function concatStarts(a: ImaginationStarts, b: ImaginationStarts): ImaginationStarts {
-  if (a.stateDim !== b.stateDim) throw new Error(`cannot join imagination starts of state width ${a.stateDim} and ${b.stateDim}`);
+  if (a.stateDim !== b.stateDim)
+    throw new Error(`cannot join imagination starts of state width ${a.stateDim} and ${b.stateDim}`);
   const join = (x: Float32Array, y: Float32Array) => {
     const out = new Float32Array(x.length + y.length);
     out.set(x);
     out.set(y, x.length);
     return out;
   };
-  return { states: join(a.states, b.states), stateDim: a.stateDim, context: join(a.context, b.context), instructions: [...a.instructions, ...b.instructions] };
+  return {
+    states: join(a.states, b.states),
+    stateDim: a.stateDim,
+    context: join(a.context, b.context),
+    instructions: [...a.instructions, ...b.instructions],
+  };
 }

@@ -67,7 +67,12 @@ export class AnchorWeight {
   }
 
   toJSON(): AnchorWeightState {
-    return { options: this.options, s2: this.#s2, groups: this.#groups, ...(this.#c === undefined ? {} : { c: this.#c }) };
+    return {
+      options: this.options,
+      s2: this.#s2,
+      groups: this.#groups,
+      ...(this.#c === undefined ? {} : { c: this.#c }),
+    };
   }
 
   static fromJSON(state: AnchorWeightState): AnchorWeight {

@@ -4,10 +4,15 @@
  * `centered` only subtracts the group mean (Dr. GRPO, Liu et al. 2025): small score differences
  * stay small instead of being blown up to unit variance.
  */
-export function groupAdvantages(scores: ArrayLike<number>, groupSize: number, options: { scale?: 'std' | 'centered'; eps?: number } = {}): Float32Array {
+export function groupAdvantages(
+  scores: ArrayLike<number>,
+  groupSize: number,
+  options: { scale?: 'std' | 'centered'; eps?: number } = {},
+): Float32Array {
   const eps = options.eps ?? 1e-6;
   const standardise = (options.scale ?? 'std') === 'std';
-  if (scores.length % groupSize !== 0) throw new Error(`${scores.length} scores do not split into groups of ${groupSize}`);
+  if (scores.length % groupSize !== 0)
+    throw new Error(`${scores.length} scores do not split into groups of ${groupSize}`);
   const out = new Float32Array(scores.length);
   for (let g = 0; g < scores.length; g += groupSize) {
     let mean = 0;

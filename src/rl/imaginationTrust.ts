@@ -32,7 +32,8 @@ export class ImaginationTrust {
   #groups = 0;
 
   constructor(options: TrustOptions) {
-    if (!(options.halfLife > 0) || !(options.priorPairs >= 0)) throw new Error(`trust: halfLife must be positive and priorPairs non-negative, got ${JSON.stringify(options)}`);
+    if (!(options.halfLife > 0) || !(options.priorPairs >= 0))
+      throw new Error(`trust: halfLife must be positive and priorPairs non-negative, got ${JSON.stringify(options)}`);
     this.options = options;
   }
 

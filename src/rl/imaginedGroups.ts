@@ -27,17 +27,31 @@ export interface ImaginedGroups {
  * NoiseSpec pair rollout by rollout (they part only where imagined and real observations lead
  * the policy apart).
  */
-export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: ImaginationStarts, rollouts: number, horizon: number, noise: NoiseSpec, options: ImagineOptions = {}): ImaginedGroups {
+export function imagineGroups(
+  policy: VlaPolicy,
+  model: WorldModel,
+  starts: ImaginationStarts,
+  rollouts: number,
+  horizon: number,
+  noise: NoiseSpec,
+  options: ImagineOptions = {},
+): ImaginedGroups {
   const G = starts.instructions.length;
   const D = starts.stateDim;
   const C = starts.context.length / G;
   const B = G * rollouts;
   const repeat = (src: Float32Array, width: number) => {
     const out = new Float32Array(B * width);
-    for (let b = 0; b < B; b++) out.set(src.subarray(Math.floor(b / rollouts) * width, (Math.floor(b / rollouts) + 1) * width), b * width);
+    for (let b = 0; b < B; b++)
+      out.set(src.subarray(Math.floor(b / rollouts) * width, (Math.floor(b / rollouts) + 1) * width), b * width);
     return out;
   };
-  const repeated: ImaginationStarts = { states: repeat(starts.states, D), stateDim: D, context: repeat(starts.context, C), instructions: Array.from({ length: B }, (_, b) => starts.instructions[Math.floor(b / rollouts)]!) };
+  const repeated: ImaginationStarts = {
+    states: repeat(starts.states, D),
+    stateDim: D,
+    context: repeat(starts.context, C),
+    instructions: Array.from({ length: B }, (_, b) => starts.instructions[Math.floor(b / rollouts)]!),
+  };
   const P = 2 * model.meta.qposDim;
   const L = policy.tokenizer.maxTokens;
   const K = model.members;
@@ -47,7 +61,11 @@ export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: Imag
   let imagined;
   try {
     imagined = model.imagine(
-      sharedNoisePolicy(policy, tokens, { proprioDim: P, members: K, noise: new RolloutNoise(B, policy.outputDim, noise) }),
+      sharedNoisePolicy(policy, tokens, {
+        proprioDim: P,
+        members: K,
+        noise: new RolloutNoise(B, policy.outputDim, noise),
+      }),
       repeated,
       horizon,
       options,
@@ -85,7 +103,11 @@ export function imagineGroups(policy: VlaPolicy, model: WorldModel, starts: Imag
  * score (the ensemble mean) is that sequence's; with noise drawn per member, its advantage would
  * credit K different sequences at once.
  */
-export function sharedNoisePolicy(policy: VlaPolicy, tokens: tf.Tensor2D, o: { proprioDim: number; members: number; noise: RolloutNoise }): ImaginationPolicy {
+export function sharedNoisePolicy(
+  policy: VlaPolicy,
+  tokens: tf.Tensor2D,
+  o: { proprioDim: number; members: number; noise: RolloutNoise },
+): ImaginationPolicy {
   const P = o.proprioDim;
   return {
     act: (obs) =>
@@ -94,7 +116,8 @@ export function sharedNoisePolicy(policy: VlaPolicy, tokens: tf.Tensor2D, o: { p
         const latent = obs.state.slice([0, P], [-1, policy.latentDim]) as tf.Tensor2D;
         const A = policy.outputDim;
         const perRollout = tf.tensor2d(o.noise.step(obs.step), [o.noise.rollouts, A]);
-        return policy.act({ latent, proprio, tokens }, { noise: tf.tile(perRollout, [o.members, 1]) as tf.Tensor2D }).action;
+        return policy.act({ latent, proprio, tokens }, { noise: tf.tile(perRollout, [o.members, 1]) as tf.Tensor2D })
+          .action;
       }),
   };
 }

@@ -45,8 +45,19 @@ export class IsotonicCalibrator {
 
   constructor(options: IsotonicOptions = PAPER_ISOTONIC) {
     const slope = options.orderSlope ?? 0;
-    if (!(options.bins >= 1 && options.minPairs >= 1 && options.refitEvery >= 1 && options.window >= options.minPairs && slope >= 0 && Number.isFinite(slope))) {
-      throw new Error(`isotonic calibration: need bins, minPairs, refitEvery >= 1, window >= minPairs and a finite orderSlope >= 0, got ${JSON.stringify(options)}`);
+    if (
+      !(
+        options.bins >= 1 &&
+        options.minPairs >= 1 &&
+        options.refitEvery >= 1 &&
+        options.window >= options.minPairs &&
+        slope >= 0 &&
+        Number.isFinite(slope)
+      )
+    ) {
+      throw new Error(
+        `isotonic calibration: need bins, minPairs, refitEvery >= 1, window >= minPairs and a finite orderSlope >= 0, got ${JSON.stringify(options)}`,
+      );
     }
     this.options = options;
   }
@@ -62,11 +73,13 @@ export class IsotonicCalibrator {
 
   /** Add anchor pairs (world-model score, true outcome); refits when due. Returns whether it refitted. */
   add(scores: ArrayLike<number>, outcomes: ArrayLike<number>): boolean {
-    if (scores.length !== outcomes.length) throw new Error(`isotonic calibration: ${scores.length} scores but ${outcomes.length} outcomes`);
+    if (scores.length !== outcomes.length)
+      throw new Error(`isotonic calibration: ${scores.length} scores but ${outcomes.length} outcomes`);
     for (let i = 0; i < scores.length; i++) {
       const s = scores[i]!;
       const y = outcomes[i]!;
-      if (!Number.isFinite(s) || !Number.isFinite(y)) throw new Error(`isotonic calibration: non-finite pair (${s}, ${y})`);
+      if (!Number.isFinite(s) || !Number.isFinite(y))
+        throw new Error(`isotonic calibration: non-finite pair (${s}, ${y})`);
       this.#scores.push(clamp01(s));
       this.#outcomes.push(y);
     }
@@ -76,7 +89,8 @@ export class IsotonicCalibrator {
       this.#outcomes.splice(0, excess);
     }
     this.#sinceFit += scores.length;
-    const due = this.#scores.length >= this.options.minPairs && (!this.fitted || this.#sinceFit >= this.options.refitEvery);
+    const due =
+      this.#scores.length >= this.options.minPairs && (!this.fitted || this.#sinceFit >= this.options.refitEvery);
     if (due) this.refit();
     return due;
   }
@@ -122,7 +136,14 @@ export class IsotonicCalibrator {
   }
 
   toJSON(): IsotonicState {
-    return { options: this.options, scores: [...this.#scores], outcomes: [...this.#outcomes], sinceFit: this.#sinceFit, knotX: [...this.#knotX], knotY: [...this.#knotY] };
+    return {
+      options: this.options,
+      scores: [...this.#scores],
+      outcomes: [...this.#outcomes],
+      sinceFit: this.#sinceFit,
+      knotX: [...this.#knotX],
+      knotY: [...this.#knotY],
+    };
   }
 
   static fromJSON(state: IsotonicState): IsotonicCalibrator {
@@ -141,7 +162,11 @@ export class IsotonicCalibrator {
  * bins' mean outcomes weighted by their counts. Knots: each non-empty bin's mean score and its
  * pooled outcome (non-decreasing).
  */
-export function fitBinnedIsotonic(scores: ArrayLike<number>, outcomes: ArrayLike<number>, bins: number): { x: number[]; y: number[] } {
+export function fitBinnedIsotonic(
+  scores: ArrayLike<number>,
+  outcomes: ArrayLike<number>,
+  bins: number,
+): { x: number[]; y: number[] } {
   const sumS = new Float64Array(bins);
   const sumY = new Float64Array(bins);
   const count = new Float64Array(bins);

@@ -28,7 +28,10 @@ export interface PolicySamples {
   weight: Float32Array;
 }
 
-export function emptySamples(dims: { latentDim: number; proprioDim: number; actionDim: number; maxTokens: number }, count: number): PolicySamples {
+export function emptySamples(
+  dims: { latentDim: number; proprioDim: number; actionDim: number; maxTokens: number },
+  count: number,
+): PolicySamples {
   // Only the four widths: `dims` may be another PolicySamples, whose own count must not replace `count`.
   return {
     count,
@@ -49,7 +52,10 @@ export function emptySamples(dims: { latentDim: number; proprioDim: number; acti
 export function concatSamples(parts: PolicySamples[]): PolicySamples {
   const nonEmpty = parts.filter((p) => p.count > 0);
   if (nonEmpty.length === 0) throw new Error('no policy samples');
-  const out = emptySamples(nonEmpty[0]!, nonEmpty.reduce((n, p) => n + p.count, 0));
+  const out = emptySamples(
+    nonEmpty[0]!,
+    nonEmpty.reduce((n, p) => n + p.count, 0),
+  );
   let row = 0;
   for (const p of nonEmpty) {
     out.latents.set(p.latents, row * out.latentDim);
@@ -65,7 +71,10 @@ export function concatSamples(parts: PolicySamples[]): PolicySamples {
 }
 
 /** Policy input and actions of the given rows. */
-export function sampleBatch(s: PolicySamples, rows: ArrayLike<number>): { input: PolicyInput; actions: tf.Tensor2D; oldLogProb: tf.Tensor1D; advantage: tf.Tensor1D; weight: tf.Tensor1D } {
+export function sampleBatch(
+  s: PolicySamples,
+  rows: ArrayLike<number>,
+): { input: PolicyInput; actions: tf.Tensor2D; oldLogProb: tf.Tensor1D; advantage: tf.Tensor1D; weight: tf.Tensor1D } {
   const n = rows.length;
   const pick = <T extends Float32Array | Int32Array>(src: T, width: number, make: (n: number) => T): T => {
     const out = make(n * width);
@@ -77,7 +86,11 @@ export function sampleBatch(s: PolicySamples, rows: ArrayLike<number>): { input:
     input: {
       latent: tf.tensor2d(pick(s.latents, s.latentDim, f32), [n, s.latentDim]),
       proprio: tf.tensor2d(pick(s.proprio, s.proprioDim, f32), [n, s.proprioDim]),
-      tokens: tf.tensor2d(pick(s.tokens, s.maxTokens, (k) => new Int32Array(k)), [n, s.maxTokens], 'int32'),
+      tokens: tf.tensor2d(
+        pick(s.tokens, s.maxTokens, (k) => new Int32Array(k)),
+        [n, s.maxTokens],
+        'int32',
+      ),
     },
     actions: tf.tensor2d(pick(s.actions, s.actionDim, f32), [n, s.actionDim]),
     oldLogProb: tf.tensor1d(pick(s.oldLogProb, 1, f32)),
@@ -96,7 +109,10 @@ export function withOldLogProb(policy: VlaPolicy, s: PolicySamples, chunk = 2048
     const rows = Array.from({ length: Math.min(chunk, s.count - i) }, (_, j) => i + j);
     const b = sampleBatch(s, rows);
     try {
-      s.oldLogProb.set(tf.tidy(() => policy.logProb(b.input, b.actions).dataSync()), i);
+      s.oldLogProb.set(
+        tf.tidy(() => policy.logProb(b.input, b.actions).dataSync()),
+        i,
+      );
     } finally {
       disposeSampleBatch(b);
     }

@@ -14,12 +14,32 @@ import type { Trainer } from './trainer.ts';
 import { imagineOptions, noiseSpec } from './wmrlConfig.ts';
 
 /** Measurement groups (pool indices): imagined, then executed on the env with the same noise, rollout by rollout; returns the raw imagined scores and the real groups. */
-export async function imagineAndRun(t: Trainer, indices: number[], noise: NoiseSpec, onEpisode?: (done: number, total: number) => void): Promise<{ imagined: Float32Array; real: RealGroups }> {
+export async function imagineAndRun(
+  t: Trainer,
+  indices: number[],
+  noise: NoiseSpec,
+  onEpisode?: (done: number, total: number) => void,
+): Promise<{ imagined: Float32Array; real: RealGroups }> {
   const { config } = t;
   const { policy, worldModel } = t.learning;
   if (!worldModel) throw new Error('imagining needs a world model');
-  const imagined = imagineGroups(policy, worldModel, groupStarts(t.pool, indices), config.rolloutsPerGroup, config.horizon, noise, imagineOptions(config)).score;
-  const real = await runRealGroups(t.env, policy, indices.map((i) => t.pool.specs[i]!), config.rolloutsPerGroup, noise, onEpisode);
+  const imagined = imagineGroups(
+    policy,
+    worldModel,
+    groupStarts(t.pool, indices),
+    config.rolloutsPerGroup,
+    config.horizon,
+    noise,
+    imagineOptions(config),
+  ).score;
+  const real = await runRealGroups(
+    t.env,
+    policy,
+    indices.map((i) => t.pool.specs[i]!),
+    config.rolloutsPerGroup,
+    noise,
+    onEpisode,
+  );
   return { imagined, real };
 }
 
@@ -52,11 +72,34 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
   const imaginedIdx = pick(config.groups);
   const anchorIdx = pick(Math.max(2, method.anchorGroups));
   const map = (scores: Float32Array) => (method.debias ? calibrator.mapAll(scores) : scores);
-  const out = imagineGroups(policy, worldModel, groupStarts(t.pool, imaginedIdx), M, config.horizon, noiseSpec(config, seed('ppiCheckImaginedNoise')), imagineOptions(config));
+  const out = imagineGroups(
+    policy,
+    worldModel,
+    groupStarts(t.pool, imaginedIdx),
+    M,
+    config.horizon,
+    noiseSpec(config, seed('ppiCheckImaginedNoise')),
+    imagineOptions(config),
+  );
   const f = map(out.score);
   const { imagined: raw, real } = await imagineAndRun(t, anchorIdx, noiseSpec(config, seed('ppiCheckAnchorNoise')));
   const est = groupedPpiEstimate(f, map(raw), real.outcomes, M);
-  const truth = await runRealGroups(t.env, policy, pick(truthEpisodes).map((i) => t.pool.specs[i]!), 1, noiseSpec(config, seed('ppiCheckTruthNoise')));
+  const truth = await runRealGroups(
+    t.env,
+    policy,
+    pick(truthEpisodes).map((i) => t.pool.specs[i]!),
+    1,
+    noiseSpec(config, seed('ppiCheckTruthNoise')),
+  );
   const rate = truth.outcomes.reduce((s, v) => s + v, 0) / truth.outcomes.length;
-  return { step, estimate: est.estimate, lower: est.lower, upper: est.upper, naive: est.naive, truth: rate, episodes: truthEpisodes, covered: est.lower <= rate && rate <= est.upper };
+  return {
+    step,
+    estimate: est.estimate,
+    lower: est.lower,
+    upper: est.upper,
+    naive: est.naive,
+    truth: rate,
+    episodes: truthEpisodes,
+    covered: est.lower <= rate && rate <= est.upper,
+  };
 }

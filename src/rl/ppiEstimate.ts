@@ -15,9 +15,18 @@ export interface PpiEstimate {
   anchors: number;
 }
 
-export function ppiEstimate(imagined: ArrayLike<number>, anchorPredicted: ArrayLike<number>, anchorOutcomes: ArrayLike<number>, z = 1.96): PpiEstimate {
-  if (anchorPredicted.length !== anchorOutcomes.length) throw new Error(`PPI: ${anchorPredicted.length} anchor predictions but ${anchorOutcomes.length} outcomes`);
-  if (imagined.length < 2 || anchorOutcomes.length < 2) throw new Error(`PPI needs at least 2 imagined and 2 anchor rollouts (got ${imagined.length} and ${anchorOutcomes.length})`);
+export function ppiEstimate(
+  imagined: ArrayLike<number>,
+  anchorPredicted: ArrayLike<number>,
+  anchorOutcomes: ArrayLike<number>,
+  z = 1.96,
+): PpiEstimate {
+  if (anchorPredicted.length !== anchorOutcomes.length)
+    throw new Error(`PPI: ${anchorPredicted.length} anchor predictions but ${anchorOutcomes.length} outcomes`);
+  if (imagined.length < 2 || anchorOutcomes.length < 2)
+    throw new Error(
+      `PPI needs at least 2 imagined and 2 anchor rollouts (got ${imagined.length} and ${anchorOutcomes.length})`,
+    );
   return ppiFromUnits(imagined, anchorPredicted, anchorOutcomes, z);
 }
 
@@ -29,16 +38,31 @@ export function ppiEstimate(imagined: ArrayLike<number>, anchorPredicted: ArrayL
  * groups are equal in size, the interval honest about how few starts were seen. One anchor group
  * is enough to compute it (the small-sample guard gives the rectifier a variance).
  */
-export function groupedPpiEstimate(imagined: ArrayLike<number>, anchorPredicted: ArrayLike<number>, anchorOutcomes: ArrayLike<number>, groupSize: number, z = 1.96): PpiEstimate {
-  if (anchorPredicted.length !== anchorOutcomes.length) throw new Error(`PPI: ${anchorPredicted.length} anchor predictions but ${anchorOutcomes.length} outcomes`);
+export function groupedPpiEstimate(
+  imagined: ArrayLike<number>,
+  anchorPredicted: ArrayLike<number>,
+  anchorOutcomes: ArrayLike<number>,
+  groupSize: number,
+  z = 1.96,
+): PpiEstimate {
+  if (anchorPredicted.length !== anchorOutcomes.length)
+    throw new Error(`PPI: ${anchorPredicted.length} anchor predictions but ${anchorOutcomes.length} outcomes`);
   const imaginedGroups = groupMeans(imagined, groupSize);
   const anchorGroups = groupMeans(anchorOutcomes, groupSize);
-  if (imaginedGroups.length < 2 || anchorGroups.length < 1) throw new Error(`grouped PPI needs at least 2 imagined groups and 1 anchor group (got ${imaginedGroups.length} and ${anchorGroups.length})`);
+  if (imaginedGroups.length < 2 || anchorGroups.length < 1)
+    throw new Error(
+      `grouped PPI needs at least 2 imagined groups and 1 anchor group (got ${imaginedGroups.length} and ${anchorGroups.length})`,
+    );
   return ppiFromUnits(imaginedGroups, groupMeans(anchorPredicted, groupSize), anchorGroups, z);
 }
 
 /** The estimate and interval from independent units (rollouts, or group means). */
-function ppiFromUnits(imagined: ArrayLike<number>, anchorPredicted: ArrayLike<number>, anchorOutcomes: ArrayLike<number>, z: number): PpiEstimate {
+function ppiFromUnits(
+  imagined: ArrayLike<number>,
+  anchorPredicted: ArrayLike<number>,
+  anchorOutcomes: ArrayLike<number>,
+  z: number,
+): PpiEstimate {
   const N = imagined.length;
   const n = anchorOutcomes.length;
   const rectifier = Array.from({ length: n }, (_, i) => anchorPredicted[i]! - anchorOutcomes[i]!);
@@ -52,12 +76,20 @@ function ppiFromUnits(imagined: ArrayLike<number>, anchorPredicted: ArrayLike<nu
   const guarded = [...rectifier, fBar - 1, fBar - 1, fBar, fBar];
   const half = z * Math.sqrt(variance(imagined) / N + variance(guarded) / n);
   // A success rate lies in [0, 1]: clipping the interval there loses no coverage.
-  return { estimate: clamp01(estimate), lower: clamp01(estimate - half), upper: clamp01(estimate + half), naive, imagined: N, anchors: n };
+  return {
+    estimate: clamp01(estimate),
+    lower: clamp01(estimate - half),
+    upper: clamp01(estimate + half),
+    naive,
+    imagined: N,
+    anchors: n,
+  };
 }
 
 /** Mean of each consecutive group of `groupSize` values (group-major rollouts → one value per group). */
 export function groupMeans(values: ArrayLike<number>, groupSize: number): number[] {
-  if (!(Number.isInteger(groupSize) && groupSize >= 1) || values.length % groupSize !== 0) throw new Error(`PPI: ${values.length} values do not split into groups of ${groupSize}`);
+  if (!(Number.isInteger(groupSize) && groupSize >= 1) || values.length % groupSize !== 0)
+    throw new Error(`PPI: ${values.length} values do not split into groups of ${groupSize}`);
   const sums = new Array<number>(values.length / groupSize).fill(0);
   for (let i = 0; i < values.length; i++) sums[Math.floor(i / groupSize)]! += values[i]!;
   return sums.map((s) => s / groupSize);
@@ -104,12 +136,21 @@ export interface WeightedGroup {
 export function weightedPpiEstimate(groups: WeightedGroup[], z = 1.96): PpiEstimate {
   const G = groups.length;
   const anchors = groups.filter((g) => g.outcome !== null).length;
-  if (G < 2 || anchors < 1) throw new Error(`weighted PPI needs at least 2 groups and 1 anchor group (got ${G} and ${anchors})`);
+  if (G < 2 || anchors < 1)
+    throw new Error(`weighted PPI needs at least 2 groups and 1 anchor group (got ${G} and ${anchors})`);
   const terms = groups.map((g, i) => {
-    if (!(g.inclusion > 0 && g.inclusion <= 1)) throw new Error(`weighted PPI: group ${i} has inclusion probability ${g.inclusion}; it must lie in (0, 1]`);
+    if (!(g.inclusion > 0 && g.inclusion <= 1))
+      throw new Error(`weighted PPI: group ${i} has inclusion probability ${g.inclusion}; it must lie in (0, 1]`);
     return g.outcome === null ? g.predicted : g.predicted + (g.outcome - g.predicted) / g.inclusion;
   });
   const estimate = mean(terms);
   const half = z * Math.sqrt(variance(terms) / G);
-  return { estimate: clamp01(estimate), lower: clamp01(estimate - half), upper: clamp01(estimate + half), naive: mean(groups.map((g) => g.predicted)), imagined: G - anchors, anchors };
+  return {
+    estimate: clamp01(estimate),
+    lower: clamp01(estimate - half),
+    upper: clamp01(estimate + half),
+    naive: mean(groups.map((g) => g.predicted)),
+    imagined: G - anchors,
+    anchors,
+  };
 }

@@ -44,7 +44,10 @@ export function ppoLoss(x: PpoLossInputs, options: PpoLossOptions): PpoLoss {
   // The order of the ops is the order their gradients are summed in: keep it, or runs stop being bit-reproducible.
   const logProb = gaussianLogProb(x.actions, x.mean, x.logStd);
   const ratio = tf.exp(tf.sub(logProb, x.oldLogProb));
-  const surrogate = tf.minimum(tf.mul(ratio, x.advantage), tf.mul(tf.clipByValue(ratio, 1 - options.clip, 1 + options.clip), x.advantage));
+  const surrogate = tf.minimum(
+    tf.mul(ratio, x.advantage),
+    tf.mul(tf.clipByValue(ratio, 1 - options.clip, 1 + options.clip), x.advantage),
+  );
   const klRows = gaussianKl(x.mean, x.logStd, x.referenceMean, x.referenceLogStd);
   const total = tf.sum(x.weight);
   const weighted = (v: tf.Tensor) => tf.div(tf.sum(tf.mul(v, x.weight)), total) as tf.Scalar;

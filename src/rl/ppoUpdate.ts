@@ -26,7 +26,14 @@ export interface PpoStats {
   updates: number;
 }
 
-export async function ppoUpdate(policy: VlaPolicy, reference: VlaPolicy, optimizer: tf.Optimizer, samples: PolicySamples, options: PpoOptions, rng: Rng): Promise<PpoStats> {
+export async function ppoUpdate(
+  policy: VlaPolicy,
+  reference: VlaPolicy,
+  optimizer: tf.Optimizer,
+  samples: PolicySamples,
+  options: PpoOptions,
+  rng: Rng,
+): Promise<PpoStats> {
   const vars = policy.rlVariables();
   const order = Array.from({ length: samples.count }, (_, i) => i);
   const B = Math.max(1, Math.floor(samples.count / options.minibatches));
@@ -73,7 +80,13 @@ export async function ppoUpdate(policy: VlaPolicy, reference: VlaPolicy, optimiz
         disposeSampleBatch(b);
       }
     }
-    if (sums.batches) stats = { ...stats, loss: sums.loss / sums.batches, kl: sums.kl / sums.batches, clipFraction: sums.clip / sums.batches };
+    if (sums.batches)
+      stats = {
+        ...stats,
+        loss: sums.loss / sums.batches,
+        kl: sums.kl / sums.batches,
+        clipFraction: sums.clip / sums.batches,
+      };
   }
   return stats;
 }

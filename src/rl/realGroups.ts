@@ -22,7 +22,14 @@ export interface RealGroups {
   rolloutOf: Int32Array;
 }
 
-export async function runRealGroups(env: Env, policy: VlaPolicy, groups: GroupSpec[], rollouts: number, noise: NoiseSpec, onEpisode?: (done: number, total: number) => void): Promise<RealGroups> {
+export async function runRealGroups(
+  env: Env,
+  policy: VlaPolicy,
+  groups: GroupSpec[],
+  rollouts: number,
+  noise: NoiseSpec,
+  onEpisode?: (done: number, total: number) => void,
+): Promise<RealGroups> {
   return realGroupsFrom(policy, await runGroupRollouts(env, policy, groups, rollouts, noise, onEpisode));
 }
 
@@ -35,7 +42,10 @@ export function realGroupsFrom(policy: VlaPolicy, episodes: Episode[]): RealGrou
   const P = 2 * first.qposDim;
   const L = policy.tokenizer.maxTokens;
   const rows = episodes.reduce((n, e) => n + e.steps, 0);
-  const samples = emptySamples({ latentDim: first.stateDim, proprioDim: P, actionDim: first.actionDim, maxTokens: L }, rows);
+  const samples = emptySamples(
+    { latentDim: first.stateDim, proprioDim: P, actionDim: first.actionDim, maxTokens: L },
+    rows,
+  );
   const rolloutOf = new Int32Array(rows);
   let row = 0;
   perceived.forEach((e, i) => {

@@ -91,16 +91,24 @@ const RESUMABLE_KEYS = new Set(['steps']);
 export async function runTraining(o: RunOptions): Promise<RunReport> {
   const { config, runDir } = o;
   const resuming = o.resume && hasTrainCheckpoint(runDir);
-  if (!o.resume && hasTrainCheckpoint(runDir)) throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
+  if (!o.resume && hasTrainCheckpoint(runDir))
+    throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
   if (resuming) refuseChangedConfig(runDir, config);
-  const log = new RunLog(runDir, 'train', { command: 'train', policy: o.policyDir, config, worldModel: o.worldModelConfig }, { append: resuming });
+  const log = new RunLog(
+    runDir,
+    'train',
+    { command: 'train', policy: o.policyDir, config, worldModel: o.worldModelConfig },
+    { append: resuming },
+  );
   // Bad task selectors fail here, not after minutes of world-model training.
   parseTaskSelectors(config.tasks);
   parseTaskSelectors(config.eval.tasks);
   const reference = await loadPolicy(o.policyDir);
   if (reference.config.actionChunk !== 1) {
     reference.dispose();
-    throw new Error(`${o.policyDir} predicts chunks of ${reference.config.actionChunk} actions; post-training acts every tick and needs a policy with actionChunk 1`);
+    throw new Error(
+      `${o.policyDir} predicts chunks of ${reference.config.actionChunk} actions; post-training acts every tick and needs a policy with actionChunk 1`,
+    );
   }
   setStd(reference, config.ppo.std);
   const optimizer = tf.train.adam(config.ppo.learningRate);
@@ -111,7 +119,9 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     if (needsModel && config.worldModel.endEffector) endEffector = await EndEffectorFeatures.forRobot(o.env.robot.name);
     // The data in the world model's layout, computed once: for training it and for every refit.
     const modelData = needsModel ? worldModelEpisodes(reference, o.data, endEffector) : [];
-    learning = resuming ? await resumeLearning(o, optimizer, reference, endEffector, log) : await startLearning(o, optimizer, reference, endEffector, modelData, log);
+    learning = resuming
+      ? await resumeLearning(o, optimizer, reference, endEffector, log)
+      : await startLearning(o, optimizer, reference, endEffector, modelData, log);
     const trainer: Trainer = {
       config,
       method: resolveMethod(config),
@@ -145,7 +155,14 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     const policyDir = join(runDir, 'policy');
     await savePolicy(learning.policy, policyDir);
     const { progress } = learning;
-    const report: RunReport = { steps: progress.step, robotSeconds: progress.robotSeconds, computeSeconds: progress.computeSeconds, realEpisodes: progress.realEpisodes, evaluations: readEvaluations(log.metricsFile), policyDir };
+    const report: RunReport = {
+      steps: progress.step,
+      robotSeconds: progress.robotSeconds,
+      computeSeconds: progress.computeSeconds,
+      realEpisodes: progress.realEpisodes,
+      evaluations: readEvaluations(log.metricsFile),
+      policyDir,
+    };
     writeFileSync(join(runDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
     return report;
   } finally {
@@ -158,7 +175,14 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
 }
 
 /** A new run: the policy from the BC checkpoint, the world model loaded or trained, an evaluation at step 0, a first checkpoint. */
-async function startLearning(o: RunOptions, optimizer: tf.Optimizer, reference: VlaPolicy, endEffector: EndEffectorFeatures | undefined, modelData: Episode[], log: RunLog): Promise<LearningState> {
+async function startLearning(
+  o: RunOptions,
+  optimizer: tf.Optimizer,
+  reference: VlaPolicy,
+  endEffector: EndEffectorFeatures | undefined,
+  modelData: Episode[],
+  log: RunLog,
+): Promise<LearningState> {
   const { config } = o;
   const policy = await loadPolicy(o.policyDir);
   setStd(policy, config.ppo.std);
@@ -186,7 +210,13 @@ async function startLearning(o: RunOptions, optimizer: tf.Optimizer, reference: 
 }
 
 /** The run's world model: loaded from --world-model when that folder holds one (checked against this run), else trained over the policy's perception. */
-async function startWorldModel(o: RunOptions, reference: VlaPolicy, endEffector: EndEffectorFeatures | undefined, modelData: Episode[], log: RunLog): Promise<WorldModel> {
+async function startWorldModel(
+  o: RunOptions,
+  reference: VlaPolicy,
+  endEffector: EndEffectorFeatures | undefined,
+  modelData: Episode[],
+  log: RunLog,
+): Promise<WorldModel> {
   const { config } = o;
   if (o.worldModelDir && existsSync(join(o.worldModelDir, 'model.json'))) {
     o.onProgress?.(`loading the world model ${o.worldModelDir}`);
@@ -195,8 +225,12 @@ async function startWorldModel(o: RunOptions, reference: VlaPolicy, endEffector:
       refuseScoreRefit(config, worldModel.config.scoreHead, o.worldModelDir);
       const { endEffector: modelHasIt } = perceptionLayout(worldModel, reference);
       if (modelHasIt !== (endEffector !== undefined)) {
-        const fix = modelHasIt ? 'it was trained with worldModel.endEffector: true; drop --worldModel.endEffector=false' : 'it was trained without the end-effector position: pass --worldModel.endEffector=false, or train a new one';
-        throw new Error(`${o.worldModelDir} ${modelHasIt ? 'has' : 'lacks'} the end-effector position in its state, which this run's worldModel.endEffector ${endEffector ? 'asks for' : 'leaves out'} (${fix})`);
+        const fix = modelHasIt
+          ? 'it was trained with worldModel.endEffector: true; drop --worldModel.endEffector=false'
+          : 'it was trained without the end-effector position: pass --worldModel.endEffector=false, or train a new one';
+        throw new Error(
+          `${o.worldModelDir} ${modelHasIt ? 'has' : 'lacks'} the end-effector position in its state, which this run's worldModel.endEffector ${endEffector ? 'asks for' : 'leaves out'} (${fix})`,
+        );
       }
       return worldModel;
     } catch (err) {
@@ -205,21 +239,39 @@ async function startWorldModel(o: RunOptions, reference: VlaPolicy, endEffector:
     }
   }
   o.onProgress?.('training the world model over the policy perception');
-  const wmConfig = resolveConfig(worldModelConfigSchema, { files: o.worldModelConfig.files, overrides: { seed: String(config.seed), ...o.worldModelConfig.overrides } });
-  refuseScoreRefit(config, wmConfig.scoreHead, 'the world-model config');
-  const worldModel = await trainPerceptionWorldModel(modelData, wmConfig, { endEffector: endEffector !== undefined }, {
-    onEpoch: (stage, m) => {
-      const v = (m.validation as Record<string, number> | undefined) ?? {};
-      log.log({ kind: 'worldmodel', stage, ...m });
-      o.onProgress?.(`world model epoch ${(m.epoch as number) + 1}: validation ${Object.entries(v).map(([k, x]) => `${k} ${x.toFixed(3)}`).join(', ')}`);
-    },
+  const wmConfig = resolveConfig(worldModelConfigSchema, {
+    files: o.worldModelConfig.files,
+    overrides: { seed: String(config.seed), ...o.worldModelConfig.overrides },
   });
+  refuseScoreRefit(config, wmConfig.scoreHead, 'the world-model config');
+  const worldModel = await trainPerceptionWorldModel(
+    modelData,
+    wmConfig,
+    { endEffector: endEffector !== undefined },
+    {
+      onEpoch: (stage, m) => {
+        const v = (m.validation as Record<string, number> | undefined) ?? {};
+        log.log({ kind: 'worldmodel', stage, ...m });
+        o.onProgress?.(
+          `world model epoch ${(m.epoch as number) + 1}: validation ${Object.entries(v)
+            .map(([k, x]) => `${k} ${x.toFixed(3)}`)
+            .join(', ')}`,
+        );
+      },
+    },
+  );
   if (o.worldModelDir) await saveWorldModel(worldModel, o.worldModelDir);
   return worldModel;
 }
 
 /** A resumed run: everything from the last checkpoint; only anchors of completed steps count (a killed step's partial ones run again). */
-async function resumeLearning(o: RunOptions, optimizer: tf.Optimizer, reference: VlaPolicy, endEffector: EndEffectorFeatures | undefined, log: RunLog): Promise<LearningState> {
+async function resumeLearning(
+  o: RunOptions,
+  optimizer: tf.Optimizer,
+  reference: VlaPolicy,
+  endEffector: EndEffectorFeatures | undefined,
+  log: RunLog,
+): Promise<LearningState> {
   const { config, runDir } = o;
   o.onProgress?.('resuming from the checkpoint');
   const { state, policy, worldModel } = await loadTrainCheckpoint(runDir, optimizer);
@@ -229,8 +281,12 @@ async function resumeLearning(o: RunOptions, optimizer: tf.Optimizer, reference:
     const ids = new Set(state.anchorEpisodeIds);
     const anchorEpisodes: Episode[] = [];
     const anchorDir = runAnchorDir(runDir);
-    if (existsSync(anchorDir)) for await (const e of (await EpisodeStore.open(anchorDir)).episodes()) if (ids.has(e.id)) anchorEpisodes.push(e);
-    if (anchorEpisodes.length !== ids.size) throw new Error(`${anchorDir} holds ${anchorEpisodes.length} of the ${ids.size} anchor episodes the checkpoint counts`);
+    if (existsSync(anchorDir))
+      for await (const e of (await EpisodeStore.open(anchorDir)).episodes()) if (ids.has(e.id)) anchorEpisodes.push(e);
+    if (anchorEpisodes.length !== ids.size)
+      throw new Error(
+        `${anchorDir} holds ${anchorEpisodes.length} of the ${ids.size} anchor episodes the checkpoint counts`,
+      );
     return {
       policy,
       optimizer,
@@ -238,7 +294,13 @@ async function resumeLearning(o: RunOptions, optimizer: tf.Optimizer, reference:
       calibrator: IsotonicCalibrator.fromJSON(state.calibrator),
       anchorWeight: AnchorWeight.fromJSON(state.anchorWeight),
       trust: state.trust ? ImaginationTrust.fromJSON(state.trust) : new ImaginationTrust(config.trust),
-      progress: { step: state.step, robotSeconds: state.robotSeconds, computeSeconds: state.computeSeconds, realEpisodes: state.realEpisodes, anchorEpisodeIds: state.anchorEpisodeIds },
+      progress: {
+        step: state.step,
+        robotSeconds: state.robotSeconds,
+        computeSeconds: state.computeSeconds,
+        realEpisodes: state.realEpisodes,
+        anchorEpisodeIds: state.anchorEpisodeIds,
+      },
       anchorModelEpisodes: worldModel ? worldModelEpisodes(reference, anchorEpisodes, endEffector) : [],
     };
   } catch (err) {
@@ -261,14 +323,18 @@ function refuseChangedConfig(runDir: string, config: WmrlConfig): void {
   if (recorded === undefined) return;
   const changed = differingKeys(recorded, config).filter((k) => !RESUMABLE_KEYS.has(k));
   if (changed.length === 0) return;
-  const value = (root: unknown, key: string) => JSON.stringify(key.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], root));
+  const value = (root: unknown, key: string) =>
+    JSON.stringify(key.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], root));
   const list = changed.map((k) => `${k} (run: ${value(recorded, k)}, now: ${value(config, k)})`).join(', ');
-  throw new Error(`--resume with a config that differs from the run's (${file}): ${list}. Resume with the run's config (only ${[...RESUMABLE_KEYS].join(', ')} may change), or start a new run in another --out`);
+  throw new Error(
+    `--resume with a config that differs from the run's (${file}): ${list}. Resume with the run's config (only ${[...RESUMABLE_KEYS].join(', ')} may change), or start a new run in another --out`,
+  );
 }
 
 /** Dotted keys whose values differ between two JSON-like values (leaves and arrays compared whole). */
 export function differingKeys(a: unknown, b: unknown, prefix = ''): string[] {
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
   if (isObject(a) && isObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     return keys.flatMap((k) => differingKeys(a[k], b[k], prefix ? `${prefix}.${k}` : k));
@@ -281,13 +347,23 @@ async function heldOutEvaluation(env: Env, policy: VlaPolicy, config: WmrlConfig
   // The same evaluation episodes at every step, in every mode, for every training seed: paired comparisons.
   const plan = planEpisodes(parseTaskSelectors(config.eval.tasks), config.eval.split, config.eval.episodes, 900_000);
   const e = await evaluateController({ env, controller: new PolicyController(policy, { deterministic: true }), plan });
-  return { step, split: config.eval.split, episodes: e.episodes, successes: e.successes, successRate: e.successRate, perFamily: e.perFamily, robotSeconds: e.robotSeconds };
+  return {
+    step,
+    split: config.eval.split,
+    episodes: e.episodes,
+    successes: e.successes,
+    successRate: e.successRate,
+    perFamily: e.perFamily,
+    robotSeconds: e.robotSeconds,
+  };
 }
 
 async function checkImagination(trainer: Trainer, log: RunLog, o: RunOptions): Promise<void> {
   const groups = trainer.config.imaginationCheckGroups;
   if (groups === 0) return;
-  o.onProgress?.(`imagination check: ${groups}×${trainer.config.rolloutsPerGroup} rollouts imagined and executed with the same noise`);
+  o.onProgress?.(
+    `imagination check: ${groups}×${trainer.config.rolloutsPerGroup} rollouts imagined and executed with the same noise`,
+  );
   const check = await imaginationCheck(trainer, groups);
   if (!check) return;
   log.log({ kind: 'imagination-check', ...check });
@@ -296,8 +372,11 @@ async function checkImagination(trainer: Trainer, log: RunLog, o: RunOptions): P
 
 /** worldModel.scoreRefitEvery refits the scene score head alone: a world model without one is refused before any work, not silently left unrefitted. */
 function refuseScoreRefit(config: WmrlConfig, scoreHead: 'joint' | 'scene', source: string): void {
-  if (config.mode !== 'wmrl' || !config.refit || config.worldModel.scoreRefitEvery === 0 || scoreHead === 'scene') return;
-  throw new Error(`worldModel.scoreRefitEvery refits the scene score head alone, but ${source} scores with the joint head: use a world model with scoreHead: scene, or drop scoreRefitEvery`);
+  if (config.mode !== 'wmrl' || !config.refit || config.worldModel.scoreRefitEvery === 0 || scoreHead === 'scene')
+    return;
+  throw new Error(
+    `worldModel.scoreRefitEvery refits the scene score head alone, but ${source} scores with the joint head: use a world model with scoreHead: scene, or drop scoreRefitEvery`,
+  );
 }
 
 /** Exploration: the action std RL starts from (evaluation takes the mean action, so it is unchanged). */

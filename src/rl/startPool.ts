@@ -17,7 +17,12 @@ export interface StartPool {
 }
 
 /** Starts from recorded train-split episodes of the selected tasks: one per distinct (instruction, seed). */
-export function startPool(policy: VlaPolicy, episodes: Episode[], tasks = 'all', endEffector?: EndEffectorFeatures): StartPool {
+export function startPool(
+  policy: VlaPolicy,
+  episodes: Episode[],
+  tasks = 'all',
+  endEffector?: EndEffectorFeatures,
+): StartPool {
   const selectors = parseTaskSelectors(tasks);
   const seen = new Set<string>();
   const chosen = episodes.filter((e) => {
@@ -26,7 +31,8 @@ export function startPool(policy: VlaPolicy, episodes: Episode[], tasks = 'all',
     seen.add(key);
     return true;
   });
-  if (chosen.length === 0) throw new Error(`no train-split episodes of tasks '${tasks}' in the data to draw group starts from`);
+  if (chosen.length === 0)
+    throw new Error(`no train-split episodes of tasks '${tasks}' in the data to draw group starts from`);
   return { specs: chosen.map((e) => ({ task: e.task, seed: e.seed })), ...startStates(policy, chosen, endEffector) };
 }
 

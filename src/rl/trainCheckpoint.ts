@@ -73,7 +73,10 @@ export async function saveTrainCheckpoint(runDir: string, parts: LearningState):
     config: { count: weights.length },
     extra: {},
     // Moments follow the variable order of every update (tfjs matches them by position).
-    tensors: { ...Object.fromEntries(weights.map((w, i) => [String(i).padStart(4, '0'), w.tensor])), ...adamPowers(parts.optimizer) },
+    tensors: {
+      ...Object.fromEntries(weights.map((w, i) => [String(i).padStart(4, '0'), w.tensor])),
+      ...adamPowers(parts.optimizer),
+    },
   });
   const fh = await open(join(next, 'state.json'), 'w');
   try {
@@ -105,7 +108,10 @@ export function hasTrainCheckpoint(runDir: string): boolean {
   return existsSync(join(final, 'state.json')) || existsSync(join(`${final}.old`, 'state.json'));
 }
 
-export async function loadTrainCheckpoint(runDir: string, optimizer: tf.Optimizer): Promise<{ state: TrainerState; policy: VlaPolicy; worldModel?: WorldModel }> {
+export async function loadTrainCheckpoint(
+  runDir: string,
+  optimizer: tf.Optimizer,
+): Promise<{ state: TrainerState; policy: VlaPolicy; worldModel?: WorldModel }> {
   const final = checkpointDir(runDir);
   // A crash between the two renames of a save leaves only checkpoint.old: it is whole.
   if (!existsSync(join(final, 'state.json')) && existsSync(join(`${final}.old`, 'state.json'))) {
@@ -115,10 +121,20 @@ export async function loadTrainCheckpoint(runDir: string, optimizer: tf.Optimize
   await rm(`${final}.next`, { recursive: true, force: true });
   const state = JSON.parse(await readFile(join(final, 'state.json'), 'utf8')) as TrainerState;
   const policy = await loadPolicy(join(final, 'policy'));
-  const worldModel = existsSync(join(final, 'worldmodel')) ? await loadWorldModel(join(final, 'worldmodel')) : undefined;
-  const { manifest, tensors } = await loadCheckpoint(join(final, 'optimizer'), { format: OPTIMIZER_FORMAT, formatVersion: 1 });
-  const names = Object.keys(tensors).filter((n) => /^\d+$/.test(n)).sort();
-  if (names.length !== (manifest.config as { count: number }).count) throw new Error(`optimizer checkpoint in ${final} holds ${names.length} of ${(manifest.config as { count: number }).count} tensors`);
+  const worldModel = existsSync(join(final, 'worldmodel'))
+    ? await loadWorldModel(join(final, 'worldmodel'))
+    : undefined;
+  const { manifest, tensors } = await loadCheckpoint(join(final, 'optimizer'), {
+    format: OPTIMIZER_FORMAT,
+    formatVersion: 1,
+  });
+  const names = Object.keys(tensors)
+    .filter((n) => /^\d+$/.test(n))
+    .sort();
+  if (names.length !== (manifest.config as { count: number }).count)
+    throw new Error(
+      `optimizer checkpoint in ${final} holds ${names.length} of ${(manifest.config as { count: number }).count} tensors`,
+    );
   if (names.length > 0) await optimizer.setWeights(names.map((name) => ({ name, tensor: tensors[name]! })));
   const powers = adamPowers(optimizer);
   for (const [name, v] of Object.entries(powers)) if (tensors[name]) v.assign(tensors[name]);

@@ -111,7 +111,12 @@ function drawGroups(t: Trainer, step: number): GroupDraw {
   const groupIdx = Array.from({ length: G }, () => rng.int(t.pool.specs.length));
   const active = t.learning.worldModel ? method.activeAnchors : 0;
   const priority = active > 0 ? groupDisagreement(t, groupIdx, step) : undefined;
-  const selection = selectAnchorGroups(rng, { groups: G, uniform: method.anchorGroups, active, ...(priority ? { priority } : {}) });
+  const selection = selectAnchorGroups(rng, {
+    groups: G,
+    uniform: method.anchorGroups,
+    active,
+    ...(priority ? { priority } : {}),
+  });
   const anchorSet = new Set(selection.anchors);
   const imaginedGroups = Array.from({ length: G }, (_, i) => i).filter((i) => !anchorSet.has(i));
   return { groupIdx, selection, anchorGroups: selection.anchors, imaginedGroups };
@@ -121,8 +126,19 @@ function drawGroups(t: Trainer, step: number): GroupDraw {
 function groupDisagreement(t: Trainer, groupIdx: number[], step: number): Float32Array {
   const R = 2;
   const noise = noiseSpec(t.config, stepSeed(t.config.seed, step, 'disagreementNoise'));
-  const out = imagineGroups(t.learning.policy, t.learning.worldModel!, groupStarts(t.pool, groupIdx), R, t.config.horizon, noise, imagineOptions(t.config));
-  return Float32Array.from(groupIdx, (_, g) => out.variance.subarray(g * R, (g + 1) * R).reduce((s, v) => s + v, 0) / R);
+  const out = imagineGroups(
+    t.learning.policy,
+    t.learning.worldModel!,
+    groupStarts(t.pool, groupIdx),
+    R,
+    t.config.horizon,
+    noise,
+    imagineOptions(t.config),
+  );
+  return Float32Array.from(
+    groupIdx,
+    (_, g) => out.variance.subarray(g * R, (g + 1) * R).reduce((s, v) => s + v, 0) / R,
+  );
 }
 
 /** 2. The imagined groups, the last `branched` of them starting from recent anchor rollouts' states (their pool draws go unused). */
@@ -140,10 +156,32 @@ function imagine(t: Trainer, step: number, draw: GroupDraw): Imagined | undefine
   if (!learning.worldModel) throw new Error(`mode '${config.mode}' imagines rollouts but no world model was given`);
   const M = config.rolloutsPerGroup;
   t.onProgress?.(`imagining ${imaginedGroups.length}×${M} rollouts`);
-  const branched = learning.anchorModelEpisodes.length > 0 ? Math.round(method.branchFraction * imaginedGroups.length) : 0;
-  const fromPool = groupStarts(t.pool, imaginedGroups.slice(0, imaginedGroups.length - branched).map((g) => draw.groupIdx[g]!));
-  const starts = branched > 0 ? concatStarts(fromPool, branchStarts(learning.anchorModelEpisodes.slice(-config.branch.recentEpisodes), branched, new Rng(stepSeed(config.seed, step, 'branchStarts')))) : fromPool;
-  const out = imagineGroups(learning.policy, learning.worldModel, starts, M, config.horizon, noiseSpec(config, stepSeed(config.seed, step, 'imaginedNoise')), imagineOptions(config));
+  const branched =
+    learning.anchorModelEpisodes.length > 0 ? Math.round(method.branchFraction * imaginedGroups.length) : 0;
+  const fromPool = groupStarts(
+    t.pool,
+    imaginedGroups.slice(0, imaginedGroups.length - branched).map((g) => draw.groupIdx[g]!),
+  );
+  const starts =
+    branched > 0
+      ? concatStarts(
+          fromPool,
+          branchStarts(
+            learning.anchorModelEpisodes.slice(-config.branch.recentEpisodes),
+            branched,
+            new Rng(stepSeed(config.seed, step, 'branchStarts')),
+          ),
+        )
+      : fromPool;
+  const out = imagineGroups(
+    learning.policy,
+    learning.worldModel,
+    starts,
+    M,
+    config.horizon,
+    noiseSpec(config, stepSeed(config.seed, step, 'imaginedNoise')),
+    imagineOptions(config),
+  );
   return { out, branched, startRows: (imaginedGroups.length - branched) * M };
 }
 
@@ -151,8 +189,19 @@ function imagine(t: Trainer, step: number, draw: GroupDraw): Imagined | undefine
 function predictAnchors(t: Trainer, step: number, draw: GroupDraw): Float32Array | undefined {
   const { config, learning } = t;
   if (draw.anchorGroups.length === 0 || !t.method.corrects || !learning.worldModel) return undefined;
-  const starts = groupStarts(t.pool, draw.anchorGroups.map((g) => draw.groupIdx[g]!));
-  return imagineGroups(learning.policy, learning.worldModel, starts, config.rolloutsPerGroup, config.horizon, anchorNoise(t, step), imagineOptions(config)).score;
+  const starts = groupStarts(
+    t.pool,
+    draw.anchorGroups.map((g) => draw.groupIdx[g]!),
+  );
+  return imagineGroups(
+    learning.policy,
+    learning.worldModel,
+    starts,
+    config.rolloutsPerGroup,
+    config.horizon,
+    anchorNoise(t, step),
+    imagineOptions(config),
+  ).score;
 }
 
 function anchorNoise(t: Trainer, step: number): NoiseSpec {
@@ -173,7 +222,12 @@ interface Calibrated {
   anchors?: Float32Array;
 }
 
-function calibrate(t: Trainer, imagined: Imagined | undefined, predicted: Float32Array | undefined, real: RealGroups | undefined): Calibrated {
+function calibrate(
+  t: Trainer,
+  imagined: Imagined | undefined,
+  predicted: Float32Array | undefined,
+  real: RealGroups | undefined,
+): Calibrated {
   const { calibrator } = t.learning;
   const map = (scores: Float32Array) => (t.method.debias ? calibrator.mapAll(scores) : scores);
   const out: Calibrated = {};
@@ -193,7 +247,13 @@ interface Weighted {
   lambda: number | null;
 }
 
-function weight(t: Trainer, imagined: Imagined | undefined, calibrated: Calibrated, predicted: Float32Array | undefined, real: RealGroups | undefined): Weighted {
+function weight(
+  t: Trainer,
+  imagined: Imagined | undefined,
+  calibrated: Calibrated,
+  predicted: Float32Array | undefined,
+  real: RealGroups | undefined,
+): Weighted {
   const { config, method, learning } = t;
   const M = config.rolloutsPerGroup;
   const parts: PolicySamples[] = [];
@@ -212,10 +272,18 @@ function weight(t: Trainer, imagined: Imagined | undefined, calibrated: Calibrat
     if (predicted) {
       anchorRank = groupRankAgreement(predicted, real.outcomes, M);
       learning.trust.observe(predicted, real.outcomes, M);
-      for (let g = 0; g < real.outcomes.length / M; g++) learning.anchorWeight.observe(calibrated.anchors!.subarray(g * M, (g + 1) * M), real.outcomes.subarray(g * M, (g + 1) * M));
+      for (let g = 0; g < real.outcomes.length / M; g++)
+        learning.anchorWeight.observe(
+          calibrated.anchors!.subarray(g * M, (g + 1) * M),
+          real.outcomes.subarray(g * M, (g + 1) * M),
+        );
     }
     const w = method.denoise ? learning.anchorWeight.weight : 1;
-    setAdvantages(real.samples, real.rolloutOf, groupAdvantages(real.outcomes, M).map((a) => a * w));
+    setAdvantages(
+      real.samples,
+      real.rolloutOf,
+      groupAdvantages(real.outcomes, M).map((a) => a * w),
+    );
     parts.push(real.samples);
   }
   // Imagined samples weigh λ each against a real one (every ensemble member's copy of a rollout 1/K of that); at λ = 0 they are left out.
@@ -236,18 +304,36 @@ function setAdvantages(samples: PolicySamples, rolloutOf: Int32Array, advantage:
 async function update(t: Trainer, step: number, samples: PolicySamples): Promise<PpoStats> {
   t.onProgress?.('policy update');
   const { policy, optimizer } = t.learning;
-  return ppoUpdate(policy, t.reference, optimizer, withOldLogProb(policy, samples), t.config.ppo, new Rng(stepSeed(t.config.seed, step, 'ppoShuffle')));
+  return ppoUpdate(
+    policy,
+    t.reference,
+    optimizer,
+    withOldLogProb(policy, samples),
+    t.config.ppo,
+    new Rng(stepSeed(t.config.seed, step, 'ppoShuffle')),
+  );
 }
 
 /** 7. The PPI estimate of the true success rate (needs imagined groups from starts and an anchor group). */
-function estimate(t: Trainer, draw: GroupDraw, imagined: Imagined | undefined, calibrated: Calibrated, real: RealGroups | undefined): PpiEstimate | null {
+function estimate(
+  t: Trainer,
+  draw: GroupDraw,
+  imagined: Imagined | undefined,
+  calibrated: Calibrated,
+  real: RealGroups | undefined,
+): PpiEstimate | null {
   const M = t.config.rolloutsPerGroup;
   if (!imagined || !calibrated.anchors || !real || real.outcomes.length < M) return null;
   const { selection } = draw;
   // Rollouts of one group share a start: the interval counts groups, not rollouts.
   if (selection.active.length === 0) {
     if (imagined.startRows < 2 * M) return null;
-    return groupedPpiEstimate(calibrated.imagined!.subarray(0, imagined.startRows), calibrated.anchors, real.outcomes, M);
+    return groupedPpiEstimate(
+      calibrated.imagined!.subarray(0, imagined.startRows),
+      calibrated.anchors,
+      real.outcomes,
+      M,
+    );
   }
   if (imagined.branched > 0) return null;
   // Active anchors are not a uniform sample: weight each group by 1/π (Zrnic & Candès 2024).
@@ -255,8 +341,16 @@ function estimate(t: Trainer, draw: GroupDraw, imagined: Imagined | undefined, c
   const predictedMeans = groupMeans(calibrated.anchors, M);
   const outcomes = groupMeans(real.outcomes, M);
   return weightedPpiEstimate([
-    ...draw.imaginedGroups.map((g, k) => ({ predicted: imaginedMeans[k]!, outcome: null, inclusion: selection.inclusion[g]! })),
-    ...draw.anchorGroups.map((g, k) => ({ predicted: predictedMeans[k]!, outcome: outcomes[k]!, inclusion: selection.inclusion[g]! })),
+    ...draw.imaginedGroups.map((g, k) => ({
+      predicted: imaginedMeans[k]!,
+      outcome: null,
+      inclusion: selection.inclusion[g]!,
+    })),
+    ...draw.anchorGroups.map((g, k) => ({
+      predicted: predictedMeans[k]!,
+      outcome: outcomes[k]!,
+      inclusion: selection.inclusion[g]!,
+    })),
   ]);
 }
 
@@ -277,7 +371,17 @@ async function refit(t: Trainer, step: number): Promise<'full' | 'score head' | 
 function stepMetrics(
   t: Trainer,
   step: number,
-  r: { draw: GroupDraw; warmup: number; imagined?: Imagined; calibrated: Calibrated; real?: RealGroups; weighted: Weighted; ppo: PpoStats; ppi: PpiEstimate | null; refitted: 'full' | 'score head' | false },
+  r: {
+    draw: GroupDraw;
+    warmup: number;
+    imagined?: Imagined;
+    calibrated: Calibrated;
+    real?: RealGroups;
+    weighted: Weighted;
+    ppo: PpoStats;
+    ppi: PpiEstimate | null;
+    refitted: 'full' | 'score head' | false;
+  },
 ): StepMetrics {
   const { config, method, learning } = t;
   const M = config.rolloutsPerGroup;

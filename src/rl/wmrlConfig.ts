@@ -8,58 +8,146 @@ export const TRAIN_MODES = ['wmrl', 'real', 'wm-only'] as const;
 
 export const wmrlConfigSchema = z
   .object({
-    mode: z.enum(TRAIN_MODES).default('wmrl').describe("wmrl (imagination + anchors) | real (every group executed: GRPO on the environment, the baseline) | wm-only (no anchors, no correction)"),
-    debias: z.boolean().default(true).describe('online debiasing: isotonic map of world-model scores fitted on anchor pairs'),
-    denoise: z.boolean().default(true).describe('inverse-variance denoising: anchor-group weight and per-rollout ensemble weights'),
-    refit: z.boolean().default(true).describe('anchor episodes join the world model data; the model is refitted every worldModel.refitEvery steps'),
+    mode: z
+      .enum(TRAIN_MODES)
+      .default('wmrl')
+      .describe(
+        'wmrl (imagination + anchors) | real (every group executed: GRPO on the environment, the baseline) | wm-only (no anchors, no correction)',
+      ),
+    debias: z
+      .boolean()
+      .default(true)
+      .describe('online debiasing: isotonic map of world-model scores fitted on anchor pairs'),
+    denoise: z
+      .boolean()
+      .default(true)
+      .describe('inverse-variance denoising: anchor-group weight and per-rollout ensemble weights'),
+    refit: z
+      .boolean()
+      .default(true)
+      .describe('anchor episodes join the world model data; the model is refitted every worldModel.refitEvery steps'),
     steps: z.number().int().min(1).default(20).describe('training steps'),
     groups: z.number().int().min(1).default(8).describe('G: groups per step (one instruction + one start each)'),
     rolloutsPerGroup: z.number().int().min(2).default(8).describe('M: rollouts per group'),
-    anchorFraction: z.number().min(0).max(1).default(0.1).describe('fraction of groups executed for real (uniformly at random)'),
+    anchorFraction: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.1)
+      .describe('fraction of groups executed for real (uniformly at random)'),
     minAnchorGroups: z.number().int().min(0).default(1).describe('floor on anchor groups per step (wmrl mode)'),
-    activeAnchors: z.number().int().min(0).default(0).describe('wmrl mode: extra anchor groups per step drawn where the world-model ensemble disagrees most (πps sampling, inclusion probabilities recorded; the PPI estimate is then importance-weighted). 0: uniform anchors only'),
-    tasks: z.string().default('all').describe("task selectors post-trained on (e.g. 'reach' or 'reach,pick'): group starts are drawn from the data's train-split episodes of these tasks"),
+    activeAnchors: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        'wmrl mode: extra anchor groups per step drawn where the world-model ensemble disagrees most (πps sampling, inclusion probabilities recorded; the PPI estimate is then importance-weighted). 0: uniform anchors only',
+      ),
+    tasks: z
+      .string()
+      .default('all')
+      .describe(
+        "task selectors post-trained on (e.g. 'reach' or 'reach,pick'): group starts are drawn from the data's train-split episodes of these tasks",
+      ),
     horizon: z.number().int().min(1).default(30).describe('imagination horizon (control steps)'),
-    score: z.enum(['final', 'max', 'progress']).default('final').describe("world-model score of a rollout: success probability of its final state, the best over its steps ('max' ranks noisy failures high), or the predicted task progress of its final state"),
-    terminateAt: z.number().gt(0).max(1).optional().describe("end an imagined rollout, as the environment ends an episode at success, once its member's predicted success probability reaches this (its state then holds and its later steps are not policy samples); unset: imagine the whole horizon"),
+    score: z
+      .enum(['final', 'max', 'progress'])
+      .default('final')
+      .describe(
+        "world-model score of a rollout: success probability of its final state, the best over its steps ('max' ranks noisy failures high), or the predicted task progress of its final state",
+      ),
+    terminateAt: z
+      .number()
+      .gt(0)
+      .max(1)
+      .optional()
+      .describe(
+        "end an imagined rollout, as the environment ends an episode at success, once its member's predicted success probability reaches this (its state then holds and its later steps are not policy samples); unset: imagine the whole horizon",
+      ),
     isotonic: z
       .object({
         bins: z.number().int().min(1).default(10),
-        minPairs: z.number().int().min(1).default(200).describe('identity map below this many anchor pairs (paper: 200)'),
+        minPairs: z
+          .number()
+          .int()
+          .min(1)
+          .default(200)
+          .describe('identity map below this many anchor pairs (paper: 200)'),
         refitEvery: z.number().int().min(1).default(64).describe('refit after this many new pairs (paper: 64)'),
         window: z.number().int().min(1).default(5000).describe('newest pairs kept (paper: 5000)'),
         orderSlope: z
           .number()
           .min(0)
           .default(0.001)
-          .describe("slope added to the fitted map so it is strictly increasing: where pooling flattened it, a group's rollouts keep the world model's order instead of tying (which zeroes or inflates their advantages); levels move by at most slope/2. 0: the paper's map"),
+          .describe(
+            "slope added to the fitted map so it is strictly increasing: where pooling flattened it, a group's rollouts keep the world model's order instead of tying (which zeroes or inflates their advantages); levels move by at most slope/2. 0: the paper's map",
+          ),
       })
       .strict()
       .prefault({}),
     anchorWeight: z
       .object({
-        halfLife: z.number().positive().default(64).describe('half-life of the s² moving average, in anchor groups (paper: 64)'),
-        calibrationGroups: z.number().int().min(1).default(32).describe('anchor groups observed before c is fixed so that w = 2 (paper: 32)'),
+        halfLife: z
+          .number()
+          .positive()
+          .default(64)
+          .describe('half-life of the s² moving average, in anchor groups (paper: 64)'),
+        calibrationGroups: z
+          .number()
+          .int()
+          .min(1)
+          .default(32)
+          .describe('anchor groups observed before c is fixed so that w = 2 (paper: 32)'),
         maxWeight: z.number().min(1).default(4),
       })
       .strict()
       .prefault({}),
     branch: z
       .object({
-        fraction: z.number().min(0).max(1).default(0).describe("wmrl mode: share of the imagined groups that start from a real anchor rollout's state at a random step (MBPO-style branches: the policy judged where its real rollouts go, each branch H steps from a real state) instead of an episode's first frame; 0: every imagined group starts at an episode start. Branches begin once anchors exist; the PPI estimate uses the start groups only (and is not made in a step with active anchors and branches)"),
-        recentEpisodes: z.number().int().min(1).default(64).describe('branches start from the newest this many anchor episodes'),
+        fraction: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0)
+          .describe(
+            "wmrl mode: share of the imagined groups that start from a real anchor rollout's state at a random step (MBPO-style branches: the policy judged where its real rollouts go, each branch H steps from a real state) instead of an episode's first frame; 0: every imagined group starts at an episode start. Branches begin once anchors exist; the PPI estimate uses the start groups only (and is not made in a step with active anchors and branches)",
+          ),
+        recentEpisodes: z
+          .number()
+          .int()
+          .min(1)
+          .default(64)
+          .describe('branches start from the newest this many anchor episodes'),
       })
       .strict()
       .prefault({}),
-    imaginedAdvantage: z.enum(['std', 'centered']).default('std').describe("imagined groups' advantages: 'std' standardises within the group (GRPO); 'centered' only subtracts the group mean (Dr. GRPO), so a flat calibration map gives small advantages instead of amplified noise"),
+    imaginedAdvantage: z
+      .enum(['std', 'centered'])
+      .default('std')
+      .describe(
+        "imagined groups' advantages: 'std' standardises within the group (GRPO); 'centered' only subtracts the group mean (Dr. GRPO), so a flat calibration map gives small advantages instead of amplified noise",
+      ),
     imaginedWeight: z
       .union([z.literal('trust'), z.number().min(0).max(1)])
       .default('trust')
-      .describe("wmrl mode: the weight λ of one imagined policy sample relative to one real sample. 'trust': λ = clip(2·AUC − 1, 0, 1), the within-group AUC of anchor groups imagined with the noise they were executed with (a moving average, see trust); a number fixes λ (1: imagined and real samples count alike, the paper's form). wm-only mode uses 1 for 'trust'"),
+      .describe(
+        "wmrl mode: the weight λ of one imagined policy sample relative to one real sample. 'trust': λ = clip(2·AUC − 1, 0, 1), the within-group AUC of anchor groups imagined with the noise they were executed with (a moving average, see trust); a number fixes λ (1: imagined and real samples count alike, the paper's form). wm-only mode uses 1 for 'trust'",
+      ),
     trust: z
       .object({
-        halfLife: z.number().positive().default(16).describe('half-life of the moving AUC, in anchor groups with both outcomes'),
-        priorPairs: z.number().min(0).default(16).describe('pseudo (success, failure) pairs at AUC 0.5: λ stays near 0 until the anchors show imagination ranks rollouts'),
+        halfLife: z
+          .number()
+          .positive()
+          .default(16)
+          .describe('half-life of the moving AUC, in anchor groups with both outcomes'),
+        priorPairs: z
+          .number()
+          .min(0)
+          .default(16)
+          .describe(
+            'pseudo (success, failure) pairs at AUC 0.5: λ stays near 0 until the anchors show imagination ranks rollouts',
+          ),
       })
       .strict()
       .prefault({}),
@@ -67,12 +155,38 @@ export const wmrlConfigSchema = z
     ppo: z
       .object({
         epochs: z.number().int().min(1).default(2),
-        minibatches: z.number().int().min(1).default(4).describe('minibatches per epoch: the same number of updates per step whatever the sample count (fair between imagined and real-only runs)'),
-        learningRate: z.number().positive().default(1e-4).describe("Adam's step: it moves every weight by about this much per update whatever the gradient's size, so the whole network's output moves coherently; watch the KL in the metrics"),
+        minibatches: z
+          .number()
+          .int()
+          .min(1)
+          .default(4)
+          .describe(
+            'minibatches per epoch: the same number of updates per step whatever the sample count (fair between imagined and real-only runs)',
+          ),
+        learningRate: z
+          .number()
+          .positive()
+          .default(1e-4)
+          .describe(
+            "Adam's step: it moves every weight by about this much per update whatever the gradient's size, so the whole network's output moves coherently; watch the KL in the metrics",
+          ),
         clip: z.number().positive().default(0.2),
         klCoef: z.number().min(0).default(0.1).describe('weight of KL(π ‖ π_BC)'),
-        noiseCorrelation: z.number().min(0).max(1).default(0).describe('step-to-step correlation ρ of the exploration noise (AR(1), marginal std `std`): 0 draws afresh every control step; near 1 holds one offset per episode (src/rl/rolloutNoise.ts)'),
-        std: z.number().min(0).default(0.2).describe("action noise standard deviation (normalised units) at the start of RL, set on the policy and the KL reference alike; 0 keeps the policy's own. Behaviour cloning fits only the mean, so the std is an exploration choice: too small and a group's rollouts do not differ, too large and most sampled episodes fail (tiny reach: 0.37 → 12% sampled vs 92% deterministic)"),
+        noiseCorrelation: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0)
+          .describe(
+            'step-to-step correlation ρ of the exploration noise (AR(1), marginal std `std`): 0 draws afresh every control step; near 1 holds one offset per episode (src/rl/rolloutNoise.ts)',
+          ),
+        std: z
+          .number()
+          .min(0)
+          .default(0.2)
+          .describe(
+            "action noise standard deviation (normalised units) at the start of RL, set on the policy and the KL reference alike; 0 keeps the policy's own. Behaviour cloning fits only the mean, so the std is an exploration choice: too small and a group's rollouts do not differ, too large and most sampled episodes fail (tiny reach: 0.37 → 12% sampled vs 92% deterministic)",
+          ),
       })
       .strict()
       .prefault({}),
@@ -80,24 +194,77 @@ export const wmrlConfigSchema = z
       .object({
         refitEvery: z.number().int().min(1).default(5).describe('steps between world-model refits on data + anchors'),
         refitEpochs: z.number().int().min(1).default(3).describe('epochs of each warm-started refit'),
-        scoreRefitEvery: z.number().int().min(0).default(0).describe("steps between refits of the scene score head alone (world-model scoreHead: scene) on the data + anchors, at steps without a full refit; 0: only with the full refit. A world model with the joint head has none and is refused. The head learns the policy's near misses from the anchors; refitting it alone took about half the time of a full refit on the benchmark's set-up"),
-        anchorRepeat: z.number().int().min(1).default(1).describe("each anchor episode appears this many times in a refit's data: the anchors are the only episodes of the policy being trained, a few hundred against thousands of demonstrations and noisy-expert episodes, and the scene score head ranks the policy's rollouts only once it has seen enough of them. Copies of one episode can fall on both sides of the refit's validation split, so its best-epoch choice then sees some training episodes"),
-        endEffector: z.boolean().default(true).describe("append the end effector's position (forward kinematics of the joint positions, from the robot description) to the world model's state: a scene score head (world-model scoreHead: scene, configs/wm/perception.yaml) then sees where the gripper is instead of inferring it from joint angles. A world model trained without it cannot be loaded with it, and the other way round"),
-        warmupEpisodes: z.number().int().min(0).default(0).describe("wmrl mode: before the first step, this many episodes of the starting policy run on the environment from distinct starts (charged as robot time, stored with the anchors) and the world model is refitted with them. A model fitted on demonstrations has never seen the policy's own near misses"),
+        scoreRefitEvery: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe(
+            "steps between refits of the scene score head alone (world-model scoreHead: scene) on the data + anchors, at steps without a full refit; 0: only with the full refit. A world model with the joint head has none and is refused. The head learns the policy's near misses from the anchors; refitting it alone took about half the time of a full refit on the benchmark's set-up",
+          ),
+        anchorRepeat: z
+          .number()
+          .int()
+          .min(1)
+          .default(1)
+          .describe(
+            "each anchor episode appears this many times in a refit's data: the anchors are the only episodes of the policy being trained, a few hundred against thousands of demonstrations and noisy-expert episodes, and the scene score head ranks the policy's rollouts only once it has seen enough of them. Copies of one episode can fall on both sides of the refit's validation split, so its best-epoch choice then sees some training episodes",
+          ),
+        endEffector: z
+          .boolean()
+          .default(true)
+          .describe(
+            "append the end effector's position (forward kinematics of the joint positions, from the robot description) to the world model's state: a scene score head (world-model scoreHead: scene, configs/wm/perception.yaml) then sees where the gripper is instead of inferring it from joint angles. A world model trained without it cannot be loaded with it, and the other way round",
+          ),
+        warmupEpisodes: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe(
+            "wmrl mode: before the first step, this many episodes of the starting policy run on the environment from distinct starts (charged as robot time, stored with the anchors) and the world model is refitted with them. A model fitted on demonstrations has never seen the policy's own near misses",
+          ),
       })
       .strict()
       .prefault({}),
     eval: z
       .object({
-        every: z.number().int().min(1).default(5).describe('steps between held-out evaluations (also at the start and the end)'),
-        episodes: z.number().int().min(1).default(30).describe('real evaluation episodes (not charged as training robot time)'),
+        every: z
+          .number()
+          .int()
+          .min(1)
+          .default(5)
+          .describe('steps between held-out evaluations (also at the start and the end)'),
+        episodes: z
+          .number()
+          .int()
+          .min(1)
+          .default(30)
+          .describe('real evaluation episodes (not charged as training robot time)'),
         split: z.enum(['train', 'test']).default('test'),
-        tasks: z.string().default('all').describe("task selectors evaluated (e.g. 'reach' or 'reach,pick'; families take turns)"),
+        tasks: z
+          .string()
+          .default('all')
+          .describe("task selectors evaluated (e.g. 'reach' or 'reach,pick'; families take turns)"),
       })
       .strict()
       .prefault({}),
-    imaginationCheckGroups: z.number().int().min(0).default(0).describe("at the start and at each evaluation, imagine this many groups and execute the same rollouts with the same exploration noise: the within-group AUC of imagined scores against real outcomes says whether imagination can teach (0: off; measurement, not charged)"),
-    ppiCheckEpisodes: z.number().int().min(0).default(0).describe('at each evaluation, check the PPI interval against this many real episodes of the sampling policy (0: off; measurement, not charged)'),
+    imaginationCheckGroups: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        'at the start and at each evaluation, imagine this many groups and execute the same rollouts with the same exploration noise: the within-group AUC of imagined scores against real outcomes says whether imagination can teach (0: off; measurement, not charged)',
+      ),
+    ppiCheckEpisodes: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        'at each evaluation, check the PPI interval against this many real episodes of the sampling policy (0: off; measurement, not charged)',
+      ),
     seed: z.number().int().default(0),
     backend: z.enum(BACKEND_NAMES as unknown as [string, ...string[]]).default('auto'),
   })

@@ -7,7 +7,12 @@ import { executeGroups } from './executeGroups.ts';
 import { noiseSpec } from './wmrlConfig.ts';
 
 /** Warm-started refit on the world model's data plus every anchor episode so far (each `anchorRepeat` times). */
-export async function refitWorldModel(t: Trainer, model: WorldModel, seed: number, scoreHeadOnly = false): Promise<void> {
+export async function refitWorldModel(
+  t: Trainer,
+  model: WorldModel,
+  seed: number,
+  scoreHeadOnly = false,
+): Promise<void> {
   const anchors = Array.from({ length: t.config.worldModel.anchorRepeat }, () => t.learning.anchorModelEpisodes).flat();
   await model.refit([...t.modelData, ...anchors], { epochs: t.config.worldModel.refitEpochs, seed, scoreHeadOnly });
 }

@@ -91,7 +91,9 @@ export function isRecord(x: unknown): x is Record<string, unknown> {
 export function numberArray(x: unknown, what: string): number[] {
   if (Array.isArray(x)) {
     // Non-finite values stay in (NaN/Infinity are legal in rosbridge's JSON); safety filters refuse them.
-    for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'number') throw new RosMessageError(`${what}[${i}] is ${JSON.stringify(x[i]) ?? typeof x[i]}, not a number`);
+    for (let i = 0; i < x.length; i++)
+      if (typeof x[i] !== 'number')
+        throw new RosMessageError(`${what}[${i}] is ${JSON.stringify(x[i]) ?? typeof x[i]}, not a number`);
     return x as number[];
   }
   if (x instanceof Float64Array || x instanceof Float32Array) return Array.from(x);

@@ -9,7 +9,8 @@ export class CommandWatchdog {
   #armed = false;
 
   constructor(timeoutTicks: number) {
-    if (!Number.isInteger(timeoutTicks) || timeoutTicks < 1) throw new Error(`watchdog timeout must be an integer >= 1 tick, got ${timeoutTicks}`);
+    if (!Number.isInteger(timeoutTicks) || timeoutTicks < 1)
+      throw new Error(`watchdog timeout must be an integer >= 1 tick, got ${timeoutTicks}`);
     this.timeoutTicks = timeoutTicks;
   }
 

@@ -56,11 +56,19 @@ export class SafetyFilter {
    */
   filter(arm: ArrayLike<number>, gripper: number, measured: ArrayLike<number>): FilteredCommand {
     const joints = this.robot.arm.joints;
-    if (arm.length !== joints.length) throw new UnsafeCommandError(`arm command has ${arm.length} values; robot '${this.robot.name}' has ${joints.length} arm joints`);
-    if (measured.length !== joints.length) throw new UnsafeCommandError(`measured arm state has ${measured.length} values; expected ${joints.length}`);
+    if (arm.length !== joints.length)
+      throw new UnsafeCommandError(
+        `arm command has ${arm.length} values; robot '${this.robot.name}' has ${joints.length} arm joints`,
+      );
+    if (measured.length !== joints.length)
+      throw new UnsafeCommandError(`measured arm state has ${measured.length} values; expected ${joints.length}`);
     for (let i = 0; i < arm.length; i++) {
-      if (!Number.isFinite(arm[i])) throw new UnsafeCommandError(`arm command for joint '${joints[i]!.name}' is ${arm[i]}: refused`);
-      if (!Number.isFinite(measured[i])) throw new UnsafeCommandError(`measured position of joint '${joints[i]!.name}' is ${measured[i]}: refusing to move`);
+      if (!Number.isFinite(arm[i]))
+        throw new UnsafeCommandError(`arm command for joint '${joints[i]!.name}' is ${arm[i]}: refused`);
+      if (!Number.isFinite(measured[i]))
+        throw new UnsafeCommandError(
+          `measured position of joint '${joints[i]!.name}' is ${measured[i]}: refusing to move`,
+        );
     }
     if (!Number.isFinite(gripper)) throw new UnsafeCommandError(`gripper command is ${gripper}: refused`);
     const clipped = new Set<FilteredCommand['clipped'][number]>();

@@ -28,6 +28,7 @@ export function nextAvailable(windows: string[], at: number): number {
   if (isAvailable(windows, at)) return at;
   const dayStart = at - (((at % DAY) + DAY) % DAY);
   let best = Infinity;
-  for (const [a] of ranges(windows)) for (const d of [0, DAY]) if (dayStart + d + a > at) best = Math.min(best, dayStart + d + a);
+  for (const [a] of ranges(windows))
+    for (const d of [0, DAY]) if (dayStart + d + a > at) best = Math.min(best, dayStart + d + a);
   return best;
 }

@@ -90,12 +90,21 @@ export class CalibrationScheduler {
         if (!rec) await queue.enqueue([r]);
         const at = Date.parse(episode.createdAt);
         const robotSeconds = episode.steps / episode.controlHz;
-        await queue.complete(r.id, rec?.robot ?? 'unknown', { episodeId: r.id, success: episode.success, robotSeconds, startedAt: at - robotSeconds * 1000, finishedAt: at });
+        await queue.complete(r.id, rec?.robot ?? 'unknown', {
+          episodeId: r.id,
+          success: episode.success,
+          robotSeconds,
+          startedAt: at - robotSeconds * 1000,
+          finishedAt: at,
+        });
         this.#o.onEvent?.({ kind: 'recovered', id: r.id });
       }
       if (episode) episodes.set(r.id, episode);
       else if (rec?.state === 'done' && !this.#o.pool) doneRemotely.push(r.id);
-      else if (rec?.state === 'done') throw new Error(`the ledger charges '${r.id}' but ${this.#o.storeDir} does not hold its episode: the store and the ledger disagree`);
+      else if (rec?.state === 'done')
+        throw new Error(
+          `the ledger charges '${r.id}' but ${this.#o.storeDir} does not hold its episode: the store and the ledger disagree`,
+        );
       else {
         // Reported failed before and asked for again (e.g. --resume after fixing the robots): retry it afresh.
         if (rec?.state === 'failed') await queue.requeueFailed(r.id);
@@ -147,13 +156,26 @@ export class CalibrationScheduler {
   async #affordable(pending: EpisodeRequest[], budget: Budget): Promise<number> {
     if (pending.length === 0) return 0;
     const { run, step } = pending[0]!;
-    if (pending.some((r) => r.run !== run || r.step !== step)) throw new Error('one request() call takes the episodes of one training step');
-    const spent = { step: await this.#o.queue.spent({ run, step }), day: await this.#o.queue.spent({ day: utcDay(Date.now()) }) };
-    return affordable(budget, spent, pending.map((r) => r.maxRobotSeconds));
+    if (pending.some((r) => r.run !== run || r.step !== step))
+      throw new Error('one request() call takes the episodes of one training step');
+    const spent = {
+      step: await this.#o.queue.spent({ run, step }),
+      day: await this.#o.queue.spent({ day: utcDay(Date.now()) }),
+    };
+    return affordable(
+      budget,
+      spent,
+      pending.map((r) => r.maxRobotSeconds),
+    );
   }
 
   /** Remote workers run the requests: wait for each to be done (or failed), and store its episode here, once. */
-  async #collectRemote(want: Set<string>, episodes: Map<string, Episode>, failed: RequestRecord[], total: number): Promise<void> {
+  async #collectRemote(
+    want: Set<string>,
+    episodes: Map<string, Episode>,
+    failed: RequestRecord[],
+    total: number,
+  ): Promise<void> {
     const left = new Set(want);
     while (left.size > 0) {
       for (const id of [...left]) {
@@ -162,7 +184,8 @@ export class CalibrationScheduler {
           failed.push(rec);
           left.delete(id);
         } else if (rec?.state === 'done') {
-          if (!rec.outcome?.payload) throw new Error(`request ${id} is done but its episode did not come back through the queue`);
+          if (!rec.outcome?.payload)
+            throw new Error(`request ${id} is done but its episode did not come back through the queue`);
           const episode = decodeEpisode(rec.outcome.payload);
           if (episode.id !== id) throw new Error(`request ${id} came back with episode '${episode.id}'`);
           await this.#append(episode);
@@ -175,7 +198,13 @@ export class CalibrationScheduler {
     }
   }
 
-  async #dispatch(pool: RobotPool, want: Set<string>, episodes: Map<string, Episode>, failed: RequestRecord[], total: number): Promise<void> {
+  async #dispatch(
+    pool: RobotPool,
+    want: Set<string>,
+    episodes: Map<string, Episode>,
+    failed: RequestRecord[],
+    total: number,
+  ): Promise<void> {
     const { queue } = this.#o;
     const running = new Set<Promise<void>>();
     const resolved = new Set<string>();
@@ -207,7 +236,11 @@ export class CalibrationScheduler {
     }
   }
 
-  async #runOne(slot: RobotSlot, rec: RequestRecord, finish: (id: string, episode: Episode | null, record: RequestRecord | null) => void): Promise<void> {
+  async #runOne(
+    slot: RobotSlot,
+    rec: RequestRecord,
+    finish: (id: string, episode: Episode | null, record: RequestRecord | null) => void,
+  ): Promise<void> {
     const { queue } = this.#o;
     const id = rec.request.id;
     const started = Date.now();
@@ -224,7 +257,13 @@ export class CalibrationScheduler {
       const message = `${slot.name}: ${err instanceof Error ? err.message : String(err)}`;
       const state = await queue.fail(id, slot.name, message, this.#o.maxAttempts ?? 3);
       const attempts = rec.attempts + 1;
-      this.#o.onEvent?.({ kind: state === 'failed' ? 'failed' : 'retry', id, robot: slot.name, error: message, attempts });
+      this.#o.onEvent?.({
+        kind: state === 'failed' ? 'failed' : 'retry',
+        id,
+        robot: slot.name,
+        error: message,
+        attempts,
+      });
       if (state === 'failed') finish(id, null, (await queue.get(id)) ?? null);
       return;
     }
@@ -232,7 +271,13 @@ export class CalibrationScheduler {
     await this.#append(episode);
     const finished = Date.now();
     slot.busyMs += finished - started;
-    await queue.complete(id, slot.name, { episodeId: id, success: episode.success, robotSeconds: episode.steps / episode.controlHz, startedAt: started, finishedAt: finished });
+    await queue.complete(id, slot.name, {
+      episodeId: id,
+      success: episode.success,
+      robotSeconds: episode.steps / episode.controlHz,
+      startedAt: started,
+      finishedAt: finished,
+    });
     const wasUnhealthy = !slot.health.healthy;
     slot.succeeded(finished);
     if (wasUnhealthy) await queue.setRobotHealth(slot.name, slot.health);
@@ -255,7 +300,10 @@ export class CalibrationScheduler {
 }
 
 /** Ledger against store: every charged id stored exactly once, every stored episode charged. */
-export async function checkLedger(queue: AnchorQueue, stored: Map<string, Episode>): Promise<{ charged: number; stored: number; unchargedStored: string[]; chargedMissing: string[] }> {
+export async function checkLedger(
+  queue: AnchorQueue,
+  stored: Map<string, Episode>,
+): Promise<{ charged: number; stored: number; unchargedStored: string[]; chargedMissing: string[] }> {
   const ids = await queue.ledgerIds();
   const charged = new Set(ids);
   return {

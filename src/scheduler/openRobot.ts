@@ -6,12 +6,21 @@ import { PacedEnv } from './pacedEnv.ts';
 import type { RobotConfig } from './robotConfig.ts';
 import type { PoolRobot } from './robotPool.ts';
 
-export async function openRobotEnv(config: RobotConfig, robot: RobotDescription, options: { imageSize?: number } = {}): Promise<Env> {
-  if (config.kind === 'rosbridge') return makeEnv(robot, { env: 'rosbridge', url: config.url!, speed: config.speed, ...options });
+export async function openRobotEnv(
+  config: RobotConfig,
+  robot: RobotDescription,
+  options: { imageSize?: number } = {},
+): Promise<Env> {
+  if (config.kind === 'rosbridge')
+    return makeEnv(robot, { env: 'rosbridge', url: config.url!, speed: config.speed, ...options });
   const sim = await makeSimEnv(robot, options);
   return Number.isFinite(config.speed) ? new PacedEnv(sim, { speed: config.speed }) : sim;
 }
 
-export function poolRobots(configs: RobotConfig[], robot: RobotDescription, options: { imageSize?: number } = {}): PoolRobot[] {
+export function poolRobots(
+  configs: RobotConfig[],
+  robot: RobotDescription,
+  options: { imageSize?: number } = {},
+): PoolRobot[] {
   return configs.map((config) => ({ config, open: () => openRobotEnv(config, robot, options) }));
 }

@@ -46,7 +46,8 @@ export interface PoolAnchorRequest {
 }
 
 export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAnchorRequest): Promise<Episode[]> } {
-  if (!o.pool && !o.policySnapshots) throw new Error('anchors on remote workers need a folder for the policy snapshots they run');
+  if (!o.pool && !o.policySnapshots)
+    throw new Error('anchors on remote workers need a folder for the policy snapshots they run');
   // The request in flight: in-process robots run its policy and report its progress.
   let current: PoolAnchorRequest | undefined;
   const scheduler = new CalibrationScheduler({
@@ -54,7 +55,8 @@ export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAncho
     ...(o.pool ? { pool: o.pool } : {}),
     storeDir: o.storeDir,
     robot: o.robot.name,
-    runEpisode: (env, r) => runPolicyRollout(env, current!.policy, { task: r.task, seed: r.seed }, r.noiseSeed, r.noiseCorrelation ?? 0),
+    runEpisode: (env, r) =>
+      runPolicyRollout(env, current!.policy, { task: r.task, seed: r.seed }, r.noiseSeed, r.noiseCorrelation ?? 0),
     ...(o.budget ? { budget: o.budget } : {}),
     ...(o.maxAttempts ? { maxAttempts: o.maxAttempts } : {}),
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
@@ -90,9 +92,14 @@ export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAncho
       const result = await scheduler.request(requests);
       if (result.failed.length > 0) {
         const f = result.failed[0]!;
-        throw new Error(`${result.failed.length} anchor episode(s) failed on every attempt (e.g. ${f.request.id} after ${f.attempts} attempts: ${f.error}); nothing of step ${step} was used. Fix the robots and continue with --resume`);
+        throw new Error(
+          `${result.failed.length} anchor episode(s) failed on every attempt (e.g. ${f.request.id} after ${f.attempts} attempts: ${f.error}); nothing of step ${step} was used. Fix the robots and continue with --resume`,
+        );
       }
-      if (result.refused.length > 0) throw new Error(`the real-robot budget does not allow step ${step}'s ${requests.length} anchor episodes (${result.refused.length} refused); raise the budget in the pool file or continue tomorrow with --resume`);
+      if (result.refused.length > 0)
+        throw new Error(
+          `the real-robot budget does not allow step ${step}'s ${requests.length} anchor episodes (${result.refused.length} refused); raise the budget in the pool file or continue tomorrow with --resume`,
+        );
       return requests.map((r) => result.episodes.get(r.id)!);
     },
   };

@@ -5,7 +5,8 @@ import { poolFileSchema, type PoolFile } from './robotConfig.ts';
 
 export function readPoolFile(file: string, options: { mustExist?: boolean } = {}): PoolFile {
   if (!existsSync(file)) {
-    if (options.mustExist ?? true) throw new Error(`robot pool file ${file} does not exist (create it with \`wmrl robot add --pool ${file} …\`)`);
+    if (options.mustExist ?? true)
+      throw new Error(`robot pool file ${file} does not exist (create it with \`wmrl robot add --pool ${file} …\`)`);
     return poolFileSchema.parse({});
   }
   let raw: unknown;
@@ -15,7 +16,10 @@ export function readPoolFile(file: string, options: { mustExist?: boolean } = {}
     throw new Error(`robot pool file ${file} is not valid JSON: ${(err as Error).message}`);
   }
   const parsed = poolFileSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`robot pool file ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `robot pool file ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }
 

@@ -11,7 +11,15 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { AnchorQueue, ClaimOptions, LedgerFilter, LedgerTotals, QueueSummary, RobotHealth, RobotUsage } from './anchorQueue.ts';
+import type {
+  AnchorQueue,
+  ClaimOptions,
+  LedgerFilter,
+  LedgerTotals,
+  QueueSummary,
+  RobotHealth,
+  RobotUsage,
+} from './anchorQueue.ts';
 import { utcDay } from './anchorQueue.ts';
 import type { EpisodeOutcome, EpisodeRequest, RequestRecord, RequestState } from './episodeRequest.ts';
 
@@ -58,7 +66,13 @@ export class RedisQueue implements AnchorQueue {
   /** Connections handed to BullMQ: it does not close connections it was given. */
   readonly #connections: Redis[];
 
-  private constructor(redis: Redis, queue: Queue<JobData>, worker: Worker<JobData>, name: string, connections: Redis[]) {
+  private constructor(
+    redis: Redis,
+    queue: Queue<JobData>,
+    worker: Worker<JobData>,
+    name: string,
+    connections: Redis[],
+  ) {
     this.#redis = redis;
     this.#connections = connections;
     this.#queue = queue;
@@ -76,7 +90,12 @@ export class RedisQueue implements AnchorQueue {
       return c;
     };
     // Probe once, failing fast: the working connections retry forever, as a long-lived queue should.
-    const probe = new Redis(o.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5000 });
+    const probe = new Redis(o.url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      connectTimeout: 5000,
+    });
     let cause: Error | undefined;
     probe.on('error', (err: Error) => (cause ??= err));
     try {
@@ -90,7 +109,11 @@ export class RedisQueue implements AnchorQueue {
     const redis = connection();
     const queue = new Queue<JobData>(name, { connection: connection() });
     // No processor: jobs are taken by hand (claim), one at a time, by whoever has a free robot.
-    const worker = new Worker<JobData>(name, null, { connection: connection(), lockDuration: o.lockMs ?? 15 * 60_000, autorun: false });
+    const worker = new Worker<JobData>(name, null, {
+      connection: connection(),
+      lockDuration: o.lockMs ?? 15 * 60_000,
+      autorun: false,
+    });
     // A worker that died holding a claim: once its lock expires, BullMQ's stalled check returns the job to the queue.
     await worker.startStalledCheckTimer();
     return new RedisQueue(redis, queue, worker, name, connections);
@@ -100,7 +123,11 @@ export class RedisQueue implements AnchorQueue {
     let added = 0;
     for (const r of requests) {
       if (await this.#queue.getJob(r.id)) continue;
-      await this.#queue.add('episode', { request: r, attempts: 0, failedOn: [], error: null }, { jobId: r.id, removeOnComplete: false, removeOnFail: false });
+      await this.#queue.add(
+        'episode',
+        { request: r, attempts: 0, failedOn: [], error: null },
+        { jobId: r.id, removeOnComplete: false, removeOnFail: false },
+      );
       added++;
     }
     return added;
@@ -119,7 +146,10 @@ export class RedisQueue implements AnchorQueue {
           await job.moveToCompleted(true, token, false);
           continue;
         }
-        if ((options.ids && !options.ids.has(job.id)) || (job.data.failedOn.includes(robot) && job.data.failedOn.length < poolSize)) {
+        if (
+          (options.ids && !options.ids.has(job.id)) ||
+          (job.data.failedOn.includes(robot) && job.data.failedOn.length < poolSize)
+        ) {
           skipped.push({ job, token });
           continue;
         }
@@ -160,7 +190,12 @@ export class RedisQueue implements AnchorQueue {
     const claim = this.#claims.get(id);
     if (!claim) throw new Error(`request '${id}' is not running here; only its claimer can record a failure`);
     this.#claims.delete(id);
-    const data: JobData = { ...claim.job.data, attempts: claim.job.data.attempts + 1, failedOn: [...new Set([...claim.job.data.failedOn, robot])], error };
+    const data: JobData = {
+      ...claim.job.data,
+      attempts: claim.job.data.attempts + 1,
+      failedOn: [...new Set([...claim.job.data.failedOn, robot])],
+      error,
+    };
     await claim.job.updateData(data);
     if (data.attempts >= maxAttempts) {
       await claim.job.moveToFailed(new Error(error), claim.token, false);
@@ -191,14 +226,20 @@ export class RedisQueue implements AnchorQueue {
     const raw = await this.#redis.hget(this.#keys.ledger, id);
     const entry = raw ? (JSON.parse(raw) as LedgerEntry) : null;
     const s = await job.getState();
-    const state: RequestState = entry || s === 'completed' ? 'done' : s === 'failed' ? 'failed' : s === 'active' ? 'running' : 'queued';
+    const state: RequestState =
+      entry || s === 'completed' ? 'done' : s === 'failed' ? 'failed' : s === 'active' ? 'running' : 'queued';
     return this.#record(job, state, entry?.robot ?? null, entry);
   }
 
   async spent(filter: LedgerFilter = {}): Promise<LedgerTotals> {
     const totals = { episodes: 0, robotSeconds: 0 };
     for (const e of await this.#entries()) {
-      if ((filter.day !== undefined && e.day !== filter.day) || (filter.run !== undefined && e.run !== filter.run) || (filter.step !== undefined && e.step !== filter.step)) continue;
+      if (
+        (filter.day !== undefined && e.day !== filter.day) ||
+        (filter.run !== undefined && e.run !== filter.run) ||
+        (filter.step !== undefined && e.step !== filter.step)
+      )
+        continue;
       totals.episodes++;
       totals.robotSeconds += e.robotSeconds;
     }
@@ -215,7 +256,12 @@ export class RedisQueue implements AnchorQueue {
 
   async summary(): Promise<QueueSummary> {
     const c = await this.#queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active', 'completed', 'failed');
-    const counts: Record<RequestState, number> = { queued: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0), running: c.active ?? 0, done: c.completed ?? 0, failed: c.failed ?? 0 };
+    const counts: Record<RequestState, number> = {
+      queued: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0),
+      running: c.active ?? 0,
+      done: c.completed ?? 0,
+      failed: c.failed ?? 0,
+    };
     const robots: Record<string, RobotUsage> = {};
     const entries = await this.#entries();
     let delay = 0;
@@ -228,11 +274,17 @@ export class RedisQueue implements AnchorQueue {
       delay += e.startedAt - e.enqueuedAt;
     }
     for (const [name, raw] of Object.entries(await this.#redis.hgetall(this.#keys.robots))) {
-      (robots[name] ??= { episodes: 0, robotSeconds: 0, firstStart: null, lastEnd: null, health: null }).health = JSON.parse(raw) as RobotHealth;
+      (robots[name] ??= { episodes: 0, robotSeconds: 0, firstStart: null, lastEnd: null, health: null }).health =
+        JSON.parse(raw) as RobotHealth;
     }
     // A job charged whose completion was cut off still counts as done.
     counts.done = Math.max(counts.done, entries.length);
-    return { counts, total: { episodes: entries.length, robotSeconds: entries.reduce((s, e) => s + e.robotSeconds, 0) }, robots, meanQueueDelayMs: entries.length ? delay / entries.length : null };
+    return {
+      counts,
+      total: { episodes: entries.length, robotSeconds: entries.reduce((s, e) => s + e.robotSeconds, 0) },
+      robots,
+      meanQueueDelayMs: entries.length ? delay / entries.length : null,
+    };
   }
 
   /** Removes every job, ledger entry and health record of this queue (tests, and `wmrl schedule reset`). */

@@ -10,22 +10,42 @@ const WINDOW = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$/;
 
 export const robotConfigSchema = z
   .object({
-    name: z.string().regex(/^[\w.-]+$/, 'robot names hold only letters, digits, ".", "_" and "-"').describe('unique name in the pool'),
-    kind: z.enum(['sim', 'rosbridge']).describe('sim: the in-process simulator; rosbridge: a robot (or `wmrl sim-server`) at url'),
-    url: z.string().regex(/^wss?:\/\//, 'url must start with ws:// or wss://').optional().describe('rosbridge server, e.g. ws://robot1:9090'),
+    name: z
+      .string()
+      .regex(/^[\w.-]+$/, 'robot names hold only letters, digits, ".", "_" and "-"')
+      .describe('unique name in the pool'),
+    kind: z
+      .enum(['sim', 'rosbridge'])
+      .describe('sim: the in-process simulator; rosbridge: a robot (or `wmrl sim-server`) at url'),
+    url: z
+      .string()
+      .regex(/^wss?:\/\//, 'url must start with ws:// or wss://')
+      .optional()
+      .describe('rosbridge server, e.g. ws://robot1:9090'),
     speed: z
       .union([z.number().positive(), z.literal('max')])
       .default(1)
       .transform((v) => (v === 'max' ? Infinity : v))
-      .describe("rosbridge: the robot's speed (a sim-server's --speed; 'max' for --lockstep); sim: pacing (1 = real time, 'max' = unpaced)"),
-    windows: z.array(z.string().regex(WINDOW, 'windows look like 08:00-18:00 (UTC)')).default([]).describe('daily UTC time ranges when the robot may run episodes; empty = always'),
+      .describe(
+        "rosbridge: the robot's speed (a sim-server's --speed; 'max' for --lockstep); sim: pacing (1 = real time, 'max' = unpaced)",
+      ),
+    windows: z
+      .array(z.string().regex(WINDOW, 'windows look like 08:00-18:00 (UTC)'))
+      .default([])
+      .describe('daily UTC time ranges when the robot may run episodes; empty = always'),
     resetSeconds: z.number().min(0).default(0).describe('reset / operator time between two episodes'),
-    backoffSeconds: z.number().positive().default(30).describe('after a failure the robot rests this long (doubling with each further failure, at most 32×)'),
+    backoffSeconds: z
+      .number()
+      .positive()
+      .default(30)
+      .describe('after a failure the robot rests this long (doubling with each further failure, at most 32×)'),
   })
   .strict()
   .superRefine((r, ctx) => {
-    if (r.kind === 'rosbridge' && !r.url) ctx.addIssue({ code: 'custom', message: `robot '${r.name}' is kind rosbridge and needs a url` });
-    if (r.kind === 'sim' && r.url) ctx.addIssue({ code: 'custom', message: `robot '${r.name}' is kind sim and takes no url` });
+    if (r.kind === 'rosbridge' && !r.url)
+      ctx.addIssue({ code: 'custom', message: `robot '${r.name}' is kind rosbridge and needs a url` });
+    if (r.kind === 'sim' && r.url)
+      ctx.addIssue({ code: 'custom', message: `robot '${r.name}' is kind sim and takes no url` });
   });
 
 export type RobotConfig = z.infer<typeof robotConfigSchema>;
@@ -33,7 +53,12 @@ export type RobotConfig = z.infer<typeof robotConfigSchema>;
 export const poolFileSchema = z
   .object({
     robots: z.array(robotConfigSchema).default([]),
-    maxAttempts: z.number().int().min(1).default(3).describe('attempts of one episode (on different robots when possible) before it is reported failed'),
+    maxAttempts: z
+      .number()
+      .int()
+      .min(1)
+      .default(3)
+      .describe('attempts of one episode (on different robots when possible) before it is reported failed'),
     budget: budgetSchema.prefault({}),
   })
   .strict()

@@ -40,7 +40,11 @@ export class RobotSlot {
   /** The earliest epoch ms this robot can start an episode (Infinity while busy). */
   readyAt(now: number): number {
     if (this.busy) return Infinity;
-    const t = Math.max(now, this.lastEnd + this.config.resetSeconds * 1000, this.health.healthy ? 0 : this.health.retryAt);
+    const t = Math.max(
+      now,
+      this.lastEnd + this.config.resetSeconds * 1000,
+      this.health.healthy ? 0 : this.health.retryAt,
+    );
     return nextAvailable(this.config.windows, t);
   }
 
@@ -62,7 +66,12 @@ export class RobotSlot {
     this.lastEnd = at;
     const failures = this.health.failures + 1;
     const backoff = this.config.backoffSeconds * 1000 * 2 ** Math.min(5, failures - 1);
-    this.health = { healthy: false, retryAt: at + backoff, failures, lastError: err instanceof Error ? err.message : String(err) };
+    this.health = {
+      healthy: false,
+      retryAt: at + backoff,
+      failures,
+      lastError: err instanceof Error ? err.message : String(err),
+    };
     // An aborted episode leaves the env usable (it reconnects on reset); anything else may have broken it.
     if (!(err instanceof EpisodeAbortedError)) await this.close();
   }

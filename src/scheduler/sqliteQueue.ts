@@ -7,7 +7,15 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { AnchorQueue, ClaimOptions, LedgerFilter, LedgerTotals, QueueSummary, RobotHealth, RobotUsage } from './anchorQueue.ts';
+import type {
+  AnchorQueue,
+  ClaimOptions,
+  LedgerFilter,
+  LedgerTotals,
+  QueueSummary,
+  RobotHealth,
+  RobotUsage,
+} from './anchorQueue.ts';
 import { utcDay } from './anchorQueue.ts';
 import type { EpisodeOutcome, EpisodeRequest, RequestRecord, RequestState } from './episodeRequest.ts';
 
@@ -93,9 +101,13 @@ export class SqliteQueue implements AnchorQueue {
   }
 
   async enqueue(requests: EpisodeRequest[]): Promise<number> {
-    const insert = this.#db.prepare('INSERT OR IGNORE INTO requests (id, run, step, body, state, enqueued_at) VALUES (?, ?, ?, ?, ?, ?)');
+    const insert = this.#db.prepare(
+      'INSERT OR IGNORE INTO requests (id, run, step, body, state, enqueued_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     const now = Date.now();
-    return this.#db.transaction(() => requests.reduce((n, r) => n + insert.run(r.id, r.run, r.step, JSON.stringify(r), 'queued', now).changes, 0))();
+    return this.#db.transaction(() =>
+      requests.reduce((n, r) => n + insert.run(r.id, r.run, r.step, JSON.stringify(r), 'queued', now).changes, 0),
+    )();
   }
 
   async claim(robot: string, options: ClaimOptions = {}): Promise<RequestRecord | null> {
@@ -121,8 +133,22 @@ export class SqliteQueue implements AnchorQueue {
       if (row.state === 'done') return false;
       const r = JSON.parse(row.body) as EpisodeRequest;
       this.#db
-        .prepare('INSERT INTO ledger (id, run, step, day, robot, episode_id, success, robot_seconds, started_at, finished_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(id, r.run, r.step, utcDay(o.finishedAt), robot, o.episodeId, o.success ? 1 : 0, o.robotSeconds, o.startedAt, o.finishedAt, o.payload ? Buffer.from(o.payload) : null);
+        .prepare(
+          'INSERT INTO ledger (id, run, step, day, robot, episode_id, success, robot_seconds, started_at, finished_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          id,
+          r.run,
+          r.step,
+          utcDay(o.finishedAt),
+          robot,
+          o.episodeId,
+          o.success ? 1 : 0,
+          o.robotSeconds,
+          o.startedAt,
+          o.finishedAt,
+          o.payload ? Buffer.from(o.payload) : null,
+        );
       this.#db.prepare("UPDATE requests SET state = 'done', robot = ?, error = NULL WHERE id = ?").run(robot, id);
       return true;
     })();
@@ -136,13 +162,21 @@ export class SqliteQueue implements AnchorQueue {
       const attempts = row.attempts + 1;
       const failedOn = [...new Set([...(JSON.parse(row.failed_on) as string[]), robot])];
       const state = attempts >= maxAttempts ? 'failed' : 'queued';
-      this.#db.prepare('UPDATE requests SET state = ?, attempts = ?, failed_on = ?, robot = ?, error = ? WHERE id = ?').run(state, attempts, JSON.stringify(failedOn), robot, error, id);
+      this.#db
+        .prepare('UPDATE requests SET state = ?, attempts = ?, failed_on = ?, robot = ?, error = ? WHERE id = ?')
+        .run(state, attempts, JSON.stringify(failedOn), robot, error, id);
       return state;
     })();
   }
 
   async requeueFailed(id: string): Promise<boolean> {
-    return this.#db.prepare("UPDATE requests SET state = 'queued', attempts = 0, failed_on = '[]', robot = NULL, error = NULL WHERE id = ? AND state = 'failed'").run(id).changes === 1;
+    return (
+      this.#db
+        .prepare(
+          "UPDATE requests SET state = 'queued', attempts = 0, failed_on = '[]', robot = NULL, error = NULL WHERE id = ? AND state = 'failed'",
+        )
+        .run(id).changes === 1
+    );
   }
 
   async requeueRunning(): Promise<number> {
@@ -159,10 +193,14 @@ export class SqliteQueue implements AnchorQueue {
   async spent(filter: LedgerFilter = {}): Promise<LedgerTotals> {
     const where: string[] = [];
     const args: (string | number)[] = [];
-    if (filter.day !== undefined) (where.push('day = ?'), args.push(filter.day));
-    if (filter.run !== undefined) (where.push('run = ?'), args.push(filter.run));
-    if (filter.step !== undefined) (where.push('step = ?'), args.push(filter.step));
-    const row = this.#db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(robot_seconds), 0) AS s FROM ledger ${where.length ? 'WHERE ' + where.join(' AND ') : ''}`).get(...args) as { n: number; s: number };
+    if (filter.day !== undefined) where.push('day = ?'), args.push(filter.day);
+    if (filter.run !== undefined) where.push('run = ?'), args.push(filter.run);
+    if (filter.step !== undefined) where.push('step = ?'), args.push(filter.step);
+    const row = this.#db
+      .prepare(
+        `SELECT COUNT(*) AS n, COALESCE(SUM(robot_seconds), 0) AS s FROM ledger ${where.length ? 'WHERE ' + where.join(' AND ') : ''}`,
+      )
+      .get(...args) as { n: number; s: number };
     return { episodes: row.n, robotSeconds: row.s };
   }
 
@@ -171,20 +209,44 @@ export class SqliteQueue implements AnchorQueue {
   }
 
   async setRobotHealth(robot: string, h: RobotHealth): Promise<void> {
-    this.#db.prepare('INSERT OR REPLACE INTO robots (name, healthy, retry_at, failures, last_error) VALUES (?, ?, ?, ?, ?)').run(robot, h.healthy ? 1 : 0, h.retryAt, h.failures, h.lastError);
+    this.#db
+      .prepare('INSERT OR REPLACE INTO robots (name, healthy, retry_at, failures, last_error) VALUES (?, ?, ?, ?, ?)')
+      .run(robot, h.healthy ? 1 : 0, h.retryAt, h.failures, h.lastError);
   }
 
   async summary(): Promise<QueueSummary> {
     const counts: Record<RequestState, number> = { queued: 0, running: 0, done: 0, failed: 0 };
-    for (const r of this.#db.prepare('SELECT state, COUNT(*) AS n FROM requests GROUP BY state').all() as { state: RequestState; n: number }[]) counts[r.state] = r.n;
+    for (const r of this.#db.prepare('SELECT state, COUNT(*) AS n FROM requests GROUP BY state').all() as {
+      state: RequestState;
+      n: number;
+    }[])
+      counts[r.state] = r.n;
     const robots: Record<string, RobotUsage> = {};
-    const usage = this.#db.prepare('SELECT robot, COUNT(*) AS n, SUM(robot_seconds) AS s, MIN(started_at) AS a, MAX(finished_at) AS b FROM ledger GROUP BY robot').all() as { robot: string; n: number; s: number; a: number; b: number }[];
-    for (const u of usage) robots[u.robot] = { episodes: u.n, robotSeconds: u.s, firstStart: u.a, lastEnd: u.b, health: null };
-    for (const h of this.#db.prepare('SELECT * FROM robots').all() as { name: string; healthy: number; retry_at: number; failures: number; last_error: string | null }[]) {
+    const usage = this.#db
+      .prepare(
+        'SELECT robot, COUNT(*) AS n, SUM(robot_seconds) AS s, MIN(started_at) AS a, MAX(finished_at) AS b FROM ledger GROUP BY robot',
+      )
+      .all() as { robot: string; n: number; s: number; a: number; b: number }[];
+    for (const u of usage)
+      robots[u.robot] = { episodes: u.n, robotSeconds: u.s, firstStart: u.a, lastEnd: u.b, health: null };
+    for (const h of this.#db.prepare('SELECT * FROM robots').all() as {
+      name: string;
+      healthy: number;
+      retry_at: number;
+      failures: number;
+      last_error: string | null;
+    }[]) {
       robots[h.name] ??= { episodes: 0, robotSeconds: 0, firstStart: null, lastEnd: null, health: null };
-      robots[h.name]!.health = { healthy: h.healthy === 1, retryAt: h.retry_at, failures: h.failures, lastError: h.last_error };
+      robots[h.name]!.health = {
+        healthy: h.healthy === 1,
+        retryAt: h.retry_at,
+        failures: h.failures,
+        lastError: h.last_error,
+      };
     }
-    const delay = this.#db.prepare('SELECT AVG(l.started_at - r.enqueued_at) AS d FROM ledger l JOIN requests r ON r.id = l.id').get() as { d: number | null };
+    const delay = this.#db
+      .prepare('SELECT AVG(l.started_at - r.enqueued_at) AS d FROM ledger l JOIN requests r ON r.id = l.id')
+      .get() as { d: number | null };
     return { counts, total: await this.spent(), robots, meanQueueDelayMs: delay.d };
   }
 

@@ -14,12 +14,18 @@ export interface PlannedEpisode {
 
 export type SplitChoice = Split | 'both';
 
-export function planEpisodes(selectors: TaskSelector[], split: SplitChoice, count: number, baseSeed: number): PlannedEpisode[] {
+export function planEpisodes(
+  selectors: TaskSelector[],
+  split: SplitChoice,
+  count: number,
+  baseSeed: number,
+): PlannedEpisode[] {
   if (selectors.length === 0) throw new Error('no tasks selected');
   return Array.from({ length: count }, (_, i) => {
     const seed = baseSeed + i;
     const selector = selectors[i % selectors.length]!;
-    const episodeSplit: Split = split === 'both' ? (Math.floor(i / selectors.length) % 2 === 0 ? 'train' : 'test') : split;
+    const episodeSplit: Split =
+      split === 'both' ? (Math.floor(i / selectors.length) % 2 === 0 ? 'train' : 'test') : split;
     return { task: sampleTask(selector, episodeSplit, new Rng(seed ^ 0x7a5c0de)), seed };
   });
 }

@@ -11,5 +11,8 @@ export function renderInstruction(
 ): string {
   const text = FAMILIES[family].templates[template];
   if (text === undefined) throw new TaskError(`family '${family}' has no template ${template}`);
-  return text.replace('{color}', color).replace('{object}', object).replace('{zone}', zone ?? '');
+  return text
+    .replace('{color}', color)
+    .replace('{object}', object)
+    .replace('{zone}', zone ?? '');
 }

@@ -8,7 +8,9 @@ export const BUNDLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../.
 /** The bundle folder, or a clear error saying how to build it. */
 export function requireBundle(dir = BUNDLE_DIR): string {
   if (!existsSync(join(dir, 'index.html')) || !existsSync(join(dir, 'viewer.js'))) {
-    throw new Error(`the viewer page is not built (${dir} lacks index.html/viewer.js): run \`npm run build\` in the wmrl folder (npm install does it too)`);
+    throw new Error(
+      `the viewer page is not built (${dir} lacks index.html/viewer.js): run \`npm run build\` in the wmrl folder (npm install does it too)`,
+    );
   }
   return dir;
 }

@@ -120,7 +120,13 @@ export class ClientSession {
   }
 
   #pending(): boolean {
-    return this.#runStale || this.#recordsSent < this.#source.records().length || this.#episodesStale || this.#episode !== null || this.#error !== null;
+    return (
+      this.#runStale ||
+      this.#recordsSent < this.#source.records().length ||
+      this.#episodesStale ||
+      this.#episode !== null ||
+      this.#error !== null
+    );
   }
 
   #next(): ServerMessage {

@@ -97,12 +97,19 @@ function rank(s: EpisodeSummary): number {
   return s.origin === 'data' ? -1 : (s.step ?? Number.MAX_SAFE_INTEGER);
 }
 
-async function readChunkSummaries(source: CatalogSource, file: string, chunk: number, open: boolean): Promise<Located[]> {
+async function readChunkSummaries(
+  source: CatalogSource,
+  file: string,
+  chunk: number,
+  open: boolean,
+): Promise<Located[]> {
   const out: Located[] = [];
   try {
     // A live writer's `.tmp` chunk is read up to its last whole record, silently: it is still growing.
     const reader = await ChunkReader.open(file, { recoverTruncated: open, onIssue: () => {} });
-    for await (const r of reader.records()) if (r.episode.status !== 'aborted') out.push({ dir: source.dir, chunk, summary: summarize(r.episode, source.origin) });
+    for await (const r of reader.records())
+      if (r.episode.status !== 'aborted')
+        out.push({ dir: source.dir, chunk, summary: summarize(r.episode, source.origin) });
   } catch (err) {
     // A `.tmp` chunk closed (renamed) since the listing: the next scan finds it under its closed name.
     if (!open || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
@@ -111,7 +118,18 @@ async function readChunkSummaries(source: CatalogSource, file: string, chunk: nu
 }
 
 function summarize(e: Episode, origin: EpisodeSummary['origin']): EpisodeSummary {
-  return { id: e.id, origin, step: null, instruction: e.task.instruction, family: e.task.family, split: e.task.split, success: e.success, steps: e.steps, policy: e.policy, source: e.source };
+  return {
+    id: e.id,
+    origin,
+    step: null,
+    instruction: e.task.instruction,
+    family: e.task.family,
+    split: e.task.split,
+    success: e.success,
+    steps: e.steps,
+    policy: e.policy,
+    source: e.source,
+  };
 }
 
 async function readFromChunk(where: Located, id: string): Promise<Episode | undefined> {

@@ -57,8 +57,16 @@ export class RunImagination implements Imagination {
 
   imagine(episode: Episode): ImaginedEpisode {
     const { states, stateDim } = startStates(this.policy, [episode], this.endEffector);
-    if (stateDim !== this.model.meta.dims.state) throw new Error(`the policy's perception gives ${stateDim}-dim states; the world model expects ${this.model.meta.dims.state}`);
-    const starts: ImaginationStarts = { states, stateDim, context: familyOneHot(episode.task.family), instructions: [episode.task.instruction] };
+    if (stateDim !== this.model.meta.dims.state)
+      throw new Error(
+        `the policy's perception gives ${stateDim}-dim states; the world model expects ${this.model.meta.dims.state}`,
+      );
+    const starts: ImaginationStarts = {
+      states,
+      stateDim,
+      context: familyOneHot(episode.task.family),
+      instructions: [episode.task.instruction],
+    };
     return fromRollouts(replay(this.model, starts, episode), episode, 0, null);
   }
 
@@ -72,7 +80,10 @@ export class RunImagination implements Imagination {
 /** A standalone world model (`wmrl wm train`), started from the episode's first observation. */
 export class ModelImagination implements Imagination {
   readonly description: string;
-  constructor(readonly model: WorldModel, dir: string) {
+  constructor(
+    readonly model: WorldModel,
+    dir: string,
+  ) {
     this.description = `the ${model.kind} world model ${dir} (${model.members} members), replaying each episode's actions`;
   }
 
@@ -92,12 +103,20 @@ export class ModelImagination implements Imagination {
 
 /** The episode's recorded actions through every member, from `starts` (one rollout). */
 function replay(model: WorldModel, starts: ImaginationStarts, episode: Episode): ImaginedRollouts {
-  if (episode.actionDim !== model.meta.dims.action) throw new Error(`episode ${episode.id} has ${episode.actionDim}-dim actions; the world model takes ${model.meta.dims.action}`);
+  if (episode.actionDim !== model.meta.dims.action)
+    throw new Error(
+      `episode ${episode.id} has ${episode.actionDim}-dim actions; the world model takes ${model.meta.dims.action}`,
+    );
   if (starts.context.length !== CONTEXT_DIM) throw new Error(`expected one start with a ${CONTEXT_DIM}-value context`);
   return model.imagine(replayPolicy([episode]), starts, episode.steps);
 }
 
-function fromRollouts(r: ImaginedRollouts, episode: Episode, objectCount: number, frames: ImaginedEpisode['frames']): ImaginedEpisode {
+function fromRollouts(
+  r: ImaginedRollouts,
+  episode: Episode,
+  objectCount: number,
+  frames: ImaginedEpisode['frames'],
+): ImaginedEpisode {
   const { horizon: H, members: K, stateDim: D } = r;
   const Q = episode.qposDim;
   const qpos = new Float32Array((H + 1) * K * Q);
@@ -107,13 +126,25 @@ function fromRollouts(r: ImaginedRollouts, episode: Episode, objectCount: number
     qpos.set(r.states.subarray(i * D, i * D + Q), i * Q);
     objects?.set(r.states.subarray(i * D + 2 * Q, i * D + 2 * Q + 7 * objectCount), i * 7 * objectCount);
   }
-  return { kind: frames ? 'video' : 'state', members: K, horizon: H, qposDim: Q, qpos, objects, objectCount, successProb: r.successProb, progress: r.progress, frames };
+  return {
+    kind: frames ? 'video' : 'state',
+    members: K,
+    horizon: H,
+    qposDim: Q,
+    qpos,
+    objects,
+    objectCount,
+    successProb: r.successProb,
+    progress: r.progress,
+    frames,
+  };
 }
 
 function firstObservation(episode: Episode): Observation {
   const Q = episode.qposDim;
   const images: Observation['images'] = {};
-  for (const [name, cam] of Object.entries(episode.cameras)) images[name] = { width: cam.width, height: cam.height, data: cam.frames.subarray(0, cam.width * cam.height * 3) };
+  for (const [name, cam] of Object.entries(episode.cameras))
+    images[name] = { width: cam.width, height: cam.height, data: cam.frames.subarray(0, cam.width * cam.height * 3) };
   return {
     images,
     qpos: episode.qpos.subarray(0, Q),

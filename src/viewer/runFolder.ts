@@ -35,7 +35,8 @@ export class RunFolder {
 
   constructor(dir: string) {
     if (!existsSync(dir)) throw new Error(`run folder ${dir} does not exist`);
-    if (!existsSync(join(dir, METRICS_FILE)) && !existsSync(join(dir, 'checkpoint'))) throw new Error(`${dir} is not a wmrl train run folder (no ${METRICS_FILE}, no checkpoint/)`);
+    if (!existsSync(join(dir, METRICS_FILE)) && !existsSync(join(dir, 'checkpoint')))
+      throw new Error(`${dir} is not a wmrl train run folder (no ${METRICS_FILE}, no checkpoint/)`);
     this.dir = dir;
   }
 
@@ -61,7 +62,9 @@ export class RunFolder {
   /** The anchors as a catalogue source: only completed steps' anchors, each with its step. */
   anchorSource(): CatalogSource {
     // Step s's anchors follow step s-1's in storage order, realRollouts of them per step.
-    const counts = this.#records.filter((r) => r.kind === 'step' && typeof r.step === 'number').map((r) => ({ step: r.step as number, n: Number(r.realRollouts ?? 0) }));
+    const counts = this.#records
+      .filter((r) => r.kind === 'step' && typeof r.step === 'number')
+      .map((r) => ({ step: r.step as number, n: Number(r.realRollouts ?? 0) }));
     const ids = this.#checkpoint ? new Set(this.#checkpoint.anchorEpisodeIds) : null;
     return {
       dir: this.anchorsDir,
@@ -94,7 +97,11 @@ export class RunFolder {
     }
     const anchorsStamp = await dirStamp(this.anchorsDir);
     // Which anchors count, and their steps, follow the checkpoint and the step records too.
-    changes.anchorsChanged = anchorsStamp !== this.#anchorsStamp || changes.checkpointChanged || changes.reset || changes.records.some((r) => r.kind === 'step');
+    changes.anchorsChanged =
+      anchorsStamp !== this.#anchorsStamp ||
+      changes.checkpointChanged ||
+      changes.reset ||
+      changes.records.some((r) => r.kind === 'step');
     this.#anchorsStamp = anchorsStamp;
     return changes;
   }

@@ -40,7 +40,8 @@ export class SceneKinematics {
 
   /** Load the scene an episode ran in (its task and seed reproduce the layout) and list its geoms. */
   load(episode: Episode): GeomList {
-    if (episode.robot !== this.robot.name) throw new Error(`episode ${episode.id} is for robot '${episode.robot}', the viewer loaded '${this.robot.name}'`);
+    if (episode.robot !== this.robot.name)
+      throw new Error(`episode ${episode.id} is for robot '${episode.robot}', the viewer loaded '${this.robot.name}'`);
     loadTaskScene(this.#sim, episode.task, episode.seed);
     const model = this.#sim.model;
     const view = new MujocoScene(model);
@@ -86,9 +87,16 @@ export class SceneKinematics {
     const arm = this.robot.arm.joints.length;
     const { open, closed } = this.robot.gripper;
     states.forEach((s, i) => {
-      if (s.qpos.length < arm + 1) throw new Error(`a state has ${s.qpos.length} joint values; robot '${this.robot.name}' needs ${arm + 1} (arm joints, then gripper opening)`);
+      if (s.qpos.length < arm + 1)
+        throw new Error(
+          `a state has ${s.qpos.length} joint values; robot '${this.robot.name}' needs ${arm + 1} (arm joints, then gripper opening)`,
+        );
       const opening = Math.min(1, Math.max(0, s.qpos[arm]!));
-      this.#sim.setPose({ arm: Array.from({ length: arm }, (_, j) => s.qpos[j]!), finger: closed + opening * (open - closed), ...(s.objects ? { objects: s.objects } : {}) });
+      this.#sim.setPose({
+        arm: Array.from({ length: arm }, (_, j) => s.qpos[j]!),
+        finger: closed + opening * (open - closed),
+        ...(s.objects ? { objects: s.objects } : {}),
+      });
       const data = this.#sim.data;
       const xpos = data.geom_xpos as Float64Array;
       const xmat = data.geom_xmat as Float64Array;

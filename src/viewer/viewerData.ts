@@ -43,10 +43,12 @@ export class ViewerData {
   #views = new Map<string, EpisodeView>();
 
   constructor(options: ViewerDataOptions) {
-    if (!options.runDir && !options.dataDirs?.length) throw new Error('give a run folder (--run) or a dataset (--data), or both');
+    if (!options.runDir && !options.dataDirs?.length)
+      throw new Error('give a run folder (--run) or a dataset (--data), or both');
     this.run = options.runDir ? new RunFolder(options.runDir) : null;
     this.dataDirs = options.dataDirs ?? [];
-    for (const d of this.dataDirs) if (!existsSync(join(d, 'dataset.json'))) throw new Error(`${d} is not a wmrl dataset (no dataset.json)`);
+    for (const d of this.dataDirs)
+      if (!existsSync(join(d, 'dataset.json'))) throw new Error(`${d} is not a wmrl dataset (no dataset.json)`);
     this.worldModelDir = options.worldModelDir ? standaloneModelDir(options.worldModelDir) : null;
   }
 
@@ -61,7 +63,11 @@ export class ViewerData {
   runInfo(live: boolean): RunInfo {
     const step = this.run?.checkpointStep ?? null;
     const models = this.run?.checkpointModels();
-    const imagination = this.worldModelDir ? `the world model ${this.worldModelDir}` : models ? `the run's perception world model (checkpoint at step ${step ?? '?'})` : null;
+    const imagination = this.worldModelDir
+      ? `the world model ${this.worldModelDir}`
+      : models
+        ? `the run's perception world model (checkpoint at step ${step ?? '?'})`
+        : null;
     return { runDir: this.run?.dir ?? null, checkpointStep: step, imagination, live: live && this.run !== null };
   }
 
@@ -102,7 +108,10 @@ export class ViewerData {
     try {
       const imagination = await this.#imagination(episode.robot);
       if (imagination) imagined = imagination.imagine(episode);
-      else note = this.run ? 'no world model in this run yet (checkpoint/worldmodel appears after the first checkpoint; mode "real" has none)' : 'no world model: pass --run or --world-model to see imagined rollouts';
+      else
+        note = this.run
+          ? 'no world model in this run yet (checkpoint/worldmodel appears after the first checkpoint; mode "real" has none)'
+          : 'no world model: pass --run or --world-model to see imagined rollouts';
     } catch (err) {
       note = `imagination failed: ${(err as Error).message}`;
     }
@@ -180,13 +189,26 @@ function standaloneModelDir(dir: string): string {
   throw new Error(`${dir} holds no world model (no model.json, no model/model.json)`);
 }
 
-function buildView(scene: SceneKinematics, episode: Episode, summary: EpisodeSummary, imagined: ImaginedEpisode | null, note: string | null, modelStep: number | null): EpisodeView {
+function buildView(
+  scene: SceneKinematics,
+  episode: Episode,
+  summary: EpisodeSummary,
+  imagined: ImaginedEpisode | null,
+  note: string | null,
+  modelStep: number | null,
+): EpisodeView {
   const geoms = scene.load(episode);
   const states = episodeStates(episode, scene.objectCount);
   // A real robot's scene is not the simulator's layout for its seed: without recorded object poses, show no objects rather than made-up ones.
-  if (episode.source !== 'sim' && !states[0]?.objects) geoms.visible = geoms.visible.map((v, g) => (geoms.role[g] === 'object' || geoms.role[g] === 'zone' ? 0 : v));
+  if (episode.source !== 'sim' && !states[0]?.objects)
+    geoms.visible = geoms.visible.map((v, g) => (geoms.role[g] === 'object' || geoms.role[g] === 'zone' ? 0 : v));
   const real = scene.poses(states);
-  const cameras = Object.entries(episode.cameras).map(([name, c]) => ({ name, width: c.width, height: c.height, frames: c.frames }));
+  const cameras = Object.entries(episode.cameras).map(([name, c]) => ({
+    name,
+    width: c.width,
+    height: c.height,
+    frames: c.frames,
+  }));
   return {
     summary,
     controlHz: episode.controlHz,
@@ -202,13 +224,19 @@ function buildView(scene: SceneKinematics, episode: Episode, summary: EpisodeSum
 }
 
 /** Pose every member's imagined state; the arm (and objects, when predicted) become ghosts. */
-function ghostView(scene: SceneKinematics, roles: string[], im: ImaginedEpisode, modelStep: number | null): ImaginedView {
+function ghostView(
+  scene: SceneKinematics,
+  roles: string[],
+  im: ImaginedEpisode,
+  modelStep: number | null,
+): ImaginedView {
   const { members: K, horizon: H, qposDim: Q } = im;
   const ghostGeoms = roles.flatMap((r, g) => (r === 'robot' || (r === 'object' && im.objects) ? [g] : []));
   const n = Math.min(im.objectCount, scene.objectCount);
   const states: PoseState[] = [];
   for (let i = 0; i < (H + 1) * K; i++) {
-    const objects = im.objects && n > 0 ? im.objects.subarray(i * 7 * im.objectCount, i * 7 * im.objectCount + 7 * n) : undefined;
+    const objects =
+      im.objects && n > 0 ? im.objects.subarray(i * 7 * im.objectCount, i * 7 * im.objectCount + 7 * n) : undefined;
     states.push({ qpos: im.qpos.subarray(i * Q, (i + 1) * Q), ...(objects ? { objects } : {}) });
   }
   const { poses, ee } = scene.poses(states, ghostGeoms);

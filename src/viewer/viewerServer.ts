@@ -37,7 +37,12 @@ export interface ViewerServerOptions {
 }
 
 const HOST = '127.0.0.1';
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.map': 'application/json' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json',
+};
 
 interface Client {
   ws: WebSocket;
@@ -61,7 +66,12 @@ export class ViewerServer {
   #builds: Promise<unknown> = Promise.resolve();
   #highWater: number;
 
-  private constructor(http: Server, wss: WebSocketServer, options: ViewerServerOptions, files: Map<string, { body: Buffer; type: string }>) {
+  private constructor(
+    http: Server,
+    wss: WebSocketServer,
+    options: ViewerServerOptions,
+    files: Map<string, { body: Buffer; type: string }>,
+  ) {
     this.#http = http;
     this.#wss = wss;
     this.#data = options.data;
@@ -76,7 +86,11 @@ export class ViewerServer {
     const files = readBundle(options.bundleDir);
     await options.data.poll();
     const http = createServer();
-    const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload ?? MAX_CLIENT_MESSAGE_BYTES, perMessageDeflate: false });
+    const wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxPayload ?? MAX_CLIENT_MESSAGE_BYTES,
+      perMessageDeflate: false,
+    });
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
       http.listen(options.port ?? 8090, HOST, () => {
@@ -121,7 +135,8 @@ export class ViewerServer {
   }
 
   #serve(req: IncomingMessage, res: ServerResponse): void {
-    if (!this.#ownHost(req.headers.host)) return void res.writeHead(421, { 'content-type': 'text/plain' }).end('misdirected request: wrong Host header\n');
+    if (!this.#ownHost(req.headers.host))
+      return void res.writeHead(421, { 'content-type': 'text/plain' }).end('misdirected request: wrong Host header\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
     const path = new URL(req.url ?? '/', this.url).pathname;
     const file = this.#files.get(path === '/' ? 'index.html' : path.slice(1));
@@ -156,7 +171,11 @@ export class ViewerServer {
 
   #connect(ws: WebSocket): void {
     const data = this.#data;
-    const session = new ClientSession(ws, { records: () => data.records, episodes: () => data.episodes, run: () => data.runInfo(true) }, { highWaterMark: this.#highWater });
+    const session = new ClientSession(
+      ws,
+      { records: () => data.records, episodes: () => data.episodes, run: () => data.runInfo(true) },
+      { highWaterMark: this.#highWater },
+    );
     const client: Client = { ws, session, alive: true, wants: -1 };
     this.#clients.add(client);
     ws.on('pong', () => (client.alive = true));
@@ -193,7 +212,8 @@ export class ViewerServer {
           if (client.wants !== message.request || !this.#clients.has(client)) return;
           try {
             const episode = await this.#data.episodeView(message.episode);
-            if (client.wants === message.request) client.session.episode({ type: 'episode', request: message.request, episode });
+            if (client.wants === message.request)
+              client.session.episode({ type: 'episode', request: message.request, episode });
           } catch (err) {
             client.session.error({ type: 'error', request: message.request, message: (err as Error).message });
           }
@@ -262,6 +282,7 @@ function readBundle(dir: string): Map<string, { body: Buffer; type: string }> {
     const path = join(dir, name);
     if (TYPES[ext] && statSync(path).isFile()) files.set(name, { body: readFileSync(path), type: TYPES[ext]! });
   }
-  if (!files.has('index.html') || !files.has('viewer.js')) throw new Error(`the viewer page is not built (no index.html and viewer.js in ${dir}): run \`npm run build\``);
+  if (!files.has('index.html') || !files.has('viewer.js'))
+    throw new Error(`the viewer page is not built (no index.html and viewer.js in ${dir}): run \`npm run build\``);
   return files;
 }

@@ -4,9 +4,18 @@
  */
 
 /** Downsample one H×W×3 byte frame by an integer factor into `out` at `offset` (floats in [0,1]). */
-export function downsampleFrame(src: Uint8Array, width: number, height: number, size: number, out: Float32Array, offset: number): void {
+export function downsampleFrame(
+  src: Uint8Array,
+  width: number,
+  height: number,
+  size: number,
+  out: Float32Array,
+  offset: number,
+): void {
   if (width % size !== 0 || height % size !== 0 || width / size !== height / size) {
-    throw new Error(`cannot downsample a ${width}×${height} frame to ${size}×${size}: need the same integer factor on both axes`);
+    throw new Error(
+      `cannot downsample a ${width}×${height} frame to ${size}×${size}: need the same integer factor on both axes`,
+    );
   }
   const f = width / size;
   const norm = 1 / (255 * f * f);
@@ -35,7 +44,15 @@ export function downsampleFrame(src: Uint8Array, width: number, height: number, 
 export function framesToFloat(frames: Uint8Array, width: number, height: number, size: number): Float32Array {
   const count = frames.length / (width * height * 3);
   const out = new Float32Array(count * size * size * 3);
-  for (let i = 0; i < count; i++) downsampleFrame(frames.subarray(i * width * height * 3, (i + 1) * width * height * 3), width, height, size, out, i * size * size * 3);
+  for (let i = 0; i < count; i++)
+    downsampleFrame(
+      frames.subarray(i * width * height * 3, (i + 1) * width * height * 3),
+      width,
+      height,
+      size,
+      out,
+      i * size * size * 3,
+    );
   return out;
 }
 
@@ -47,7 +64,12 @@ export function floatToBytes(frames: ArrayLike<number>): Uint8Array {
 }
 
 /** One camera's frames from a batch of observations, downsampled into [N, size, size, 3] floats. */
-export function observationFrames(observations: readonly { images: Record<string, { width: number; height: number; data: Uint8Array }> }[], camera: string, size: number, user: string): Float32Array {
+export function observationFrames(
+  observations: readonly { images: Record<string, { width: number; height: number; data: Uint8Array }> }[],
+  camera: string,
+  size: number,
+  user: string,
+): Float32Array {
   const pixels = new Float32Array(observations.length * size * size * 3);
   observations.forEach((o, i) => {
     const img = o.images[camera];

@@ -36,7 +36,10 @@ export function toPatches(images: tf.Tensor4D, patch: number): tf.Tensor2D {
   return tf.tidy(() => {
     const [n, s] = images.shape;
     const g = s / patch;
-    return images.reshape([n, g, patch, g, patch, 3]).transpose([0, 1, 3, 2, 4, 5]).reshape([n * g * g, patch * patch * 3]) as tf.Tensor2D;
+    return images
+      .reshape([n, g, patch, g, patch, 3])
+      .transpose([0, 1, 3, 2, 4, 5])
+      .reshape([n * g * g, patch * patch * 3]) as tf.Tensor2D;
   });
 }
 
@@ -44,7 +47,10 @@ export function toPatches(images: tf.Tensor4D, patch: number): tf.Tensor2D {
 export function fromPatches(patches: tf.Tensor2D, n: number, size: number, patch: number): tf.Tensor4D {
   return tf.tidy(() => {
     const g = size / patch;
-    return patches.reshape([n, g, g, patch, patch, 3]).transpose([0, 1, 3, 2, 4, 5]).reshape([n, size, size, 3]) as tf.Tensor4D;
+    return patches
+      .reshape([n, g, g, patch, patch, 3])
+      .transpose([0, 1, 3, 2, 4, 5])
+      .reshape([n, size, size, 3]) as tf.Tensor4D;
   });
 }
 
@@ -69,7 +75,8 @@ export class PatchEncoder {
   #coords: tf.Tensor2D | undefined;
 
   constructor(config: PatchCodecConfig, prefix = 'encoder') {
-    if (config.imageSize % config.patch !== 0) throw new Error(`patch ${config.patch} does not divide image size ${config.imageSize}`);
+    if (config.imageSize % config.patch !== 0)
+      throw new Error(`patch ${config.patch} does not divide image size ${config.imageSize}`);
     this.config = config;
     const patches = (config.imageSize / config.patch) ** 2;
     this.patchW = glorot([config.patch * config.patch * 3, config.patchDim], config.seed * 31 + 1, `${prefix}/patch_w`);
@@ -86,7 +93,8 @@ export class PatchEncoder {
       // Pixel-centre coordinates in [-1, 1], row-major like the image.
       const S = config.imageSize;
       const xy = new Float32Array(S * S * 2);
-      for (let y = 0; y < S; y++) for (let x = 0; x < S; x++) xy.set([((x + 0.5) / S) * 2 - 1, ((y + 0.5) / S) * 2 - 1], (y * S + x) * 2);
+      for (let y = 0; y < S; y++)
+        for (let x = 0; x < S; x++) xy.set([((x + 0.5) / S) * 2 - 1, ((y + 0.5) / S) * 2 - 1], (y * S + x) * 2);
       this.#coords = tf.keep(tf.tensor2d(xy, [S * S, 2]));
     }
   }
@@ -109,7 +117,13 @@ export class PatchEncoder {
       f = swish(tf.add(tf.matMul(f, this.pixelW[0]!), this.pixelB[0]!) as tf.Tensor2D);
       f = tf.add(tf.matMul(f, this.pixelW[1]!), this.pixelB[1]!) as tf.Tensor2D;
       // Spatial softmax: a distribution over pixels per feature channel, then its expected position.
-      const logits = tf.mul(f.reshape([n, S * S, C]).transpose([0, 2, 1]).reshape([n * C, S * S]), tf.exp(this.keypointLogGain!)) as tf.Tensor2D;
+      const logits = tf.mul(
+        f
+          .reshape([n, S * S, C])
+          .transpose([0, 2, 1])
+          .reshape([n * C, S * S]),
+        tf.exp(this.keypointLogGain!),
+      ) as tf.Tensor2D;
       const attention = tf.softmax(logits);
       const points = tf.matMul(attention, this.#coords!).reshape([n, 2 * C]);
       return tf.concat([dense, points], 1) as tf.Tensor2D;
@@ -117,7 +131,15 @@ export class PatchEncoder {
   }
 
   variables(): tf.Variable[] {
-    return [this.patchW, this.patchB, this.mixW, this.mixB, ...this.pixelW, ...this.pixelB, ...(this.keypointLogGain ? [this.keypointLogGain] : [])];
+    return [
+      this.patchW,
+      this.patchB,
+      this.mixW,
+      this.mixB,
+      ...this.pixelW,
+      ...this.pixelB,
+      ...(this.keypointLogGain ? [this.keypointLogGain] : []),
+    ];
   }
 
   dispose(): void {
@@ -136,7 +158,11 @@ export class PatchDecoder {
   constructor(config: PatchCodecConfig, prefix = 'decoder') {
     this.config = config;
     const patches = (config.imageSize / config.patch) ** 2;
-    this.expandW = glorot([codecOutputDim(config), patches * config.patchDim], config.seed * 31 + 3, `${prefix}/expand_w`);
+    this.expandW = glorot(
+      [codecOutputDim(config), patches * config.patchDim],
+      config.seed * 31 + 3,
+      `${prefix}/expand_w`,
+    );
     this.expandB = newVariable(tf.zeros([patches * config.patchDim]), `${prefix}/expand_b`);
     this.pixelW = glorot([config.patchDim, config.patch * config.patch * 3], config.seed * 31 + 4, `${prefix}/pixel_w`);
     this.pixelB = newVariable(tf.zeros([config.patch * config.patch * 3]), `${prefix}/pixel_b`);
@@ -146,7 +172,10 @@ export class PatchDecoder {
   decode(latents: tf.Tensor2D): tf.Tensor4D {
     return tf.tidy(() => {
       const n = latents.shape[0];
-      const h = swish(tf.add(tf.matMul(latents, this.expandW), this.expandB)).reshape([-1, this.config.patchDim]) as tf.Tensor2D;
+      const h = swish(tf.add(tf.matMul(latents, this.expandW), this.expandB)).reshape([
+        -1,
+        this.config.patchDim,
+      ]) as tf.Tensor2D;
       const pixels = tf.sigmoid(tf.add(tf.matMul(h, this.pixelW), this.pixelB)) as tf.Tensor2D;
       return fromPatches(pixels, n, this.config.imageSize, this.config.patch);
     });

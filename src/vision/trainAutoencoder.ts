@@ -13,7 +13,13 @@ export interface AutoencoderOptions {
   learningRate: number;
   seed: number;
   onStep?: (step: number, steps: number, epoch: number) => void;
-  onEpoch?: (m: { epoch: number; trainLoss: number; validationLoss: number; seconds: number; numTensors: number }) => void;
+  onEpoch?: (m: {
+    epoch: number;
+    trainLoss: number;
+    validationLoss: number;
+    seconds: number;
+    numTensors: number;
+  }) => void;
   signal?: AbortSignal;
 }
 
@@ -25,12 +31,20 @@ export function reconstructionLoss(images: tf.Tensor4D, recon: tf.Tensor4D): tf.
   });
 }
 
-export async function trainAutoencoder(encoder: PatchEncoder, decoder: PatchDecoder, frames: Float32Array, trainIdx: number[], valIdx: number[], options: AutoencoderOptions) {
+export async function trainAutoencoder(
+  encoder: PatchEncoder,
+  decoder: PatchDecoder,
+  frames: Float32Array,
+  trainIdx: number[],
+  valIdx: number[],
+  options: AutoencoderOptions,
+) {
   const S = encoder.config.imageSize;
   const frameSize = S * S * 3;
   const gather = (idx: ArrayLike<number>) => {
     const out = new Float32Array(idx.length * frameSize);
-    for (let i = 0; i < idx.length; i++) out.set(frames.subarray(idx[i]! * frameSize, (idx[i]! + 1) * frameSize), i * frameSize);
+    for (let i = 0; i < idx.length; i++)
+      out.set(frames.subarray(idx[i]! * frameSize, (idx[i]! + 1) * frameSize), i * frameSize);
     return tf.tensor4d(out, [idx.length, S, S, 3]);
   };
   const rng = new Rng(options.seed * 131 + 7);
@@ -51,7 +65,11 @@ export async function trainAutoencoder(encoder: PatchEncoder, decoder: PatchDeco
       for (let s = 0; s < steps; s++) {
         const images = gather(order.subarray(s * B, (s + 1) * B));
         try {
-          const loss = optimizer.minimize(() => reconstructionLoss(images, decoder.decode(encoder.encode(images))), true, vars)!;
+          const loss = optimizer.minimize(
+            () => reconstructionLoss(images, decoder.decode(encoder.encode(images))),
+            true,
+            vars,
+          )!;
           sum += (await loss.data())[0]!;
           loss.dispose();
         } finally {
@@ -61,7 +79,13 @@ export async function trainAutoencoder(encoder: PatchEncoder, decoder: PatchDeco
         if (s % 8 === 7) await new Promise((r) => setImmediate(r));
       }
       const validationLoss = await evaluateReconstruction(encoder, decoder, valIdx.length ? valIdx : trainIdx, gather);
-      const m = { epoch, trainLoss: sum / steps, validationLoss, seconds: (performance.now() - started) / 1000, numTensors: tf.memory().numTensors };
+      const m = {
+        epoch,
+        trainLoss: sum / steps,
+        validationLoss,
+        seconds: (performance.now() - started) / 1000,
+        numTensors: tf.memory().numTensors,
+      };
       history.push(m);
       options.onEpoch?.(m);
     }
@@ -71,7 +95,12 @@ export async function trainAutoencoder(encoder: PatchEncoder, decoder: PatchDeco
   return history;
 }
 
-async function evaluateReconstruction(encoder: PatchEncoder, decoder: PatchDecoder, idx: number[], gather: (i: ArrayLike<number>) => tf.Tensor4D): Promise<number> {
+async function evaluateReconstruction(
+  encoder: PatchEncoder,
+  decoder: PatchDecoder,
+  idx: number[],
+  gather: (i: ArrayLike<number>) => tf.Tensor4D,
+): Promise<number> {
   let sum = 0;
   for (let i = 0; i < idx.length; i += 256) {
     const part = idx.slice(i, i + 256);

@@ -29,7 +29,10 @@ export class EndEffectorFeatures {
   /** Each episode with `state` widened from Z to Z + 3 per step: [state, end-effector xyz]. */
   append(episodes: Episode[]): Episode[] {
     return episodes.map((e) => {
-      if (e.robot !== this.robot) throw new Error(`episode ${e.id} is of robot '${e.robot}'; these end-effector features compute ${this.robot}'s kinematics`);
+      if (e.robot !== this.robot)
+        throw new Error(
+          `episode ${e.id} is of robot '${e.robot}'; these end-effector features compute ${this.robot}'s kinematics`,
+        );
       const count = e.steps + 1;
       const Z = e.stateDim;
       const W = Z + END_EFFECTOR_DIM;

@@ -17,7 +17,11 @@ import * as tf from '@tensorflow/tfjs';
 const members = (t: tf.Tensor3D) => tf.split(t, t.shape[0], 0) as tf.Tensor3D[];
 
 /** Member-wise products a[m] · b[m], each 3-D with a batch of one (XNNPACK's path, and no reshape copies), concatenated to [K, N, O]. */
-const products = (as: tf.Tensor3D[], bs: tf.Tensor3D[]) => tf.concat(as.map((a, m) => tf.matMul(a, bs[m]!)), 0) as tf.Tensor3D;
+const products = (as: tf.Tensor3D[], bs: tf.Tensor3D[]) =>
+  tf.concat(
+    as.map((a, m) => tf.matMul(a, bs[m]!)),
+    0,
+  ) as tf.Tensor3D;
 
 const product = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
   const [x, w, save] = args as [tf.Tensor3D, tf.Tensor3D, tf.GradSaveFunc];
@@ -35,7 +39,8 @@ const product = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
 
 /** The per-member product on any backend (ensembleMatMul picks it on wasm only). */
 export function perMemberMatMul(x: tf.Tensor3D, w: tf.Tensor3D): tf.Tensor3D {
-  if (x.shape[0] !== w.shape[0] || x.shape[2] !== w.shape[1]) throw new Error(`ensembleMatMul: shapes ${JSON.stringify(x.shape)} · ${JSON.stringify(w.shape)} do not match`);
+  if (x.shape[0] !== w.shape[0] || x.shape[2] !== w.shape[1])
+    throw new Error(`ensembleMatMul: shapes ${JSON.stringify(x.shape)} · ${JSON.stringify(w.shape)} do not match`);
   return product(x, w) as tf.Tensor3D;
 }
 

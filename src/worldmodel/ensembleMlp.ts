@@ -29,7 +29,12 @@ export class EnsembleMlp {
       const fanOut = sizes[l + 1]!;
       // Glorot-uniform, seeded per layer so each member starts differently but reproducibly.
       const limit = Math.sqrt(6 / (fanIn + fanOut));
-      this.weights.push(newVariable(tf.randomUniform([spec.members, fanIn, fanOut], -limit, limit, 'float32', spec.seed * 1000 + l), `${spec.name}/w${l}`));
+      this.weights.push(
+        newVariable(
+          tf.randomUniform([spec.members, fanIn, fanOut], -limit, limit, 'float32', spec.seed * 1000 + l),
+          `${spec.name}/w${l}`,
+        ),
+      );
       this.biases.push(newVariable(tf.zeros([spec.members, 1, fanOut]), `${spec.name}/b${l}`));
     }
   }

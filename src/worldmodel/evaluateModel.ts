@@ -35,7 +35,11 @@ export interface WorldModelEvaluation {
  * `episodes` carry the model's state layout (for the video kind: latents in place of the object
  * state); `objectState` says whether their state holds object poses (target object first).
  */
-export function evaluateDynamics(model: StateWorldModel, episodes: Episode[], options: { horizon: number; objectState: boolean; chunk?: number }): WorldModelEvaluation {
+export function evaluateDynamics(
+  model: StateWorldModel,
+  episodes: Episode[],
+  options: { horizon: number; objectState: boolean; chunk?: number },
+): WorldModelEvaluation {
   const { horizon, chunk = 256 } = options;
   const w = buildWindows(episodes, horizon);
   const qposDim = episodes[0]!.qposDim;
@@ -52,7 +56,10 @@ export function evaluateDynamics(model: StateWorldModel, episodes: Episode[], op
   for (let start = 0; start < w.count; start += chunk) {
     const idx = Array.from({ length: Math.min(chunk, w.count - start) }, (_, i) => start + i);
     const B = idx.length;
-    const batch = gatherBatch(w, Array.from({ length: K }, () => idx));
+    const batch = gatherBatch(
+      w,
+      Array.from({ length: K }, () => idx),
+    );
     const steps = idx.map((n) => w.mask.subarray(n * horizon, (n + 1) * horizon).reduce((a, v) => a + v, 0));
     const best = new Float32Array(B);
     const label = new Float32Array(B);
@@ -105,7 +112,12 @@ export function evaluateDynamics(model: StateWorldModel, episodes: Episode[], op
     horizon,
     oneStep: finish(acc.one),
     hStep: finish(acc.h),
-    success: { auroc: auroc(scores, labels), ece: expectedCalibrationError(scores, labels), positives: labels.reduce((a, v) => a + v, 0), count: labels.length },
+    success: {
+      auroc: auroc(scores, labels),
+      ece: expectedCalibrationError(scores, labels),
+      positives: labels.reduce((a, v) => a + v, 0),
+      count: labels.length,
+    },
     varianceErrorSpearman: spearman(variances, errors),
   };
 }
@@ -121,7 +133,13 @@ function zero(): Acc {
   return { n: 0, stateMse: 0, joint: 0, object: 0 };
 }
 
-function stateErrors(model: StateWorldModel, pred: Float32Array, truth: Float32Array, nJoints: number, objectStart: number): { stateMse: number; joint: number; object: number } {
+function stateErrors(
+  model: StateWorldModel,
+  pred: Float32Array,
+  truth: Float32Array,
+  nJoints: number,
+  objectStart: number,
+): { stateMse: number; joint: number; object: number } {
   const std = model.stateNorm.std;
   let mse = 0;
   for (let d = 0; d < pred.length; d++) mse += ((pred[d]! - truth[d]!) / std[d]!) ** 2;

@@ -49,19 +49,30 @@ export interface Trainable {
   loss(batch: WindowBatch): Record<string, tf.Scalar> & { total: tf.Scalar; selection: tf.Scalar };
 }
 
-export async function fitEnsemble(model: Trainable, windows: Windows, trainIdx: number[], valIdx: number[], options: FitOptions): Promise<FitReport> {
+export async function fitEnsemble(
+  model: Trainable,
+  windows: Windows,
+  trainIdx: number[],
+  valIdx: number[],
+  options: FitOptions,
+): Promise<FitReport> {
   if (trainIdx.length === 0) throw new Error('no training windows');
   const K = model.members;
   const B = Math.min(options.batchSize, trainIdx.length);
   const rngs = Array.from({ length: K }, (_, m) => new Rng(options.seed * 7919 + m));
-  const bootstrap = rngs.map((rng) => Int32Array.from({ length: trainIdx.length }, () => trainIdx[rng.int(trainIdx.length)]!));
+  const bootstrap = rngs.map((rng) =>
+    Int32Array.from({ length: trainIdx.length }, () => trainIdx[rng.int(trainIdx.length)]!),
+  );
   const optimizer = tf.train.adam(options.learningRate);
   const vars = model.variables();
   const history: EpochMetrics[] = [];
   let best = { loss: Infinity, epoch: -1, weights: [] as tf.Tensor[] };
   let stoppedEarly = false;
   const fullSteps = Math.floor(trainIdx.length / B);
-  const stepsPerEpoch = Math.max(1, options.maxStepsPerEpoch ? Math.min(options.maxStepsPerEpoch, fullSteps) : fullSteps);
+  const stepsPerEpoch = Math.max(
+    1,
+    options.maxStepsPerEpoch ? Math.min(options.maxStepsPerEpoch, fullSteps) : fullSteps,
+  );
   try {
     for (let epoch = 0; epoch < options.epochs; epoch++) {
       if (options.signal?.aborted) break;
@@ -69,13 +80,20 @@ export async function fitEnsemble(model: Trainable, windows: Windows, trainIdx: 
       bootstrap.forEach((b, m) => shuffleInPlace(b, rngs[m]!));
       let lossSum = 0;
       for (let s = 0; s < stepsPerEpoch; s++) {
-        const batch = gatherBatch(windows, bootstrap.map((b) => b.subarray(s * B, (s + 1) * B)));
+        const batch = gatherBatch(
+          windows,
+          bootstrap.map((b) => b.subarray(s * B, (s + 1) * B)),
+        );
         try {
-          const loss = optimizer.minimize(() => {
-            const parts = model.loss(batch);
-            for (const [name, t] of Object.entries(parts)) if (name !== 'total') t.dispose();
-            return parts.total;
-          }, true, vars);
+          const loss = optimizer.minimize(
+            () => {
+              const parts = model.loss(batch);
+              for (const [name, t] of Object.entries(parts)) if (name !== 'total') t.dispose();
+              return parts.total;
+            },
+            true,
+            vars,
+          );
           lossSum += (await loss!.data())[0]!;
           loss!.dispose();
         } finally {
@@ -113,11 +131,19 @@ export async function fitEnsemble(model: Trainable, windows: Windows, trainIdx: 
 }
 
 /** Mean loss parts over windows, every member on the same windows, in chunks. */
-export async function evaluateLoss(model: Trainable, windows: Windows, idx: number[], chunk = 256): Promise<Record<string, number>> {
+export async function evaluateLoss(
+  model: Trainable,
+  windows: Windows,
+  idx: number[],
+  chunk = 256,
+): Promise<Record<string, number>> {
   const sums: Record<string, number> = {};
   for (let i = 0; i < idx.length; i += chunk) {
     const part = idx.slice(i, i + chunk);
-    const batch = gatherBatch(windows, Array.from({ length: model.members }, () => part));
+    const batch = gatherBatch(
+      windows,
+      Array.from({ length: model.members }, () => part),
+    );
     try {
       const parts = tf.tidy(() => model.loss(batch));
       for (const [name, t] of Object.entries(parts)) {

@@ -26,7 +26,11 @@ export interface ImaginationPolicy {
 /** The one-step model imagination needs (both world-model kinds implement it). */
 export interface DynamicsModel {
   readonly members: number;
-  step(x: tf.Tensor3D, action: tf.Tensor3D, context: tf.Tensor3D): { next: tf.Tensor3D; successLogit: tf.Tensor2D; progress: tf.Tensor2D };
+  step(
+    x: tf.Tensor3D,
+    action: tf.Tensor3D,
+    context: tf.Tensor3D,
+  ): { next: tf.Tensor3D; successLogit: tf.Tensor2D; progress: tf.Tensor2D };
 }
 
 export interface ImaginationStarts {
@@ -73,12 +77,19 @@ export interface ImagineOptions {
   terminateAt?: number;
 }
 
-export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts: ImaginationStarts, horizon: number, options: ImagineOptions = {}): ImaginedRollouts {
+export function imagine(
+  model: DynamicsModel,
+  policy: ImaginationPolicy,
+  starts: ImaginationStarts,
+  horizon: number,
+  options: ImagineOptions = {},
+): ImaginedRollouts {
   const { rule = 'final', terminateAt } = options;
   const K = model.members;
   const B = starts.instructions.length;
   const D = starts.stateDim;
-  if (starts.states.length !== B * D) throw new Error(`starts: expected ${B}×${D} state values, got ${starts.states.length}`);
+  if (starts.states.length !== B * D)
+    throw new Error(`starts: expected ${B}×${D} state values, got ${starts.states.length}`);
   const C = starts.context.length / B;
   const rollout = Int32Array.from({ length: K * B }, (_, i) => i % B);
   const instructions = Array.from(rollout, (b) => starts.instructions[b]!);
@@ -98,7 +109,13 @@ export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts:
     for (let t = 0; t < horizon; t++) {
       const next = tf.tidy(() => {
         const flat = x.reshape([K * B, -1]) as tf.Tensor2D;
-        const action = policy.act({ step: t, state: flat, context: context.reshape([K * B, C]) as tf.Tensor2D, instructions, rollout });
+        const action = policy.act({
+          step: t,
+          state: flat,
+          context: context.reshape([K * B, C]) as tf.Tensor2D,
+          instructions,
+          rollout,
+        });
         A = action.shape[1];
         const out = model.step(x, action.reshape([K, B, A]) as tf.Tensor3D, context);
         actions ??= new Float32Array(horizon * K * B * A);
@@ -130,8 +147,27 @@ export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts:
     x.dispose();
     context.dispose();
   }
-  const { score, variance } = rolloutScores(rule === 'progress' ? progress : successProb, horizon, K, B, rule === 'max' ? 'max' : 'final');
-  return { horizon, members: K, rollouts: B, stateDim: D, actionDim: A, states, actions: actions ?? new Float32Array(0), successProb, progress, score, scoreVariance: variance, acting };
+  const { score, variance } = rolloutScores(
+    rule === 'progress' ? progress : successProb,
+    horizon,
+    K,
+    B,
+    rule === 'max' ? 'max' : 'final',
+  );
+  return {
+    horizon,
+    members: K,
+    rollouts: B,
+    stateDim: D,
+    actionDim: A,
+    states,
+    actions: actions ?? new Float32Array(0),
+    successProb,
+    progress,
+    score,
+    scoreVariance: variance,
+    acting,
+  };
 }
 
 /**
@@ -146,7 +182,13 @@ export function imagine(model: DynamicsModel, policy: ImaginationPolicy, starts:
 export type ScoreRule = 'final' | 'max' | 'progress';
 
 /** Per member: the rollout's score over the horizon from per-step values (H × K × B); then mean and variance over members. */
-export function rolloutScores(values: Float32Array, horizon: number, K: number, B: number, rule: 'final' | 'max' = 'final'): { score: Float32Array; variance: Float32Array } {
+export function rolloutScores(
+  values: Float32Array,
+  horizon: number,
+  K: number,
+  B: number,
+  rule: 'final' | 'max' = 'final',
+): { score: Float32Array; variance: Float32Array } {
   const score = new Float32Array(B);
   const variance = new Float32Array(B);
   for (let b = 0; b < B; b++) {

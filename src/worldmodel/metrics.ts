@@ -59,7 +59,8 @@ export function auroc(scores: ArrayLike<number>, labels: Labels): number {
  */
 export function expectedCalibrationError(probs: ArrayLike<number>, labels: Labels, bins = 10): number {
   sameLength('expectedCalibrationError', probs, labels);
-  if (!Number.isInteger(bins) || bins < 1) throw new Error(`expectedCalibrationError: bins must be a positive integer, got ${bins}`);
+  if (!Number.isInteger(bins) || bins < 1)
+    throw new Error(`expectedCalibrationError: bins must be a positive integer, got ${bins}`);
   const pos = binaryLabels('expectedCalibrationError', labels);
   const n = probs.length;
   if (n === 0) return NaN;

@@ -23,7 +23,12 @@ export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk
   return episodes.map((e) => {
     const cam = e.cameras[camera];
     if (!cam) throw new Error(`episode ${e.id} has no '${camera}' camera, which the policy sees`);
-    const frames = framesToFloat(cam.frames.subarray(0, (e.steps + 1) * cam.width * cam.height * 3), cam.width, cam.height, S);
+    const frames = framesToFloat(
+      cam.frames.subarray(0, (e.steps + 1) * cam.width * cam.height * 3),
+      cam.width,
+      cam.height,
+      S,
+    );
     const count = e.steps + 1;
     const Z = policy.latentDim;
     const latents = new Float32Array(count * Z);
@@ -31,8 +36,14 @@ export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk
     for (let i = 0; i < count; i += chunk) {
       const m = Math.min(chunk, count - i);
       const z = tf.tidy(() => {
-        const tokens = tf.tensor2d(Int32Array.from({ length: m * ids.length }, (_, j) => ids[j % ids.length]!), [m, ids.length], 'int32');
-        return policy.perceive(tf.tensor4d(frames.subarray(i * S * S * 3, (i + m) * S * S * 3), [m, S, S, 3]), tokens).dataSync() as Float32Array;
+        const tokens = tf.tensor2d(
+          Int32Array.from({ length: m * ids.length }, (_, j) => ids[j % ids.length]!),
+          [m, ids.length],
+          'int32',
+        );
+        return policy
+          .perceive(tf.tensor4d(frames.subarray(i * S * S * 3, (i + m) * S * S * 3), [m, S, S, 3]), tokens)
+          .dataSync() as Float32Array;
       });
       latents.set(z, i * Z);
     }
@@ -41,8 +52,16 @@ export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk
 }
 
 /** Train the dynamics on episodes already in the world model's layout (see worldModelEpisodes), and record that layout. */
-export async function trainPerceptionWorldModel(modelEpisodes: Episode[], config: WorldModelConfig, layout: PerceptionLayout, hooks: TrainHooks = {}): Promise<WorldModel> {
-  if (config.kind !== 'state') throw new Error(`the perception world model uses the 'state' kind over perception latents; got kind '${config.kind}'`);
+export async function trainPerceptionWorldModel(
+  modelEpisodes: Episode[],
+  config: WorldModelConfig,
+  layout: PerceptionLayout,
+  hooks: TrainHooks = {},
+): Promise<WorldModel> {
+  if (config.kind !== 'state')
+    throw new Error(
+      `the perception world model uses the 'state' kind over perception latents; got kind '${config.kind}'`,
+    );
   const { model } = await WorldModel.train(modelEpisodes, config, hooks);
   model.meta.perception = { ...layout };
   return model;
@@ -59,16 +78,25 @@ export function perceptionLayout(model: WorldModel, policy: VlaPolicy): Percepti
   const recorded = model.meta.perception;
   if (recorded) {
     const expected = base + (recorded.endEffector ? END_EFFECTOR_DIM : 0);
-    if (width !== expected) throw new Error(`the world model's ${width}-dim state is not this policy's perception${recorded.endEffector ? ' with the end-effector position' : ''} (${expected}): it was trained for another policy`);
+    if (width !== expected)
+      throw new Error(
+        `the world model's ${width}-dim state is not this policy's perception${recorded.endEffector ? ' with the end-effector position' : ''} (${expected}): it was trained for another policy`,
+      );
     return { ...recorded };
   }
   if (width === base) return { endEffector: false };
   if (width === base + END_EFFECTOR_DIM) return { endEffector: true };
-  throw new Error(`the world model's ${width}-dim state is neither this policy's perception (${base}) nor that with the end-effector position (${base + END_EFFECTOR_DIM}): it was trained for another policy`);
+  throw new Error(
+    `the world model's ${width}-dim state is neither this policy's perception (${base}) nor that with the end-effector position (${base + END_EFFECTOR_DIM}): it was trained for another policy`,
+  );
 }
 
 /** The end-effector features a loaded world model's state holds (computed for `robot`), if any. */
-export async function featuresOfModel(model: WorldModel, policy: VlaPolicy, robot: string): Promise<EndEffectorFeatures | undefined> {
+export async function featuresOfModel(
+  model: WorldModel,
+  policy: VlaPolicy,
+  robot: string,
+): Promise<EndEffectorFeatures | undefined> {
   return perceptionLayout(model, policy).endEffector ? EndEffectorFeatures.forRobot(robot) : undefined;
 }
 
@@ -77,14 +105,29 @@ export async function featuresOfModel(model: WorldModel, policy: VlaPolicy, robo
  * `endEffector` the end-effector position after them (src/worldmodel/endEffectorFeatures.ts). The policy
  * reads only [proprio, latent], the leading part, so it acts on imagined states of either layout alike.
  */
-export function worldModelEpisodes(policy: VlaPolicy, episodes: Episode[], endEffector?: EndEffectorFeatures): Episode[] {
+export function worldModelEpisodes(
+  policy: VlaPolicy,
+  episodes: Episode[],
+  endEffector?: EndEffectorFeatures,
+): Episode[] {
   const perceived = perceptionEpisodes(policy, episodes);
   return endEffector ? endEffector.append(perceived) : perceived;
 }
 
 /** The world-model state of each episode's first observation (see worldModelEpisodes), B × D. */
-export function startStates(policy: VlaPolicy, episodes: Episode[], endEffector?: EndEffectorFeatures): { states: Float32Array; stateDim: number } {
-  const first = worldModelEpisodes(policy, episodes.map((e) => ({ ...e, steps: 0 })), endEffector);
-  const { states, stateDim } = statesAt(first, first.map(() => 0));
+export function startStates(
+  policy: VlaPolicy,
+  episodes: Episode[],
+  endEffector?: EndEffectorFeatures,
+): { states: Float32Array; stateDim: number } {
+  const first = worldModelEpisodes(
+    policy,
+    episodes.map((e) => ({ ...e, steps: 0 })),
+    endEffector,
+  );
+  const { states, stateDim } = statesAt(
+    first,
+    first.map(() => 0),
+  );
   return { states, stateDim };
 }

@@ -14,7 +14,10 @@ import type { WindowBatch } from './windowBatch.ts';
 
 export function sceneScoreTrainable(model: StateWorldModel): Trainable {
   const scoreNet = model.scoreNet;
-  if (!scoreNet) throw new Error('this world model scores with the joint head: there is no scene score network to refit alone (world-model scoreHead: scene)');
+  if (!scoreNet)
+    throw new Error(
+      'this world model scores with the joint head: there is no scene score network to refit alone (world-model scoreHead: scene)',
+    );
   return {
     members: model.members,
     variables: () => scoreNet.variables(),
@@ -25,7 +28,9 @@ export function sceneScoreTrainable(model: StateWorldModel): Trainable {
         // The window's real next states, as [K, B·k, D], scored against their labels.
         const next = batch.states.slice([0, 0, 1, 0], [K, B, k, D]).reshape([K, B * k, D]) as tf.Tensor3D;
         const C = batch.context.shape[2];
-        const context = tf.tile(batch.context.reshape([K, B, 1, C]), [1, 1, k, 1]).reshape([K, B * k, C]) as tf.Tensor3D;
+        const context = tf
+          .tile(batch.context.reshape([K, B, 1, C]), [1, 1, k, 1])
+          .reshape([K, B * k, C]) as tf.Tensor3D;
         const scored = model.sceneScore(next, context);
         const m = batch.mask.reshape([K, B * k]);
         const count = tf.maximum(tf.sum(m), 1);

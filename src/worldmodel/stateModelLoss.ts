@@ -40,14 +40,27 @@ export function stateModelLoss(model: StateWorldModel, batch: WindowBatch): Loss
       const out = model.transition(x, action, batch.context);
       const masked = (t: tf.Tensor) => tf.div(tf.sum(tf.mul(t, m)), count) as tf.Scalar;
       nll = tf.add(nll, masked(model.transitionNll(out, x, target)));
-      deltaMse = tf.add(deltaMse, masked(tf.mean(tf.square(tf.sub(out.deltaMean, model.deltaNorm.normalize(tf.sub(target, x)))), 2)));
+      deltaMse = tf.add(
+        deltaMse,
+        masked(tf.mean(tf.square(tf.sub(out.deltaMean, model.deltaNorm.normalize(tf.sub(target, x)))), 2)),
+      );
       // A scene score network learns from the real next state (it scores states, whoever predicted them); the joint head from the model's own step.
       const scored = model.scoreNet ? model.sceneScore(target, batch.context) : out;
-      bce = tf.add(bce, masked(bceWithLogits(scored.successLogit, batch.success.slice([0, 0, i], [K, B, 1]).reshape([K, B]))));
-      mse = tf.add(mse, masked(tf.square(tf.sub(scored.progress, batch.progress.slice([0, 0, i], [K, B, 1]).reshape([K, B])))));
+      bce = tf.add(
+        bce,
+        masked(bceWithLogits(scored.successLogit, batch.success.slice([0, 0, i], [K, B, 1]).reshape([K, B]))),
+      );
+      mse = tf.add(
+        mse,
+        masked(tf.square(tf.sub(scored.progress, batch.progress.slice([0, 0, i], [K, B, 1]).reshape([K, B])))),
+      );
       x = out.next;
     }
-    const parts = { nll: tf.div(nll, k) as tf.Scalar, success: tf.div(bce, k) as tf.Scalar, progress: tf.div(mse, k) as tf.Scalar };
+    const parts = {
+      nll: tf.div(nll, k) as tf.Scalar,
+      success: tf.div(bce, k) as tf.Scalar,
+      progress: tf.div(mse, k) as tf.Scalar,
+    };
     const msePart = tf.div(deltaMse, k) as tf.Scalar;
     return {
       ...parts,

@@ -64,11 +64,30 @@ export class StateWorldModel {
     this.dims = dims;
     this.stateNorm = new Normalizer(stats.state);
     this.deltaNorm = new Normalizer(stats.delta);
-    if (this.stateNorm.dim !== dims.state || this.deltaNorm.dim !== dims.state) throw new Error('normalisation statistics do not match the state dimension');
-    this.net = new EnsembleMlp({ name: 'state', members: config.members, input: dims.state + dims.action + dims.context, hidden: config.hidden, output: 2 * dims.state + 2, seed: config.seed });
+    if (this.stateNorm.dim !== dims.state || this.deltaNorm.dim !== dims.state)
+      throw new Error('normalisation statistics do not match the state dimension');
+    this.net = new EnsembleMlp({
+      name: 'state',
+      members: config.members,
+      input: dims.state + dims.action + dims.context,
+      hidden: config.hidden,
+      output: 2 * dims.state + 2,
+      seed: config.seed,
+    });
     const from = config.sceneFrom;
-    if (from !== undefined && (!Number.isInteger(from) || from < 0 || from >= dims.state)) throw new Error(`scene score head: the scene part must start inside the ${dims.state}-dim state, got ${from}`);
-    this.scoreNet = from === undefined ? undefined : new EnsembleMlp({ name: 'score', members: config.members, input: dims.state - from + dims.context, hidden: config.hidden, output: 2, seed: config.seed + 7919 });
+    if (from !== undefined && (!Number.isInteger(from) || from < 0 || from >= dims.state))
+      throw new Error(`scene score head: the scene part must start inside the ${dims.state}-dim state, got ${from}`);
+    this.scoreNet =
+      from === undefined
+        ? undefined
+        : new EnsembleMlp({
+            name: 'score',
+            members: config.members,
+            input: dims.state - from + dims.context,
+            hidden: config.hidden,
+            output: 2,
+            seed: config.seed + 7919,
+          });
   }
 
   /** Success logit and progress of raw states x [K,N,D] from the scene score network, [K, N] each. */
@@ -78,7 +97,10 @@ export class StateWorldModel {
       const from = this.config.sceneFrom!;
       const scene = this.stateNorm.normalize(x).slice([0, 0, from], [-1, -1, -1]);
       const out = this.scoreNet!.apply(tf.concat([scene, context], 2) as tf.Tensor3D);
-      return { successLogit: out.slice([0, 0, 0], [-1, -1, 1]).squeeze([2]) as tf.Tensor2D, progress: tf.sigmoid(out.slice([0, 0, 1], [-1, -1, 1]).squeeze([2])) as tf.Tensor2D };
+      return {
+        successLogit: out.slice([0, 0, 0], [-1, -1, 1]).squeeze([2]) as tf.Tensor2D,
+        progress: tf.sigmoid(out.slice([0, 0, 1], [-1, -1, 1]).squeeze([2])) as tf.Tensor2D,
+      };
     });
   }
 
@@ -109,7 +131,13 @@ export class StateWorldModel {
       const progress = tf.sigmoid(out.slice([0, 0, 2 * D + 1], [-1, -1, 1]).squeeze([2])) as tf.Tensor2D;
       // Imagined states stay within STATE_BOUND_STD of the data: a diverging rollout would
       // otherwise feed the policy inputs it has never seen (its KL to BC reached 1e13).
-      const next = this.stateNorm.denormalize(tf.clipByValue(this.stateNorm.normalize(tf.add(x, this.deltaNorm.denormalize(deltaMean))), -STATE_BOUND_STD, STATE_BOUND_STD)) as tf.Tensor3D;
+      const next = this.stateNorm.denormalize(
+        tf.clipByValue(
+          this.stateNorm.normalize(tf.add(x, this.deltaNorm.denormalize(deltaMean))),
+          -STATE_BOUND_STD,
+          STATE_BOUND_STD,
+        ),
+      ) as tf.Tensor3D;
       return { next, deltaMean, logVar, successLogit, progress };
     });
   }

@@ -54,7 +54,10 @@ export function episodeStates(e: Episode): Float32Array {
 export function buildWindows(episodes: Episode[], k: number): Windows {
   if (episodes.length === 0) throw new Error('no episodes to train on');
   const first = episodes[0]!;
-  if (first.stateDim === 0) throw new Error('episodes carry no privileged state: the state world model needs simulator episodes (or use the video kind)');
+  if (first.stateDim === 0)
+    throw new Error(
+      'episodes carry no privileged state: the state world model needs simulator episodes (or use the video kind)',
+    );
   const stateDim = 2 * first.qposDim + first.stateDim;
   const actionDim = first.actionDim;
   const count = episodes.reduce((n, e) => n + e.steps, 0);
@@ -73,7 +76,8 @@ export function buildWindows(episodes: Episode[], k: number): Windows {
   };
   let n = 0;
   episodes.forEach((e, ei) => {
-    if (2 * e.qposDim + e.stateDim !== stateDim || e.actionDim !== actionDim) throw new Error(`episode ${e.id} has other dimensions than the first episode`);
+    if (2 * e.qposDim + e.stateDim !== stateDim || e.actionDim !== actionDim)
+      throw new Error(`episode ${e.id} has other dimensions than the first episode`);
     const xs = episodeStates(e);
     const ctx = familyOneHot(e.task.family);
     for (let t = 0; t < e.steps; t++, n++) {

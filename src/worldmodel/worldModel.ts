@@ -15,7 +15,13 @@ import { floatToBytes, framesToFloat, observationFrames } from '../vision/frames
 import { evaluateDynamics, type WorldModelEvaluation } from './evaluateModel.ts';
 import { sceneScoreTrainable } from './sceneScoreLoss.ts';
 import { fitEnsemble, type EpochMetrics, type FitReport } from './fitEnsemble.ts';
-import { imagine, type ImaginationPolicy, type ImaginationStarts, type ImaginedRollouts, type ImagineOptions } from './imagine.ts';
+import {
+  imagine,
+  type ImaginationPolicy,
+  type ImaginationStarts,
+  type ImaginedRollouts,
+  type ImagineOptions,
+} from './imagine.ts';
 import { Normalizer } from '../nn/normalizer.ts';
 import { StateWorldModel, type StateModelDims, type StateModelStats } from './stateWorldModel.ts';
 import { trainAutoencoder } from '../vision/trainAutoencoder.ts';
@@ -68,10 +74,25 @@ export class WorldModel {
   readonly meta: WorldModelMeta;
 
   /** `codec` hands over an already trained encoder/decoder (video kind); else they are created. */
-  constructor(config: WorldModelConfig, meta: WorldModelMeta, codec?: { encoder: PatchEncoder; decoder: PatchDecoder }) {
+  constructor(
+    config: WorldModelConfig,
+    meta: WorldModelMeta,
+    codec?: { encoder: PatchEncoder; decoder: PatchDecoder },
+  ) {
     this.config = config;
     this.meta = meta;
-    this.dynamics = new StateWorldModel({ members: config.members, hidden: config.hidden, seed: config.seed, minLogVar: config.minLogVar, maxLogVar: config.maxLogVar, ...(config.scoreHead === 'scene' ? { sceneFrom: 2 * meta.qposDim } : {}) }, meta.dims, meta.stats);
+    this.dynamics = new StateWorldModel(
+      {
+        members: config.members,
+        hidden: config.hidden,
+        seed: config.seed,
+        minLogVar: config.minLogVar,
+        maxLogVar: config.maxLogVar,
+        ...(config.scoreHead === 'scene' ? { sceneFrom: 2 * meta.qposDim } : {}),
+      },
+      meta.dims,
+      meta.stats,
+    );
     if (config.kind === 'video') {
       this.encoder = codec?.encoder ?? new PatchEncoder(codecConfig(config));
       this.decoder = codec?.decoder ?? new PatchDecoder(codecConfig(config));
@@ -87,7 +108,11 @@ export class WorldModel {
   }
 
   /** Train both stages on episodes (a validation split by episode is held out). */
-  static async train(episodes: Episode[], config: WorldModelConfig, hooks: TrainHooks = {}): Promise<{ model: WorldModel; report: TrainReport }> {
+  static async train(
+    episodes: Episode[],
+    config: WorldModelConfig,
+    hooks: TrainHooks = {},
+  ): Promise<{ model: WorldModel; report: TrainReport }> {
     const started = performance.now();
     if (episodes.length < 2) throw new Error(`need at least 2 episodes to train a world model, got ${episodes.length}`);
     const rng = new Rng(config.seed);
@@ -104,7 +129,10 @@ export class WorldModel {
       const trainFrames: number[] = [];
       const valFrames: number[] = [];
       owner.forEach((e, i) => (split.train.has(e) ? trainFrames : valFrames).push(i));
-      hooks.onStage?.('autoencoder', Math.max(1, Math.floor(trainFrames.length / Math.min(config.video.batchSize, trainFrames.length))));
+      hooks.onStage?.(
+        'autoencoder',
+        Math.max(1, Math.floor(trainFrames.length / Math.min(config.video.batchSize, trainFrames.length))),
+      );
       aeHistory = await trainAutoencoder(encoder, decoder, frames, trainFrames, valFrames, {
         epochs: config.video.epochs,
         batchSize: config.video.batchSize,
@@ -114,7 +142,9 @@ export class WorldModel {
         onEpoch: (m) => hooks.onEpoch?.('autoencoder', m),
         signal: hooks.signal,
       });
-      modelEpisodes = episodes.map((e, i) => withLatentState(e, encodeFloatFrames(encoder!, frames, owner, i, codec.imageSize)));
+      modelEpisodes = episodes.map((e, i) =>
+        withLatentState(e, encodeFloatFrames(encoder!, frames, owner, i, codec.imageSize)),
+      );
     }
     const windows = buildWindows(modelEpisodes, config.train.k);
     const trainIdx: number[] = [];
@@ -140,7 +170,13 @@ export class WorldModel {
       onEpoch: (m: EpochMetrics) => hooks.onEpoch?.('dynamics', { ...m }),
       signal: hooks.signal,
     });
-    const report = { dynamics, autoencoder: aeHistory, trainEpisodes: split.train.size, validationEpisodes: split.validation.size, seconds: (performance.now() - started) / 1000 };
+    const report = {
+      dynamics,
+      autoencoder: aeHistory,
+      trainEpisodes: split.train.size,
+      validationEpisodes: split.validation.size,
+      seconds: (performance.now() - started) / 1000,
+    };
     return { model, report };
   }
 
@@ -149,26 +185,38 @@ export class WorldModel {
    * model's state layout (e.g. old data plus new anchor episodes), keeping its normalisation.
    * `scoreHeadOnly` refits the scene score network alone (sceneScoreLoss.ts), the dynamics untouched.
    */
-  async refit(modelEpisodes: Episode[], options: { epochs: number; seed: number; scoreHeadOnly?: boolean; hooks?: TrainHooks }): Promise<FitReport> {
+  async refit(
+    modelEpisodes: Episode[],
+    options: { epochs: number; seed: number; scoreHeadOnly?: boolean; hooks?: TrainHooks },
+  ): Promise<FitReport> {
     const rng = new Rng(options.seed);
     const split = splitEpisodes(modelEpisodes.length, this.config.train.validationFraction, (xs) => rng.shuffle(xs));
     const windows = buildWindows(modelEpisodes, this.config.train.k);
-    if (windows.stateDim !== this.meta.dims.state) throw new Error(`refit: episodes give ${windows.stateDim}-dim states; this world model has ${this.meta.dims.state}`);
+    if (windows.stateDim !== this.meta.dims.state)
+      throw new Error(
+        `refit: episodes give ${windows.stateDim}-dim states; this world model has ${this.meta.dims.state}`,
+      );
     const trainIdx: number[] = [];
     const valIdx: number[] = [];
     for (let n = 0; n < windows.count; n++) (split.train.has(windows.episode[n]!) ? trainIdx : valIdx).push(n);
     const hooks = options.hooks ?? {};
-    return fitEnsemble(options.scoreHeadOnly ? sceneScoreTrainable(this.dynamics) : this.dynamics, windows, trainIdx, valIdx, {
-      epochs: options.epochs,
-      batchSize: this.config.train.batchSize,
-      learningRate: this.config.train.learningRate,
-      patience: options.epochs,
-      seed: options.seed,
-      maxStepsPerEpoch: this.config.train.maxStepsPerEpoch,
-      onStep: hooks.onStep,
-      onEpoch: (m: EpochMetrics) => hooks.onEpoch?.('dynamics', { ...m }),
-      signal: hooks.signal,
-    });
+    return fitEnsemble(
+      options.scoreHeadOnly ? sceneScoreTrainable(this.dynamics) : this.dynamics,
+      windows,
+      trainIdx,
+      valIdx,
+      {
+        epochs: options.epochs,
+        batchSize: this.config.train.batchSize,
+        learningRate: this.config.train.learningRate,
+        patience: options.epochs,
+        seed: options.seed,
+        maxStepsPerEpoch: this.config.train.maxStepsPerEpoch,
+        onStep: hooks.onStep,
+        onEpoch: (m: EpochMetrics) => hooks.onEpoch?.('dynamics', { ...m }),
+        signal: hooks.signal,
+      },
+    );
   }
 
   /** Episodes in this model's state layout (the video kind replaces object state by latents). */
@@ -181,7 +229,10 @@ export class WorldModel {
 
   /** Held-out evaluation: H-step errors, success AUROC/ECE, variance–error rank correlation. */
   evaluate(episodes: Episode[], horizon = this.config.eval.horizon): WorldModelEvaluation {
-    return evaluateDynamics(this.dynamics, this.toModelEpisodes(episodes), { horizon, objectState: this.kind === 'state' });
+    return evaluateDynamics(this.dynamics, this.toModelEpisodes(episodes), {
+      horizon,
+      objectState: this.kind === 'state',
+    });
   }
 
   /** Imagination starts from real observations of the given task families (registered names). */
@@ -198,7 +249,8 @@ export class WorldModel {
     observations.forEach((o, i) => {
       const Z = this.encoder?.outputDim ?? 0;
       const extra = latents ? latents.subarray(i * Z, (i + 1) * Z) : o.state;
-      if (!extra) throw new Error('the state world model needs privileged object state in observations (simulator episodes)');
+      if (!extra)
+        throw new Error('the state world model needs privileged object state in observations (simulator episodes)');
       const v = stateVector(o.qpos, o.qvel, extra);
       if (v.length !== D) throw new Error(`observation gives a ${v.length}-dim state; this world model expects ${D}`);
       states.set(v, i * D);
@@ -209,7 +261,12 @@ export class WorldModel {
   }
 
   /** B rollouts × K members × H steps, batched. */
-  imagine(policy: ImaginationPolicy, starts: ImaginationStarts, horizon: number, options: ImagineOptions = {}): ImaginedRollouts {
+  imagine(
+    policy: ImaginationPolicy,
+    starts: ImaginationStarts,
+    horizon: number,
+    options: ImagineOptions = {},
+  ): ImaginedRollouts {
     return imagine(this.dynamics, policy, starts, horizon, options);
   }
 
@@ -220,14 +277,23 @@ export class WorldModel {
     const Z = this.encoder!.outputDim;
     const offset = D - Z;
     const latents = new Float32Array((H + 1) * K * Z);
-    for (let t = 0; t <= H; t++) for (let k = 0; k < K; k++) latents.set(rollouts.states.subarray(((t * K + k) * B + b) * D + offset, ((t * K + k) * B + b) * D + D), (t * K + k) * Z);
+    for (let t = 0; t <= H; t++)
+      for (let k = 0; k < K; k++)
+        latents.set(
+          rollouts.states.subarray(((t * K + k) * B + b) * D + offset, ((t * K + k) * B + b) * D + D),
+          (t * K + k) * Z,
+        );
     const pixels = tf.tidy(() => this.decoder!.decode(tf.tensor2d(latents, [(H + 1) * K, Z])).dataSync());
     return { size: this.config.video.imageSize, frames: floatToBytes(pixels) };
   }
 
   /** Every trainable variable by stable name (for checkpoints). */
   namedVariables(): Record<string, tf.Variable> {
-    return namedVariables([...this.dynamics.variables(), ...(this.encoder?.variables() ?? []), ...(this.decoder?.variables() ?? [])]);
+    return namedVariables([
+      ...this.dynamics.variables(),
+      ...(this.encoder?.variables() ?? []),
+      ...(this.decoder?.variables() ?? []),
+    ]);
   }
 
   dispose(): void {
@@ -239,7 +305,14 @@ export class WorldModel {
 
 function codecConfig(config: WorldModelConfig): PatchCodecConfig {
   const v = config.video;
-  return { imageSize: v.imageSize, patch: v.patch, patchDim: v.patchDim, latent: v.latent, keypoints: v.keypoints, seed: config.seed };
+  return {
+    imageSize: v.imageSize,
+    patch: v.patch,
+    patchDim: v.patchDim,
+    latent: v.latent,
+    keypoints: v.keypoints,
+    seed: config.seed,
+  };
 }
 
 /** Mean/std of states and of one-step deltas over the training windows. */
@@ -263,7 +336,10 @@ function episodeFrames(episodes: Episode[], camera: string, size: number): { fra
   const owner: number[] = [];
   episodes.forEach((e, i) => {
     const cam = e.cameras[camera];
-    if (!cam) throw new Error(`episode ${e.id} has no '${camera}' camera; the video world model needs it (collect with --cameras ${camera})`);
+    if (!cam)
+      throw new Error(
+        `episode ${e.id} has no '${camera}' camera; the video world model needs it (collect with --cameras ${camera})`,
+      );
     parts.push(framesToFloat(cam.frames, cam.width, cam.height, size));
     for (let t = 0; t <= e.steps; t++) owner.push(i);
   });
@@ -271,11 +347,22 @@ function episodeFrames(episodes: Episode[], camera: string, size: number): { fra
   return { frames, owner };
 }
 
-function encodeFloatFrames(encoder: PatchEncoder, frames: Float32Array, owner: number[], episode: number, size: number): Float32Array {
+function encodeFloatFrames(
+  encoder: PatchEncoder,
+  frames: Float32Array,
+  owner: number[],
+  episode: number,
+  size: number,
+): Float32Array {
   const first = owner.indexOf(episode);
   const count = owner.lastIndexOf(episode) - first + 1;
   const frameSize = size * size * 3;
-  return tf.tidy(() => encoder.encode(tf.tensor4d(frames.subarray(first * frameSize, (first + count) * frameSize), [count, size, size, 3])).dataSync() as Float32Array);
+  return tf.tidy(
+    () =>
+      encoder
+        .encode(tf.tensor4d(frames.subarray(first * frameSize, (first + count) * frameSize), [count, size, size, 3]))
+        .dataSync() as Float32Array,
+  );
 }
 
 function withLatentState(e: Episode, latents: Float32Array): Episode {

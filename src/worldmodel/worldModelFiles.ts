@@ -23,9 +23,18 @@ export async function saveWorldModel(model: WorldModel, dir: string): Promise<vo
 }
 
 export function loadWorldModel(dir: string): Promise<WorldModel> {
-  const expect = { format: WORLD_MODEL_FORMAT, formatVersion: WORLD_MODEL_FORMAT_VERSION, kinds: ['state', 'video'], what: 'world model' };
+  const expect = {
+    format: WORLD_MODEL_FORMAT,
+    formatVersion: WORLD_MODEL_FORMAT_VERSION,
+    kinds: ['state', 'video'],
+    what: 'world model',
+  };
   return restoreModel(dir, expect, worldModelConfigSchema, (config, manifest) => {
-    if (config.kind !== manifest.kind) throw new CheckpointError(dir, `checkpoint ${dir}: manifest kind '${manifest.kind}' disagrees with its config kind '${config.kind}'`);
+    if (config.kind !== manifest.kind)
+      throw new CheckpointError(
+        dir,
+        `checkpoint ${dir}: manifest kind '${manifest.kind}' disagrees with its config kind '${config.kind}'`,
+      );
     return new WorldModel(config, manifest.extra as WorldModelMeta);
   });
 }

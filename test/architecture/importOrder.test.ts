@@ -9,7 +9,10 @@ test('imports flow one way: no module imports a later layer (core → tasks → 
   const files = repositoryModules(root);
   assert.ok(files.size > 150, `found only ${files.size} modules under ${root}`);
   const violations = importViolations(files);
-  assert.deepEqual(violations.map((v) => `${v.file}:${v.line}: ${v.why}`), []);
+  assert.deepEqual(
+    violations.map((v) => `${v.file}:${v.line}: ${v.why}`),
+    [],
+  );
 });
 
 test('the import check: finds every form of import and fails on a forbidden one', () => {
@@ -23,11 +26,20 @@ test('the import check: finds every form of import and fails on a forbidden one'
   ].join('\n');
   assert.deepEqual(
     importsOf(source).map((i) => `${i.line}:${i.specifier}`),
-    ['1:../core/types.ts', '2:../rl/trainStep.ts', '3:../scheduler/x.ts', '4:../viewer/viewerServer.ts', '5:../cli/main.ts'],
+    [
+      '1:../core/types.ts',
+      '2:../rl/trainStep.ts',
+      '3:../scheduler/x.ts',
+      '4:../viewer/viewerServer.ts',
+      '5:../cli/main.ts',
+    ],
   );
   // src/envs sits below rl, scheduler, viewer and cli: four violations, core is fine.
   const violations = importViolations(new Map([['src/envs/bad.ts', source]]));
-  assert.deepEqual(violations.map((v) => `${v.line}:${v.target}`), ['2:src/rl/trainStep.ts', '3:src/scheduler/x.ts', '4:src/viewer/viewerServer.ts', '5:src/cli/main.ts']);
+  assert.deepEqual(
+    violations.map((v) => `${v.line}:${v.target}`),
+    ['2:src/rl/trainStep.ts', '3:src/scheduler/x.ts', '4:src/viewer/viewerServer.ts', '5:src/cli/main.ts'],
+  );
   assert.match(violations[0]!.why, /src\/envs may not import src\/rl/);
   // sim → envs is a cycle's half (envs imports sim): refused too.
   assert.equal(importViolations(new Map([['sim/x.ts', "import { simEnv } from '../src/envs/simEnv.ts';"]])).length, 1);

@@ -47,7 +47,8 @@ export function layerOf(path: string): string | undefined {
   return [...LAYERS].sort((a, b) => b.length - a.length).find((layer) => p === layer || p.startsWith(`${layer}/`));
 }
 
-const SPECIFIER = /(?:^|[\s;])(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+const SPECIFIER =
+  /(?:^|[\s;])(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
 
 /** Relative import specifiers of a module's source, with their line numbers. */
 export function importsOf(source: string): { specifier: string; line: number }[] {
@@ -68,7 +69,12 @@ export function importViolations(files: Map<string, string>): Violation[] {
   for (const [file, source] of files) {
     const from = layerOf(file);
     if (from === undefined) {
-      violations.push({ file, line: 1, target: '', why: `${dirname(file)} is in no layer: place the folder in LAYERS (test/architecture/importRules.ts) and docs/design.md` });
+      violations.push({
+        file,
+        line: 1,
+        target: '',
+        why: `${dirname(file)} is in no layer: place the folder in LAYERS (test/architecture/importRules.ts) and docs/design.md`,
+      });
       continue;
     }
     for (const { specifier, line } of importsOf(source)) {
@@ -92,7 +98,8 @@ export function repositoryModules(root: string): Map<string, string> {
       if (name === 'node_modules' || name === 'results') continue;
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
-      else if (/\.(ts|js|mjs)$/.test(name) && !name.endsWith('.d.ts')) files.set(relative(root, path), readFileSync(path, 'utf8'));
+      else if (/\.(ts|js|mjs)$/.test(name) && !name.endsWith('.d.ts'))
+        files.set(relative(root, path), readFileSync(path, 'utf8'));
     }
   };
   for (const r of CHECKED_ROOTS) walk(join(root, r));

@@ -21,8 +21,24 @@ function collect(): { lines: string[]; log: (line: string) => void } {
 
 function matmulWorks(): void {
   // [[1,2],[3,4]] x [[5,6],[7,8]] = [[1*5+2*7, 1*6+2*8], [3*5+4*7, 3*6+4*8]] = [[19,22],[43,50]]
-  const out = tf.tidy(() => tf.matMul(tf.tensor2d([[1, 2], [3, 4]]), tf.tensor2d([[5, 6], [7, 8]])).arraySync());
-  assert.deepEqual(out, [[19, 22], [43, 50]]);
+  const out = tf.tidy(() =>
+    tf
+      .matMul(
+        tf.tensor2d([
+          [1, 2],
+          [3, 4],
+        ]),
+        tf.tensor2d([
+          [5, 6],
+          [7, 8],
+        ]),
+      )
+      .arraySync(),
+  );
+  assert.deepEqual(out, [
+    [19, 22],
+    [43, 50],
+  ]);
 }
 
 for (const name of ['cpu', 'wasm'] as const) {
@@ -87,10 +103,15 @@ test('auto falls back to cpu when wasm lacks a required kernel', async () => {
   // The gradient that needs the kernel runs on cpu.
   const g = tf.tidy(() => {
     const x = tf.ones([1, 3, 3, 1]) as tf.Tensor4D;
-    return tf.grad((w: tf.Tensor) => tf.conv2d(x, w as tf.Tensor4D, 1, 'valid').sum())(tf.ones([2, 2, 1, 1])).arraySync();
+    return tf
+      .grad((w: tf.Tensor) => tf.conv2d(x, w as tf.Tensor4D, 1, 'valid').sum())(tf.ones([2, 2, 1, 1]))
+      .arraySync();
   });
   // 'valid' 2x2 conv over a 3x3 map of ones: each weight sees 4 output positions of ones.
-  assert.deepEqual(g, [[[[4]], [[4]]], [[[4]], [[4]]]]);
+  assert.deepEqual(g, [
+    [[[4]], [[4]]],
+    [[[4]], [[4]]],
+  ]);
 });
 
 test('auto throws naming the kernel when no backend has it', async () => {
@@ -117,11 +138,23 @@ test('explicit wasm with a missing kernel throws naming it', async () => {
 });
 
 test('explicit cpu with an unknown kernel throws naming it', async () => {
-  await assert.rejects(selectBackend('cpu', { log: () => {}, requiredKernels: ['NoSuchKernel'] }), /'cpu' lacks required kernels: NoSuchKernel/);
+  await assert.rejects(
+    selectBackend('cpu', { log: () => {}, requiredKernels: ['NoSuchKernel'] }),
+    /'cpu' lacks required kernels: NoSuchKernel/,
+  );
 });
 
 test('kernelsMissing reports the kernels wasm lacks', () => {
-  const probe = ['BatchMatMul', '_FusedMatMul', 'Conv2D', 'Conv2DBackpropFilter', 'Conv2DBackpropInput', 'UnsortedSegmentSum', 'GatherV2', 'Einsum'];
+  const probe = [
+    'BatchMatMul',
+    '_FusedMatMul',
+    'Conv2D',
+    'Conv2DBackpropFilter',
+    'Conv2DBackpropInput',
+    'UnsortedSegmentSum',
+    'GatherV2',
+    'Einsum',
+  ];
   assert.deepEqual(kernelsMissing('wasm', probe), ['Conv2DBackpropFilter', 'UnsortedSegmentSum', 'Einsum']);
   assert.deepEqual(kernelsMissing('cpu', probe), []);
   assert.deepEqual(kernelsMissing('cpu', []), []);

@@ -23,7 +23,11 @@ function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (entry.isFile()) {
-      const p = join((entry as unknown as { parentPath?: string; path: string }).parentPath ?? (entry as unknown as { path: string }).path, entry.name);
+      const p = join(
+        (entry as unknown as { parentPath?: string; path: string }).parentPath ??
+          (entry as unknown as { path: string }).path,
+        entry.name,
+      );
       out[p] = readFileSync(p).toString('base64');
     }
   }
@@ -126,9 +130,27 @@ test('wm train → wm eval on a tiny dataset; bad config values are named', asyn
   try {
     const data = join(dir, 'data');
     assert.equal((await wmrl('collect', '--task', 'reach', '--episodes', '3', '--out', data)).code, 0);
-    assert.equal((await wmrl('collect', '--task', 'reach', '--policy', 'random', '--episodes', '3', '--seed', '50', '--out', data)).code, 0);
+    assert.equal(
+      (await wmrl('collect', '--task', 'reach', '--policy', 'random', '--episodes', '3', '--seed', '50', '--out', data))
+        .code,
+      0,
+    );
     const out = join(dir, 'wm');
-    let r = await wmrl('wm', 'train', '--data', data, '--out', out, '--config', 'configs/wm/state.yaml', '--members=2', '--hidden=[16]', '--train.epochs=1', '--backend', 'cpu');
+    let r = await wmrl(
+      'wm',
+      'train',
+      '--data',
+      data,
+      '--out',
+      out,
+      '--config',
+      'configs/wm/state.yaml',
+      '--members=2',
+      '--hidden=[16]',
+      '--train.epochs=1',
+      '--backend',
+      'cpu',
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /world model saved/);
     assert.match(r.stdout, /AUROC/);
@@ -154,12 +176,36 @@ test('pretrain → eval: the evaluation lists the train and held-out splits sepa
     const data = join(dir, 'demos');
     assert.equal((await wmrl('collect', '--task', 'reach', '--episodes', '4', '--out', data)).code, 0);
     const out = join(dir, 'bc');
-    let r = await wmrl('pretrain', '--data', data, '--out', out, '--config', 'configs/policy/tiny.yaml', '--bc.epochs=1', '--encoder.epochs=1', '--backend', 'cpu');
+    let r = await wmrl(
+      'pretrain',
+      '--data',
+      data,
+      '--out',
+      out,
+      '--config',
+      'configs/policy/tiny.yaml',
+      '--bc.epochs=1',
+      '--encoder.epochs=1',
+      '--backend',
+      'cpu',
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /policy 'tiny': [\d,]+ parameters/);
     assert.match(r.stderr, /in the image [\d.]+ px/);
     assert.match(r.stdout, /policy saved/);
-    r = await wmrl('eval', '--policy', out, '--task', 'reach', '--episodes', '1', '--out', join(dir, 'eval'), '--backend', 'cpu');
+    r = await wmrl(
+      'eval',
+      '--policy',
+      out,
+      '--task',
+      'reach',
+      '--episodes',
+      '1',
+      '--out',
+      join(dir, 'eval'),
+      '--backend',
+      'cpu',
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^train\s+reach\s/m);
     assert.match(r.stdout, /^test\s+reach\s/m);

@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -40,7 +49,11 @@ function dispose(tensors: Record<string, tf.Tensor>): void {
   for (const t of Object.values(tensors)) t.dispose();
 }
 
-async function save(dir: string, tensors: Record<string, tf.Tensor>, over: Partial<{ format: string; kind: string }> = {}) {
+async function save(
+  dir: string,
+  tensors: Record<string, tf.Tensor>,
+  over: Partial<{ format: string; kind: string }> = {},
+) {
   await saveCheckpoint(dir, {
     format: over.format ?? FORMAT,
     formatVersion: 2,
@@ -51,7 +64,11 @@ async function save(dir: string, tensors: Record<string, tf.Tensor>, over: Parti
   });
 }
 
-async function expectLoadError(dir: string, pattern: RegExp, expect: LoadCheckpointExpectation = EXPECT): Promise<void> {
+async function expectLoadError(
+  dir: string,
+  pattern: RegExp,
+  expect: LoadCheckpointExpectation = EXPECT,
+): Promise<void> {
   const before = tf.memory().numTensors;
   await assert.rejects(loadCheckpoint(dir, expect), (err: unknown) => {
     assert.ok(err instanceof CheckpointError, `expected CheckpointError, got ${String(err)}`);
@@ -107,11 +124,7 @@ test('round trip: several float32 tensors come back identical, with manifest, an
       assert.deepEqual(l.shape, t.shape, name);
       assert.deepEqual(l.dataSync(), t.dataSync(), name);
     }
-    expectShapes(
-      loaded,
-      Object.fromEntries(Object.entries(tensors).map(([k, t]) => [k, t.shape])),
-      dir,
-    );
+    expectShapes(loaded, Object.fromEntries(Object.entries(tensors).map(([k, t]) => [k, t.shape])), dir);
 
     dispose(tensors);
     dispose(loaded);
@@ -232,7 +245,10 @@ test('another format, version or kind is refused', async () => {
       format: 'wmrl-policy',
       formatVersion: 2,
     });
-    await expectLoadError(dir, /is wmrl-worldmodel version 2, expected version 3/, { format: FORMAT, formatVersion: 3 });
+    await expectLoadError(dir, /is wmrl-worldmodel version 2, expected version 3/, {
+      format: FORMAT,
+      formatVersion: 3,
+    });
     await expectLoadError(dir, /is a 'state' wmrl-worldmodel checkpoint, expected kind 'video' or 'tiny'/, {
       ...EXPECT,
       kinds: ['video', 'tiny'],
@@ -309,10 +325,19 @@ test('non-finite weights are refused at save time, and at load time if written b
   await withTmp(async (root) => {
     const dir = join(root, 'ckpt');
     for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
-      const tensors = { ok: tf.tensor([1, 2]), bad: tf.tensor([[0, 1], [2, bad]]) };
+      const tensors = {
+        ok: tf.tensor([1, 2]),
+        bad: tf.tensor([
+          [0, 1],
+          [2, bad],
+        ]),
+      };
       await assert.rejects(save(dir, tensors), (err: unknown) => {
         assert.ok(err instanceof CheckpointError);
-        assert.match(err.message, new RegExp(`cannot save checkpoint .*ckpt: refusing to save tensor 'bad' holds ${bad} at flat index 3`));
+        assert.match(
+          err.message,
+          new RegExp(`cannot save checkpoint .*ckpt: refusing to save tensor 'bad' holds ${bad} at flat index 3`),
+        );
         return true;
       });
       dispose(tensors);

@@ -213,12 +213,20 @@ test('unknown key in a file is an error naming the file and key path', () => {
   assert.equal(err.issues[0]?.path, 'wm.memberz');
   // Unknown keys and bad values are reported together.
   const both = write(dir, 'both.yaml', 'wm:\n  memberz: 3\n  members: 0\n');
-  const err2 = throwsConfig(() => resolveConfig(Schema, { files: [both] }), /2 config errors/, /both\.yaml: wm\.memberz: unrecognized/, /both\.yaml: wm\.members: Too small/);
+  const err2 = throwsConfig(
+    () => resolveConfig(Schema, { files: [both] }),
+    /2 config errors/,
+    /both\.yaml: wm\.memberz: unrecognized/,
+    /both\.yaml: wm\.members: Too small/,
+  );
   assert.equal(err2.issues.length, 2);
   // Attributed to the file in an extends chain that holds the key.
   write(dir, 'parent.yaml', 'bogus: 1\n');
   const child = write(dir, 'child.yaml', 'extends: parent.yaml\nseed: 1\n');
-  throwsConfig(() => resolveConfig(Schema, { files: [child] }), /parent\.yaml: bogus: unrecognized key "bogus"; valid top-level keys: name, seed/);
+  throwsConfig(
+    () => resolveConfig(Schema, { files: [child] }),
+    /parent\.yaml: bogus: unrecognized key "bogus"; valid top-level keys: name, seed/,
+  );
 });
 
 test('unknown override path is an error naming it and listing valid keys', () => {
@@ -227,10 +235,22 @@ test('unknown override path is an error naming it and listing valid keys', () =>
     /--rl\.groupsize=8: rl\.groupsize: unknown override path/,
     /valid keys under rl: groupSize, lr, useKl, tag/,
   );
-  throwsConfig(() => resolveConfig(Schema, { overrides: { nope: '1' } }), /nope: .*valid top-level keys: name, seed, wm, rl, optim, extra/);
-  throwsConfig(() => resolveConfig(Schema, { overrides: { 'rl.groupSize.x': '1' } }), /rl\.groupSize\.x: unknown override path: rl\.groupSize is int, not an object/);
-  throwsConfig(() => resolveConfig(Schema, { overrides: ['--wm={bad: 1}'] }), /--wm=\{bad: 1\}: wm\.bad: unrecognized key/);
-  throwsConfig(() => resolveConfig(Schema, { overrides: { __proto__x: '1', 'constructor.x': '1' } }), /2 config errors/);
+  throwsConfig(
+    () => resolveConfig(Schema, { overrides: { nope: '1' } }),
+    /nope: .*valid top-level keys: name, seed, wm, rl, optim, extra/,
+  );
+  throwsConfig(
+    () => resolveConfig(Schema, { overrides: { 'rl.groupSize.x': '1' } }),
+    /rl\.groupSize\.x: unknown override path: rl\.groupSize is int, not an object/,
+  );
+  throwsConfig(
+    () => resolveConfig(Schema, { overrides: ['--wm={bad: 1}'] }),
+    /--wm=\{bad: 1\}: wm\.bad: unrecognized key/,
+  );
+  throwsConfig(
+    () => resolveConfig(Schema, { overrides: { __proto__x: '1', 'constructor.x': '1' } }),
+    /2 config errors/,
+  );
 });
 
 test('bad value: error names the last source that set it, the path and the zod message', () => {
@@ -243,12 +263,23 @@ test('bad value: error names the last source that set it, the path and the zod m
   // A later file that set it takes the blame; an override takes it over both.
   const b = write(dir, 'b.yaml', 'wm:\n  members: -2\n');
   throwsConfig(() => resolveConfig(Schema, { files: [a, b] }), /b\.yaml: wm\.members: Too small/);
-  throwsConfig(() => resolveConfig(Schema, { files: [a], overrides: { 'wm.members': '0.5' } }), /^--wm\.members=0\.5: wm\.members: .*int/);
+  throwsConfig(
+    () => resolveConfig(Schema, { files: [a], overrides: { 'wm.members': '0.5' } }),
+    /^--wm\.members=0\.5: wm\.members: .*int/,
+  );
   // An array element error points at the source of the array.
-  throwsConfig(() => resolveConfig(Schema, { files: [a], overrides: { 'wm.hidden': '[4, -1]' } }), /--wm\.hidden=\[4, -1\]: wm\.hidden\.1: /);
+  throwsConfig(
+    () => resolveConfig(Schema, { files: [a], overrides: { 'wm.hidden': '[4, -1]' } }),
+    /--wm\.hidden=\[4, -1\]: wm\.hidden\.1: /,
+  );
   // Wrong type and enum.
   const c = write(dir, 'c.yaml', 'rl:\n  useKl: maybe\nwm:\n  act: tanh\n');
-  const err = throwsConfig(() => resolveConfig(Schema, { files: [c] }), /2 config errors/, /c\.yaml: rl\.useKl: .*boolean/, /c\.yaml: wm\.act: .*relu/);
+  const err = throwsConfig(
+    () => resolveConfig(Schema, { files: [c] }),
+    /2 config errors/,
+    /c\.yaml: rl\.useKl: .*boolean/,
+    /c\.yaml: wm\.act: .*relu/,
+  );
   assert.equal(err.issues.length, 2);
 });
 

@@ -7,8 +7,14 @@ test('same seed, same stream; different seeds differ', () => {
   const b = new Rng(7);
   const c = new Rng(8);
   const xs = Array.from({ length: 20 }, () => a.next());
-  assert.deepEqual(xs, Array.from({ length: 20 }, () => b.next()));
-  assert.notDeepEqual(xs, Array.from({ length: 20 }, () => c.next()));
+  assert.deepEqual(
+    xs,
+    Array.from({ length: 20 }, () => b.next()),
+  );
+  assert.notDeepEqual(
+    xs,
+    Array.from({ length: 20 }, () => c.next()),
+  );
 });
 
 test('uniform mean and normal moments are right', () => {

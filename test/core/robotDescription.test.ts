@@ -24,7 +24,10 @@ test('a second robot is just a folder', () => {
     const src = loadRobot('vx300');
     mkdirSync(join(dir, 'arm2'));
     writeFileSync(join(dir, 'arm2', 'robot.xml'), src.mjcfXml);
-    writeFileSync(join(dir, 'arm2', 'robot.yaml'), readFileSync(join(src.dir, 'robot.yaml'), 'utf8').replace('name: vx300', 'name: arm2'));
+    writeFileSync(
+      join(dir, 'arm2', 'robot.yaml'),
+      readFileSync(join(src.dir, 'robot.yaml'), 'utf8').replace('name: vx300', 'name: arm2'),
+    );
     assert.deepEqual(listRobots(dir), ['arm2']);
     assert.equal(loadRobot('arm2', dir).name, 'arm2');
   } finally {
@@ -44,7 +47,10 @@ test('malformed descriptions get errors naming the problem', () => {
   try {
     assert.throws(() => loadRobot('nope', dir), /unknown robot 'nope'/);
     write(yaml.replace('controlHz: 10', 'controlHz: -3'));
-    assert.throws(() => loadRobot('vx300', dir), (e: Error) => e instanceof RobotDescriptionError && /controlHz/.test(e.message));
+    assert.throws(
+      () => loadRobot('vx300', dir),
+      (e: Error) => e instanceof RobotDescriptionError && /controlHz/.test(e.message),
+    );
     write(yaml.replace('home: [0.0, -0.35, 0.55, 0.0, 1.35, 0.0]', 'home: [0.0, -0.35]'));
     assert.throws(() => loadRobot('vx300', dir), /home must have one value per arm joint/);
     write(yaml.replace('name: wrist_rotate,', 'name: wrist_twist,'));

@@ -22,7 +22,9 @@ let bytes: Buffer;
 /** Byte offset where each record starts, and the file size. */
 let recordStarts: number[] = [];
 let dataStart = 0;
-const episodes = Array.from({ length: 6 }, (_, i) => makeTestEpisode({ seed: 100 + i, steps: 2 + (i % 3), width: 3, height: 2 }));
+const episodes = Array.from({ length: 6 }, (_, i) =>
+  makeTestEpisode({ seed: 100 + i, steps: 2 + (i % 3), width: 3, height: 2 }),
+);
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'wmrl-chunk-'));
@@ -39,7 +41,10 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function readAll(path: string, options: ChunkReadOptions = {}): Promise<{ records: ChunkRecord[]; issues: ChunkIssue[] }> {
+async function readAll(
+  path: string,
+  options: ChunkReadOptions = {},
+): Promise<{ records: ChunkRecord[]; issues: ChunkIssue[] }> {
   const issues: ChunkIssue[] = [];
   const records: ChunkRecord[] = [];
   for await (const r of readChunkFile(path, { ...options, onIssue: (i) => issues.push(i) })) records.push(r);
@@ -65,9 +70,18 @@ test('reads back every episode with its offset', async () => {
   assert.deepStrictEqual(reader.header, header);
   const got: ChunkRecord[] = [];
   for await (const r of reader.records()) got.push(r);
-  assert.deepStrictEqual(got.map((r) => r.episode), episodes);
-  assert.deepStrictEqual(got.map((r) => r.offset), recordStarts);
-  assert.deepStrictEqual(got.map((r) => r.index), [0, 1, 2, 3, 4, 5]);
+  assert.deepStrictEqual(
+    got.map((r) => r.episode),
+    episodes,
+  );
+  assert.deepStrictEqual(
+    got.map((r) => r.offset),
+    recordStarts,
+  );
+  assert.deepStrictEqual(
+    got.map((r) => r.index),
+    [0, 1, 2, 3, 4, 5],
+  );
 });
 
 test('a file cut at any point yields exactly the complete episodes before the cut', async () => {
@@ -82,7 +96,11 @@ test('a file cut at any point yields exactly the complete episodes before the cu
     await writeFile(cutFile, bytes.subarray(0, cut));
     const complete = ends.filter((e) => e <= cut).length;
     const { records, issues } = await readAll(cutFile, { recoverTruncated: true });
-    assert.deepStrictEqual(records.map((r) => r.episode), episodes.slice(0, complete), `cut at ${cut}`);
+    assert.deepStrictEqual(
+      records.map((r) => r.episode),
+      episodes.slice(0, complete),
+      `cut at ${cut}`,
+    );
     const lastEnd = complete > 0 ? ends[complete - 1]! : cut >= dataStart ? dataStart : 0;
     // A file shorter than its header (even an empty one) always reports; a cut between records cannot be seen.
     const onBoundary = cut >= dataStart && cut === lastEnd;
@@ -98,7 +116,9 @@ test('a file cut at any point yields exactly the complete episodes before the cu
     }
     // Without recoverTruncated, a cut inside a record or the header is an error naming where.
     if (!onBoundary) {
-      await assert.rejects(readAll(cutFile), (err) => assertCorrupt(err, cutFile, cut < dataStart ? 0 : lastEnd, /truncated/));
+      await assert.rejects(readAll(cutFile), (err) =>
+        assertCorrupt(err, cutFile, cut < dataStart ? 0 : lastEnd, /truncated/),
+      );
     }
   }
 });
@@ -113,14 +133,19 @@ test('a flipped byte in a record is detected with the file and the record offset
   await assert.rejects(readAll(bad), (err) => {
     assertCorrupt(err, bad, recordStarts[k]!, /^CRC32 mismatch \(stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}\)$/);
     assert.equal((err as CorruptEpisodeFileError).record, k);
-    assert.ok((err as Error).message.includes(`record ${k} at byte offset ${recordStarts[k]} is corrupt: CRC32 mismatch`));
+    assert.ok(
+      (err as Error).message.includes(`record ${k} at byte offset ${recordStarts[k]} is corrupt: CRC32 mismatch`),
+    );
     return true;
   });
   // recoverTruncated does not hide corruption in the middle.
   await assert.rejects(readAll(bad, { recoverTruncated: true }), CorruptEpisodeFileError);
   // skipCorrupt skips exactly that record and reports it.
   const { records, issues } = await readAll(bad, { skipCorrupt: true });
-  assert.deepStrictEqual(records.map((r) => r.episode), episodes.filter((_, i) => i !== k));
+  assert.deepStrictEqual(
+    records.map((r) => r.episode),
+    episodes.filter((_, i) => i !== k),
+  );
   assert.equal(issues.length, 1);
   assert.equal(issues[0]!.kind, 'skipped');
   assert.equal(issues[0]!.offset, recordStarts[k]);
@@ -147,13 +172,17 @@ test('a flipped header byte is detected', async () => {
     const corrupted = Buffer.from(bytes);
     corrupted[at]! ^= 0x04;
     await writeFile(bad, corrupted);
-    await assert.rejects(readAll(bad), (err) => {
-      assert.ok(err instanceof CorruptEpisodeFileError, `flip at ${at}: ${String(err)}`);
-      assert.equal(err.file, bad);
-      assert.equal(err.record, null);
-      assert.ok(err.message.startsWith(`${bad}: header at byte offset`), err.message);
-      return true;
-    }, `flip at ${at}`);
+    await assert.rejects(
+      readAll(bad),
+      (err) => {
+        assert.ok(err instanceof CorruptEpisodeFileError, `flip at ${at}: ${String(err)}`);
+        assert.equal(err.file, bad);
+        assert.equal(err.record, null);
+        assert.ok(err.message.startsWith(`${bad}: header at byte offset`), err.message);
+        return true;
+      },
+      `flip at ${at}`,
+    );
   }
 });
 
@@ -162,10 +191,15 @@ test('a record length above the cap is refused before allocating', async () => {
   const corrupted = Buffer.from(bytes);
   corrupted.writeUInt32LE(0xfffffff0, recordStarts[1]!);
   await writeFile(bad, corrupted);
-  await assert.rejects(readAll(bad), (err) => assertCorrupt(err, bad, recordStarts[1]!, /record length 4294967280 is outside/));
+  await assert.rejects(readAll(bad), (err) =>
+    assertCorrupt(err, bad, recordStarts[1]!, /record length 4294967280 is outside/),
+  );
   await assert.rejects(readAll(bad, { recoverTruncated: true }), CorruptEpisodeFileError);
   const { records, issues } = await readAll(bad, { skipCorrupt: true });
-  assert.deepStrictEqual(records.map((r) => r.episode), episodes.slice(0, 1));
+  assert.deepStrictEqual(
+    records.map((r) => r.episode),
+    episodes.slice(0, 1),
+  );
   assert.equal(issues[0]?.bytesDropped, bytes.length - recordStarts[1]!);
 });
 

@@ -43,7 +43,10 @@ test('encode refuses episodes that break a shape invariant, naming the field', (
   rejects(() => encodeEpisode({ ...ep, qpos: ep.qpos.subarray(1) }), 'qpos');
   rejects(() => encodeEpisode({ ...ep, actions: new Float32Array(3) }), 'actions');
   rejects(() => encodeEpisode({ ...ep, progress: new Float32Array(4) }), 'progress');
-  rejects(() => encodeEpisode({ ...ep, cameras: { scene: { width: 8, height: 8, frames: new Uint8Array(10) } } }), 'cameras.scene.frames');
+  rejects(
+    () => encodeEpisode({ ...ep, cameras: { scene: { width: 8, height: 8, frames: new Uint8Array(10) } } }),
+    'cameras.scene.frames',
+  );
   const nan = Float32Array.from(ep.qvel);
   nan[3] = NaN;
   rejects(() => encodeEpisode({ ...ep, qvel: nan }), 'qvel');

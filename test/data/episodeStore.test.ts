@@ -42,26 +42,42 @@ test('many episodes round trip across several chunks', async () => {
   const dir = join(root, 'ds');
   const store = await EpisodeStore.create(dir, { robot: 'arm-a', episodesPerChunk: 8 });
   const written = Array.from({ length: 45 }, (_, i) =>
-    episode(i, { family: (['reach', 'push', 'pick'] as const)[i % 3], split: i % 5 === 0 ? 'test' : 'train', cameras: ['scene', 'wrist'] }),
+    episode(i, {
+      family: (['reach', 'push', 'pick'] as const)[i % 3],
+      split: i % 5 === 0 ? 'test' : 'train',
+      cameras: ['scene', 'wrist'],
+    }),
   );
   for (const ep of written) await store.append(ep);
   // 5 full chunks are closed already; the 6th is still a .tmp until close().
   const before = await store.chunkFiles();
-  assert.deepStrictEqual(before.map((c) => c.open), [false, false, false, false, false, true]);
+  assert.deepStrictEqual(
+    before.map((c) => c.open),
+    [false, false, false, false, false, true],
+  );
   await store.close();
   const chunks = await store.chunkFiles();
-  assert.deepStrictEqual(chunks.map((c) => c.name), [0, 1, 2, 3, 4, 5].map((n) => `chunk-00000${n}.wmrl`));
+  assert.deepStrictEqual(
+    chunks.map((c) => c.name),
+    [0, 1, 2, 3, 4, 5].map((n) => `chunk-00000${n}.wmrl`),
+  );
 
   const reopened = await EpisodeStore.open(dir);
   assert.deepStrictEqual(await collect(reopened), written);
-  assert.deepStrictEqual(await collect(reopened, { split: 'test', family: 'reach' }), written.filter((e) => e.task.split === 'test' && e.task.family === 'reach'));
+  assert.deepStrictEqual(
+    await collect(reopened, { split: 'test', family: 'reach' }),
+    written.filter((e) => e.task.split === 'test' && e.task.family === 'reach'),
+  );
 
   const summary = await reopened.summary();
   assert.equal(summary.episodes, 45);
   assert.equal(summary.chunks, 6);
   assert.equal(summary.openChunks, 0);
   assert.equal(summary.aborted, 0);
-  assert.equal(summary.totalSteps, written.reduce((n, e) => n + e.steps, 0));
+  assert.equal(
+    summary.totalSteps,
+    written.reduce((n, e) => n + e.steps, 0),
+  );
   assert.equal(summary.successes, written.filter((e) => e.success).length);
   assert.equal(summary.groups.length, 6);
   const pushTrain = summary.groups.find((g) => g.family === 'push' && g.split === 'train')!;
@@ -80,7 +96,10 @@ test('aborted episodes are not served unless asked for', async () => {
   for (const ep of written) await store.append(ep);
   await store.close();
   const served = await collect(store);
-  assert.deepStrictEqual(served, written.filter((e) => e.status === 'complete'));
+  assert.deepStrictEqual(
+    served,
+    written.filter((e) => e.status === 'complete'),
+  );
   assert.ok(served.every((e) => e.status !== 'aborted'));
   assert.deepStrictEqual(await collect(store, { split: 'train' }), served);
   assert.deepStrictEqual(await collect(store, { includeAborted: true }), written);
@@ -89,7 +108,7 @@ test('aborted episodes are not served unless asked for', async () => {
   assert.equal(summary.episodes, 5);
 });
 
-test('append refuses an invalid episode or another robot\'s episode and writes nothing', async () => {
+test("append refuses an invalid episode or another robot's episode and writes nothing", async () => {
   const dir = join(root, 'ds');
   const store = await EpisodeStore.create(dir, { robot: 'arm-a' });
   await assert.rejects(store.append(episode(1, { robot: 'arm-b' })), DatasetError);
@@ -109,7 +128,10 @@ test('openForAppend creates, appends, and refuses other robots and foreign folde
   const b = await EpisodeStore.openForAppend(dir, { robot: 'arm-a', episodesPerChunk: 2 });
   await b.append(episode(4));
   await b.close();
-  assert.deepStrictEqual((await collect(b)).map((e) => e.seed), [1, 2, 3, 4]);
+  assert.deepStrictEqual(
+    (await collect(b)).map((e) => e.seed),
+    [1, 2, 3, 4],
+  );
   // Empty folder: created.
   const empty = join(root, 'empty');
   await mkdir(empty);
@@ -165,7 +187,12 @@ test('a leftover .tmp chunk is recovered and never overwritten by a new writer',
   // Simulate a crash: a writer wrote chunk 1 as .tmp and died while writing its 4th record.
   const crashed = [5, 6, 7].map((i) => episode(i));
   const tmp = join(dir, 'chunk-000001.wmrl.tmp');
-  const writer = await ChunkWriter.create(tmp, { schema: 1, robot: 'arm-a', createdAt: 'x', datasetId: first.manifest.datasetId });
+  const writer = await ChunkWriter.create(tmp, {
+    schema: 1,
+    robot: 'arm-a',
+    createdAt: 'x',
+    datasetId: first.manifest.datasetId,
+  });
   for (const ep of crashed) await writer.append(ep);
   const lastStart = writer.bytes;
   await writer.append(episode(8));
@@ -190,7 +217,10 @@ test('a leftover .tmp chunk is recovered and never overwritten by a new writer',
   const later = [9, 10].map((i) => episode(i));
   for (const ep of later) await second.append(ep);
   await second.close();
-  assert.deepStrictEqual((await second.chunkFiles()).map((c) => c.name), ['chunk-000000.wmrl', 'chunk-000001.wmrl.tmp', 'chunk-000002.wmrl']);
+  assert.deepStrictEqual(
+    (await second.chunkFiles()).map((c) => c.name),
+    ['chunk-000000.wmrl', 'chunk-000001.wmrl.tmp', 'chunk-000002.wmrl'],
+  );
   assert.deepStrictEqual(await readFile(tmp), tmpBytes);
   assert.deepStrictEqual(await collect(second), [...closed, ...crashed, ...later]);
 
@@ -239,7 +269,9 @@ test('a writer killed mid-run leaves a .tmp whose complete episodes are all serv
       await store.append(makeTestEpisode({ seed: i, steps: 3 + (i % 4), width: 40, height: 30, robot: 'arm-a' }));
       if (i === 20) process.stdout.write('go\\n');
     }`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.stdout.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`writer exited early with ${code}`)));
@@ -249,8 +281,14 @@ test('a writer killed mid-run leaves a .tmp whose complete episodes are all serv
 
   const store = await EpisodeStore.open(dir);
   const chunks = await store.chunkFiles();
-  assert.deepStrictEqual(chunks.map((c) => c.name), ['chunk-000000.wmrl.tmp']);
+  assert.deepStrictEqual(
+    chunks.map((c) => c.name),
+    ['chunk-000000.wmrl.tmp'],
+  );
   const served = await collect(store);
   assert.ok(served.length > 20, `served ${served.length}`);
-  assert.deepStrictEqual(served, served.map((_, i) => episode(i, { width: 40, height: 30 })));
+  assert.deepStrictEqual(
+    served,
+    served.map((_, i) => episode(i, { width: 40, height: 30 })),
+  );
 });

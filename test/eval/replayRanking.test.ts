@@ -13,10 +13,16 @@ const toy = (sign: number): DynamicsModel => ({
   step: (x, action) =>
     tf.tidy(() => {
       const next = tf.add(x, action) as tf.Tensor3D;
-      return { next, successLogit: tf.zerosLike(next).squeeze([2]) as tf.Tensor2D, progress: tf.mul(next, sign).squeeze([2]) as tf.Tensor2D };
+      return {
+        next,
+        successLogit: tf.zerosLike(next).squeeze([2]) as tf.Tensor2D,
+        progress: tf.mul(next, sign).squeeze([2]) as tf.Tensor2D,
+      };
     }),
 });
-const imaginer = (sign: number) => ({ imagine: (...a: Parameters<typeof imagine> extends [unknown, ...infer R] ? R : never) => imagine(toy(sign), ...a) });
+const imaginer = (sign: number) => ({
+  imagine: (...a: Parameters<typeof imagine> extends [unknown, ...infer R] ? R : never) => imagine(toy(sign), ...a),
+});
 
 /** An episode whose state is the running sum of constant actions `a`; progress = state; success when it ends early. */
 function episode(id: string, a: number, steps: number, success: boolean): Episode {
@@ -27,8 +33,18 @@ function episode(id: string, a: number, steps: number, success: boolean): Episod
 
 // Two groups of 4: within each, the faster rollouts succeed (and end sooner).
 const groups = [
-  [episode('a0', 0.3, 3, true), episode('a1', 0.25, 4, true), episode('a2', 0.1, 10, false), episode('a3', 0.05, 10, false)],
-  [episode('b0', 0.2, 5, true), episode('b1', 0.12, 10, false), episode('b2', 0.08, 10, false), episode('b3', 0.02, 10, false)],
+  [
+    episode('a0', 0.3, 3, true),
+    episode('a1', 0.25, 4, true),
+    episode('a2', 0.1, 10, false),
+    episode('a3', 0.05, 10, false),
+  ],
+  [
+    episode('b0', 0.2, 5, true),
+    episode('b1', 0.12, 10, false),
+    episode('b2', 0.08, 10, false),
+    episode('b3', 0.02, 10, false),
+  ],
 ].flat();
 
 test('replayRanking: a model that predicts progress exactly ranks as the truth does; a backwards head ranks every pair wrong', () => {

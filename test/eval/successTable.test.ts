@@ -14,12 +14,22 @@ test('Wilson interval: worked values', () => {
 
 test('the success table lists train and held-out splits separately, per family and overall', () => {
   const table = new SuccessTable();
-  const task = (family: TaskSpec['family'], split: TaskSpec['split']) => ({ family, split, color: 'red', object: 'block', template: 0, instruction: '' });
+  const task = (family: TaskSpec['family'], split: TaskSpec['split']) => ({
+    family,
+    split,
+    color: 'red',
+    object: 'block',
+    template: 0,
+    instruction: '',
+  });
   table.add({ task: task('reach', 'train'), success: true });
   table.add({ task: task('reach', 'train'), success: false });
   table.add({ task: task('pick', 'test'), success: true });
   const rows = table.rows();
-  assert.deepEqual(rows.map((r) => `${r.split}/${r.family}`), ['train/reach', 'train/all', 'test/pick', 'test/all']);
+  assert.deepEqual(
+    rows.map((r) => `${r.split}/${r.family}`),
+    ['train/reach', 'train/all', 'test/pick', 'test/all'],
+  );
   assert.equal(rows[0]!.rate, 0.5);
   assert.match(table.format(), /train\s+reach\s+50\.0%/);
   assert.match(table.format(), /test\s+pick\s+100\.0%/);

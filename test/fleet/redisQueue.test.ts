@@ -20,7 +20,10 @@ describe('RedisQueue', () => {
     name: 'redis',
     async open() {
       const name = `q${n++}`;
-      return { queue: await RedisQueue.open({ url: redis.url, name }), reopen: () => RedisQueue.open({ url: redis.url, name }) };
+      return {
+        queue: await RedisQueue.open({ url: redis.url, name }),
+        reopen: () => RedisQueue.open({ url: redis.url, name }),
+      };
     },
   });
 });

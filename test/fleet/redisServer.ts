@@ -29,7 +29,11 @@ export function requireRedisServer(): void {
 export async function startRedis(): Promise<RedisServer> {
   requireRedisServer();
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   const url = `redis://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -42,7 +46,8 @@ export async function startRedis(): Promise<RedisServer> {
       break;
     } catch {
       probe.disconnect();
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`redis-server did not start on port ${port}`);
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`redis-server did not start on port ${port}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }

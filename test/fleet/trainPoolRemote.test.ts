@@ -29,13 +29,34 @@ after(() => fx?.remove());
 test('train --queue redis://: a remote `wmrl worker` runs the anchors; same policy as one env, each episode once', async () => {
   const redis = await startRedis();
   try {
-    const worker = spawn(process.execPath, [bin, 'worker', '--queue', redis.url, '--robot', 'remote1', '--speed', 'max', '--backend', 'wasm', '--max-episodes', '6', '--idle-exit', '120'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const worker = spawn(
+      process.execPath,
+      [
+        bin,
+        'worker',
+        '--queue',
+        redis.url,
+        '--robot',
+        'remote1',
+        '--speed',
+        'max',
+        '--backend',
+        'wasm',
+        '--max-episodes',
+        '6',
+        '--idle-exit',
+        '120',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let log = '';
     worker.stderr.on('data', (d: Buffer) => (log += d.toString()));
     const exited = new Promise<number | null>((resolve) => worker.on('exit', (code) => resolve(code)));
     const out = join(dir, 'remote');
     const r = await new Promise<{ code: number | null; err: string }>((resolve) => {
-      const t = spawn(process.execPath, [bin, ...args(out, ['--queue', redis.url])], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const t = spawn(process.execPath, [bin, ...args(out, ['--queue', redis.url])], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
       t.stderr.on('data', (d: Buffer) => (err += d.toString()));
       t.on('exit', (code) => resolve({ code, err }));
@@ -52,7 +73,11 @@ test('train --queue redis://: a remote `wmrl worker` runs the anchors; same poli
       assert.equal(s.robots.remote1?.episodes, 6);
       const stored: string[] = [];
       for await (const e of (await EpisodeStore.open(join(out, 'anchors'))).episodes()) stored.push(e.id);
-      assert.deepEqual(stored.sort(), await queue.ledgerIds(), 'the trainer stored each episode the ledger charges, once');
+      assert.deepEqual(
+        stored.sort(),
+        await queue.ledgerIds(),
+        'the trainer stored each episode the ledger charges, once',
+      );
     } finally {
       await queue.close();
     }

@@ -54,7 +54,8 @@ export function makeTestEpisode(opts: TestEpisodeOptions = {}): Episode {
   const progress = Float32Array.from({ length: n }, (_, i) => (steps === 0 ? 0 : (i / steps) * (success ? 1 : 0.6)));
   const successes = Uint8Array.from({ length: n }, (_, i) => (success && i === steps ? 1 : 0));
   const cameras: Episode['cameras'] = {};
-  for (const name of opts.cameras ?? ['scene']) cameras[name] = { width, height, frames: bytes(n * width * height * 3) };
+  for (const name of opts.cameras ?? ['scene'])
+    cameras[name] = { width, height, frames: bytes(n * width * height * 3) };
   const split = opts.split ?? 'train';
   return {
     id: opts.id ?? `test-${seed}`,

@@ -9,15 +9,30 @@ import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import type { TaskFamily } from '../../src/tasks/families.ts';
 
-export async function collectMixedEpisodes(options: { families: TaskFamily[]; perKind: number; seed: number; cameras?: string[] }): Promise<Episode[]> {
+export async function collectMixedEpisodes(options: {
+  families: TaskFamily[];
+  perKind: number;
+  seed: number;
+  cameras?: string[];
+}): Promise<Episode[]> {
   const robot = loadRobot('vx300');
   const env = await SimEnv.create({ robot, cameras: options.cameras });
-  const controllers: Controller[] = [await ScriptedExpert.create({ robot, noise: 0.1 }), await ScriptedExpert.create({ robot, noise: 0.8 }), new RandomController(robot.arm.joints.length + 1)];
+  const controllers: Controller[] = [
+    await ScriptedExpert.create({ robot, noise: 0.1 }),
+    await ScriptedExpert.create({ robot, noise: 0.8 }),
+    new RandomController(robot.arm.joints.length + 1),
+  ];
   const episodes: Episode[] = [];
   try {
     for (const [c, controller] of controllers.entries()) {
-      const plan = planEpisodes(options.families.map((family) => ({ family })), 'train', options.perKind, options.seed + 1000 * c);
-      for (const p of plan) episodes.push(await runEpisode(env, controller, { ...p, initialStatus: () => env.status() }));
+      const plan = planEpisodes(
+        options.families.map((family) => ({ family })),
+        'train',
+        options.perKind,
+        options.seed + 1000 * c,
+      );
+      for (const p of plan)
+        episodes.push(await runEpisode(env, controller, { ...p, initialStatus: () => env.status() }));
     }
   } finally {
     for (const c of controllers) c.close?.();

@@ -25,7 +25,10 @@ test('camera projection: the instructed object is where the renderer draws it', 
     const plan = planEpisodes([{ family: 'reach' }, { family: 'push' }, { family: 'pick' }], 'both', 12, 77);
     for (const p of plan) {
       const obs = await env.reset(p);
-      const [u, v] = projectToImage({ pos: camera.pos!, lookAt: camera.lookAt!, fovy: camera.fovy }, obs.state!.subarray(0, 3));
+      const [u, v] = projectToImage(
+        { pos: camera.pos!, lookAt: camera.lookAt!, fovy: camera.fovy },
+        obs.state!.subarray(0, 3),
+      );
       const img = obs.images.scene!;
       const col = Math.floor(((u + 1) / 2) * img.width);
       const row = Math.floor(((v + 1) / 2) * img.height);
@@ -33,7 +36,8 @@ test('camera projection: the instructed object is where the renderer draws it', 
       const rgb = [img.data[i]!, img.data[i + 1]!, img.data[i + 2]!];
       const want = COLOR_RGB[p.task.color as ColorName];
       // Same hue (cosine of RGB directions), whatever the shading.
-      const cos = (rgb[0]! * want[0] + rgb[1]! * want[1] + rgb[2]! * want[2]) / (Math.hypot(...rgb) * Math.hypot(...want));
+      const cos =
+        (rgb[0]! * want[0] + rgb[1]! * want[1] + rgb[2]! * want[2]) / (Math.hypot(...rgb) * Math.hypot(...want));
       if (cos > 0.97) hits++;
     }
     assert.ok(hits >= 11, `projected pixel shows the target colour in ${hits}/12 scenes`);
@@ -48,7 +52,15 @@ test('grounded attention: positions in [-1, 1], outputs per head, a sharp score 
   const lang = new LanguageEncoder('t/l', 10, 4, 6, 4);
   try {
     const images = tf.randomUniform([3, 8, 8, 3], 0, 1, 'float32', 5) as tf.Tensor4D;
-    const tokens = tf.tensor2d([[2, 3, 4, 0], [5, 6, 0, 0], [7, 8, 9, 1]], [3, 4], 'int32');
+    const tokens = tf.tensor2d(
+      [
+        [2, 3, 4, 0],
+        [5, 6, 0, 0],
+        [7, 8, 9, 1],
+      ],
+      [3, 4],
+      'int32',
+    );
     const { output, positions } = tf.tidy(() => g.attend(images, lang.apply(tokens)));
     assert.deepEqual(output.shape, [3, g.outputDim]);
     assert.equal(g.outputDim, 2 * (2 + 4));
@@ -65,7 +77,10 @@ test('grounded attention: positions in [-1, 1], outputs per head, a sharp score 
     // Head scores are ±: each head lands either on the bright pixel or on the (uniform) background's extreme,
     // but a head whose query favours brightness lands exactly on pixel (2, 5).
     const centre = [((2 + 0.5) / 8) * 2 - 1, ((5 + 0.5) / 8) * 2 - 1];
-    assert.ok([0, 1].some((h) => Math.abs(pos[2 * h]! - centre[0]!) < 1e-3 && Math.abs(pos[2 * h + 1]! - centre[1]!) < 1e-3), `positions ${Array.from(pos)}`);
+    assert.ok(
+      [0, 1].some((h) => Math.abs(pos[2 * h]! - centre[0]!) < 1e-3 && Math.abs(pos[2 * h + 1]! - centre[1]!) < 1e-3),
+      `positions ${Array.from(pos)}`,
+    );
     tf.dispose([one, t1]);
   } finally {
     g.dispose();
@@ -76,7 +91,8 @@ test('grounded attention: positions in [-1, 1], outputs per head, a sharp score 
 test('language encoder: word pairs make order matter, position in the sentence does not', () => {
   const lang = new LanguageEncoder('t/l2', 10, 4, 8, 9);
   try {
-    const run = (ids: number[][]) => tf.tidy(() => lang.apply(tf.tensor2d(ids, [ids.length, ids[0]!.length], 'int32')).arraySync() as number[][]);
+    const run = (ids: number[][]) =>
+      tf.tidy(() => lang.apply(tf.tensor2d(ids, [ids.length, ids[0]!.length], 'int32')).arraySync() as number[][]);
     const [a, shifted, swapped] = run([
       [2, 3, 4, 5, 0, 0, 0],
       [6, 2, 3, 4, 5, 0, 0],

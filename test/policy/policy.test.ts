@@ -37,7 +37,18 @@ before(async () => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const config = (overrides: Record<string, string> = {}) =>
-  resolveConfig(policyConfigSchema, { overrides: { features: '32', trunk: '[64]', 'encoder.epochs': '1', 'encoder.keypoints': '4', 'bc.validationFraction': '0', 'bc.shiftAugment': 'false', 'bc.batchSize': '16', ...overrides } });
+  resolveConfig(policyConfigSchema, {
+    overrides: {
+      features: '32',
+      trunk: '[64]',
+      'encoder.epochs': '1',
+      'encoder.keypoints': '4',
+      'bc.validationFraction': '0',
+      'bc.shiftAugment': 'false',
+      'bc.batchSize': '16',
+      ...overrides,
+    },
+  });
 
 test('tokenizer: words outside the training vocabulary map to <unk>, order is kept', () => {
   const tok = Tokenizer.fromTexts(['pick up the red block'], 6);
@@ -48,7 +59,10 @@ test('tokenizer: words outside the training vocabulary map to <unk>, order is ke
 });
 
 test('behaviour cloning overfits a handful of demos (action error near zero)', async () => {
-  const { policy, report } = await pretrainPolicy(demos, config({ 'bc.epochs': '120', 'bc.patience': '120', 'bc.learningRate': '3e-3', 'bc.batchSize': '8' }));
+  const { policy, report } = await pretrainPolicy(
+    demos,
+    config({ 'bc.epochs': '120', 'bc.patience': '120', 'bc.learningRate': '3e-3', 'bc.batchSize': '8' }),
+  );
   try {
     const first = report.bc[0]!;
     const last = report.bc.at(-1)!;
@@ -56,7 +70,10 @@ test('behaviour cloning overfits a handful of demos (action error near zero)', a
     assert.ok(last.validationMse < first.validationMse / 5);
     assert.ok(last.trainNll < first.trainNll - 2, `NLL ${first.trainNll} → ${last.trainNll}`);
     // Simulator demos carry privileged state, so the auxiliary localisation error is reported (and learned).
-    assert.ok(last.validationAuxRmseCm < first.validationAuxRmseCm, `aux RMSE ${first.validationAuxRmseCm} → ${last.validationAuxRmseCm} cm`);
+    assert.ok(
+      last.validationAuxRmseCm < first.validationAuxRmseCm,
+      `aux RMSE ${first.validationAuxRmseCm} → ${last.validationAuxRmseCm} cm`,
+    );
   } finally {
     policy.dispose();
   }
@@ -114,7 +131,12 @@ test('action chunks: the head predicts several ticks; the controller executes th
       const whole = tf.tidy(() => policy.act(input, { deterministic: true }).action.dataSync());
       disposeInput(input);
       const A = policy.actionDim;
-      for (let c = 0; c < 3; c++) assert.deepEqual(Array.from(controller.act(obs)), Array.from(whole.subarray(c * A, (c + 1) * A)), `tick ${c} of the chunk`);
+      for (let c = 0; c < 3; c++)
+        assert.deepEqual(
+          Array.from(controller.act(obs)),
+          Array.from(whole.subarray(c * A, (c + 1) * A)),
+          `tick ${c} of the chunk`,
+        );
       // The fourth tick is a fresh prediction (of the same observation here: the chunk's first action again).
       assert.deepEqual(Array.from(controller.act(obs)), Array.from(whole.subarray(0, A)));
       // Running an episode with it works end to end.

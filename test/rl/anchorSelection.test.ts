@@ -8,12 +8,14 @@ import { Rng } from '../../src/core/rng.ts';
 import { weightedPpiEstimate } from '../../src/rl/ppiEstimate.ts';
 import { activeProbabilities, selectAnchorGroups, systematicSample } from '../../src/rl/anchorSelection.ts';
 
-test('selection: without active picks it is the trainer\'s historical draw, bit for bit', () => {
+test("selection: without active picks it is the trainer's historical draw, bit for bit", () => {
   for (const seed of [1, 2, 3]) {
     const a = new Rng(seed);
     const b = new Rng(seed);
     const s = selectAnchorGroups(a, { groups: 8, uniform: 3 });
-    const historical = [...new Set(b.shuffle(Array.from({ length: 8 }, (_, i) => i)).slice(0, 3))].sort((x, y) => x - y);
+    const historical = [...new Set(b.shuffle(Array.from({ length: 8 }, (_, i) => i)).slice(0, 3))].sort(
+      (x, y) => x - y,
+    );
     assert.deepEqual(s.anchors, historical);
     assert.equal(a.next(), b.next(), 'the same random numbers were consumed');
     assert.deepEqual(s.inclusion, new Array(8).fill(3 / 8));
@@ -62,11 +64,17 @@ test('selection: recorded inclusion probabilities match the empirical ones', () 
   for (let g = 0; g < G; g++) {
     const p = inclusion[g]!;
     const se = Math.sqrt((p * (1 - p)) / trials);
-    assert.ok(Math.abs(hits[g]! / trials - p) < 4.5 * se + 1e-9, `group ${g}: empirical ${(hits[g]! / trials).toFixed(4)} vs recorded ${p.toFixed(4)}`);
+    assert.ok(
+      Math.abs(hits[g]! / trials - p) < 4.5 * se + 1e-9,
+      `group ${g}: empirical ${(hits[g]! / trials).toFixed(4)} vs recorded ${p.toFixed(4)}`,
+    );
   }
   const q = activeProbabilities(priority, 2, 0.05);
   assert.ok(Math.abs(q.reduce((s, v) => s + v, 0) - 2) < 1e-9);
-  assert.ok(q.every((v) => v > 0 && v <= 1), 'every group keeps a chance');
+  assert.ok(
+    q.every((v) => v > 0 && v <= 1),
+    'every group keeps a chance',
+  );
   assert.equal(systematicSample([0.5, 0.5, 1], 0.25).length, 2);
   assert.throws(() => selectAnchorGroups(new Rng(1), { groups: 4, uniform: 1, active: 1 }), /priority/);
 });
@@ -89,23 +97,42 @@ test('selection: the importance-weighted PPI estimate is unbiased on synthetic d
   for (let t = 0; t < trials; t++) {
     const s = selectAnchorGroups(rng, { groups: G, uniform: 1, active: 2, priority });
     const anchors = new Set(s.anchors);
-    const groups = truth.map((y, g) => ({ predicted: predicted[g]!, outcome: anchors.has(g) ? y : null, inclusion: s.inclusion[g]! }));
+    const groups = truth.map((y, g) => ({
+      predicted: predicted[g]!,
+      outcome: anchors.has(g) ? y : null,
+      inclusion: s.inclusion[g]!,
+    }));
     const w = weightedPpiEstimate(groups);
     // The estimate is clipped to [0, 1]; unbiasedness is about the raw mean, so recompute it.
-    const raw = groups.reduce((acc, g) => acc + (g.outcome === null ? g.predicted : g.predicted + (g.outcome - g.predicted) / g.inclusion), 0) / G;
+    const raw =
+      groups.reduce(
+        (acc, g) => acc + (g.outcome === null ? g.predicted : g.predicted + (g.outcome - g.predicted) / g.inclusion),
+        0,
+      ) / G;
     weighted += raw;
     weightedSq += raw * raw;
     if (w.lower <= target && target <= w.upper) covered++;
     // Ignoring how anchors were picked: imagined mean + mean anchor error, as for uniform anchors.
-    const imagined = truth.map((_, g) => g).filter((g) => !anchors.has(g)).map((g) => predicted[g]!);
+    const imagined = truth
+      .map((_, g) => g)
+      .filter((g) => !anchors.has(g))
+      .map((g) => predicted[g]!);
     const anchorIdx = [...anchors];
-    plain += imagined.reduce((a, v) => a + v, 0) / imagined.length - anchorIdx.reduce((a, g) => a + predicted[g]! - truth[g]!, 0) / anchorIdx.length;
+    plain +=
+      imagined.reduce((a, v) => a + v, 0) / imagined.length -
+      anchorIdx.reduce((a, g) => a + predicted[g]! - truth[g]!, 0) / anchorIdx.length;
   }
   const mean = weighted / trials;
   const sd = Math.sqrt(weightedSq / trials - mean * mean);
   const se = sd / Math.sqrt(trials);
-  assert.ok(Math.abs(mean - target) < 4 * se, `weighted mean ${mean.toFixed(4)} vs truth ${target.toFixed(4)} (se ${se.toFixed(4)})`);
+  assert.ok(
+    Math.abs(mean - target) < 4 * se,
+    `weighted mean ${mean.toFixed(4)} vs truth ${target.toFixed(4)} (se ${se.toFixed(4)})`,
+  );
   const plainMean = plain / trials;
-  assert.ok(Math.abs(plainMean - target) > 10 * se, `the unweighted estimate is biased under active selection (${plainMean.toFixed(4)} vs ${target.toFixed(4)})`);
+  assert.ok(
+    Math.abs(plainMean - target) > 10 * se,
+    `the unweighted estimate is biased under active selection (${plainMean.toFixed(4)} vs ${target.toFixed(4)})`,
+  );
   assert.ok(covered / trials > 0.8, `interval coverage ${(covered / trials).toFixed(3)}`);
 });

@@ -7,7 +7,10 @@ import { CONTEXT_DIM, familyOneHot } from '../../src/tasks/familyContext.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 
 test('branchStarts: each start is [qpos, qvel, state] of one episode at a step before its last, with its task', () => {
-  const episodes = [makeTestEpisode({ seed: 1, steps: 6, qposDim: 3, stateDim: 4, family: 'reach' }), makeTestEpisode({ seed: 2, steps: 3, qposDim: 3, stateDim: 4, family: 'pick' })];
+  const episodes = [
+    makeTestEpisode({ seed: 1, steps: 6, qposDim: 3, stateDim: 4, family: 'reach' }),
+    makeTestEpisode({ seed: 2, steps: 3, qposDim: 3, stateDim: 4, family: 'pick' }),
+  ];
   const n = 200;
   const starts = branchStarts(episodes, n, new Rng(7));
   assert.equal(starts.stateDim, 10);
@@ -19,7 +22,11 @@ test('branchStarts: each start is [qpos, qvel, state] of one episode at a step b
     const matches: string[] = [];
     episodes.forEach((e, k) => {
       for (let t = 0; t <= e.steps; t++) {
-        const expect = [...e.qpos.subarray(t * 3, t * 3 + 3), ...e.qvel.subarray(t * 3, t * 3 + 3), ...e.state.subarray(t * 4, t * 4 + 4)];
+        const expect = [
+          ...e.qpos.subarray(t * 3, t * 3 + 3),
+          ...e.qvel.subarray(t * 3, t * 3 + 3),
+          ...e.state.subarray(t * 4, t * 4 + 4),
+        ];
         if (expect.every((v, j) => v === row[j])) matches.push(`${k}:${t}`);
       }
     });
@@ -27,7 +34,10 @@ test('branchStarts: each start is [qpos, qvel, state] of one episode at a step b
     const [k, t] = matches[0]!.split(':').map(Number) as [number, number];
     assert.ok(t < episodes[k]!.steps, 'never the final state: a branch acts from where the policy still acted');
     assert.equal(starts.instructions[i], episodes[k]!.task.instruction);
-    assert.deepEqual(Array.from(starts.context.subarray(i * CONTEXT_DIM, (i + 1) * CONTEXT_DIM)), Array.from(familyOneHot(episodes[k]!.task.family)));
+    assert.deepEqual(
+      Array.from(starts.context.subarray(i * CONTEXT_DIM, (i + 1) * CONTEXT_DIM)),
+      Array.from(familyOneHot(episodes[k]!.task.family)),
+    );
     seen.add(matches[0]!);
   }
   assert.equal(seen.size, 6 + 3, 'every (episode, step) is drawn');
@@ -38,10 +48,17 @@ test('branchStarts: each start is [qpos, qvel, state] of one episode at a step b
 test('branchStarts: no episode with a step is a clear error; concatStarts keeps order and refuses mixed widths', () => {
   assert.throws(() => branchStarts([makeTestEpisode({ steps: 0 })], 1, new Rng(1)), /at least one real episode/);
   const a = branchStarts([makeTestEpisode({ seed: 3, steps: 2, qposDim: 2, stateDim: 1 })], 2, new Rng(1));
-  const b = branchStarts([makeTestEpisode({ seed: 4, steps: 2, qposDim: 2, stateDim: 1, family: 'push' })], 1, new Rng(2));
+  const b = branchStarts(
+    [makeTestEpisode({ seed: 4, steps: 2, qposDim: 2, stateDim: 1, family: 'push' })],
+    1,
+    new Rng(2),
+  );
   const ab = concatStarts(a, b);
   assert.equal(ab.instructions.length, 3);
   assert.deepEqual(Array.from(ab.states.subarray(10)), Array.from(b.states));
   assert.deepEqual(Array.from(ab.context.subarray(2 * CONTEXT_DIM)), Array.from(b.context));
-  assert.throws(() => concatStarts(a, branchStarts([makeTestEpisode({ steps: 2, qposDim: 3, stateDim: 1 })], 1, new Rng(1))), /state width/);
+  assert.throws(
+    () => concatStarts(a, branchStarts([makeTestEpisode({ steps: 2, qposDim: 3, stateDim: 1 })], 1, new Rng(1))),
+    /state width/,
+  );
 });

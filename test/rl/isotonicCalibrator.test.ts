@@ -7,9 +7,15 @@ import { groupAdvantages } from '../../src/rl/groupAdvantages.ts';
 test('pool-adjacent-violators: a hand-computed case', () => {
   // 1, 3, 2, 2, 5 (unit weights): 3 > 2 pools to 2.5, then 2.5 > 2 pools (3+2+2)/3 = 7/3.
   const out = poolAdjacentViolators([1, 3, 2, 2, 5], [1, 1, 1, 1, 1]);
-  assert.deepEqual(out.map((v) => +v.toFixed(6)), [1, 2.333333, 2.333333, 2.333333, 5]);
+  assert.deepEqual(
+    out.map((v) => +v.toFixed(6)),
+    [1, 2.333333, 2.333333, 2.333333, 5],
+  );
   // Weights count: (0.8·3 + 0.2·1) / 4 with weights 3 and 1.
-  assert.deepEqual(poolAdjacentViolators([0.8, 0.2], [3, 1]).map((v) => +v.toFixed(12)), [0.65, 0.65]);
+  assert.deepEqual(
+    poolAdjacentViolators([0.8, 0.2], [3, 1]).map((v) => +v.toFixed(12)),
+    [0.65, 0.65],
+  );
 });
 
 test('binned isotonic fit: knots at bin mean scores, pooled outcomes, empty bins skipped', () => {
@@ -17,7 +23,10 @@ test('binned isotonic fit: knots at bin mean scores, pooled outcomes, empty bins
   const scores = [0.05, 0.05, 0.15, 0.15, 0.25, 0.25, 0.95];
   const outcomes = [0, 0, 1, 1, 0, 1, 1];
   const { x, y } = fitBinnedIsotonic(scores, outcomes, 10);
-  assert.deepEqual(x.map((v) => +v.toFixed(6)), [0.05, 0.15, 0.25, 0.95]);
+  assert.deepEqual(
+    x.map((v) => +v.toFixed(6)),
+    [0.05, 0.15, 0.25, 0.95],
+  );
   // Bin means 0, 1, 0.5, 1 with weights 2, 2, 2, 1: bins 1 and 2 pool to 0.75.
   assert.deepEqual(y, [0, 0.75, 0.75, 1]);
 });
@@ -75,16 +84,29 @@ test('orderSlope: a pooled stretch keeps the order of scores, levels move by at 
   assert.deepEqual(sloped.knots(), flat.knots(), 'the slope does not change the fit');
   // The paper's map ties every score of the pooled block and beyond; the sloped one orders them.
   const group = [0.6, 0.7, 0.8, 0.9];
-  assert.deepEqual(group.map((s) => flat.map(s)), [0.625, 0.625, 0.625, 0.625]);
+  assert.deepEqual(
+    group.map((s) => flat.map(s)),
+    [0.625, 0.625, 0.625, 0.625],
+  );
   const f = group.map((s) => sloped.map(s));
   for (let i = 1; i < f.length; i++) assert.ok(f[i]! > f[i - 1]!, `strictly increasing: ${f}`);
-  for (const s of [0, 0.1, 0.3, 0.6, 0.9, 1]) assert.ok(Math.abs(sloped.map(s) - flat.map(s)) <= 0.0005 + 1e-12, `level at ${s}`);
+  for (const s of [0, 0.1, 0.3, 0.6, 0.9, 1])
+    assert.ok(Math.abs(sloped.map(s) - flat.map(s)) <= 0.0005 + 1e-12, `level at ${s}`);
   // GRPO's standardised advantages of that group are then the raw scores' own.
   const adv = (v: number[]) => Array.from(groupAdvantages(v, v.length), (a) => +a.toFixed(4));
   assert.deepEqual(adv(f), adv(group));
   assert.deepEqual(adv(group.map((x) => flat.map(x))), [0, 0, 0, 0], "the paper's map: no advantage at all");
   // Identity before the fit, whatever the slope; a negative or non-finite slope is refused.
-  assert.equal(new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: 0.5 }).map(0.3), 0.3);
-  assert.throws(() => new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: -1 }), /orderSlope/);
-  assert.throws(() => new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: Number.NaN }), /orderSlope/);
+  assert.equal(
+    new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: 0.5 }).map(0.3),
+    0.3,
+  );
+  assert.throws(
+    () => new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: -1 }),
+    /orderSlope/,
+  );
+  assert.throws(
+    () => new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: Number.NaN }),
+    /orderSlope/,
+  );
 });

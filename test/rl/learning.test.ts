@@ -38,7 +38,8 @@ async function expertEpisodes(count: number, noise: number, seed: number): Promi
   const expert = await ScriptedExpert.create({ robot, noise });
   try {
     const out: Episode[] = [];
-    for (const p of planEpisodes(parseTaskSelectors(TASK), 'train', count, seed)) out.push(await runEpisode(env, expert, p));
+    for (const p of planEpisodes(parseTaskSelectors(TASK), 'train', count, seed))
+      out.push(await runEpisode(env, expert, p));
     return out;
   } finally {
     expert.close?.();
@@ -52,7 +53,9 @@ before(async () => {
   // Failures too, for the world model: very noisy experts.
   noisy = await expertEpisodes(20, 0.8, 7000);
   // Few epochs on purpose: a policy that succeeds about half the time leaves RL room to show.
-  const config = resolveConfig(policyConfigSchema, { overrides: { 'bc.epochs': '15', 'bc.patience': '100', 'bc.batchSize': '32' } });
+  const config = resolveConfig(policyConfigSchema, {
+    overrides: { 'bc.epochs': '15', 'bc.patience': '100', 'bc.batchSize': '32' },
+  });
   const { policy } = await pretrainPolicy(demos, config);
   await savePolicy(policy, policyDir);
   policy.dispose();
@@ -61,11 +64,31 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function train(mode: 'real' | 'wmrl', overrides: Record<string, string>) {
   const config = resolveConfig(wmrlConfigSchema, {
-    overrides: { mode, steps: '10', groups: '8', rolloutsPerGroup: '8', 'eval.episodes': '40', 'eval.every': '10', 'eval.split': 'train', 'eval.tasks': TASK, backend: 'wasm', ...overrides },
+    overrides: {
+      mode,
+      steps: '10',
+      groups: '8',
+      rolloutsPerGroup: '8',
+      'eval.episodes': '40',
+      'eval.every': '10',
+      'eval.split': 'train',
+      'eval.tasks': TASK,
+      backend: 'wasm',
+      ...overrides,
+    },
   });
   const env = await SimEnv.create({ robot });
   try {
-    const report = await runTraining({ config, policyDir, data: [...demos, ...noisy], runDir: join(dir, mode), env, anchors: envAnchorRunner(env, runAnchorDir(join(dir, mode))), resume: false, worldModelConfig: { files: [], overrides: { members: '3', hidden: '[64]', 'train.epochs': '4' } } });
+    const report = await runTraining({
+      config,
+      policyDir,
+      data: [...demos, ...noisy],
+      runDir: join(dir, mode),
+      env,
+      anchors: envAnchorRunner(env, runAnchorDir(join(dir, mode))),
+      resume: false,
+      worldModelConfig: { files: [], overrides: { members: '3', hidden: '[64]', 'train.epochs': '4' } },
+    });
     return { report, start: report.evaluations[0]!, end: report.evaluations.at(-1)! };
   } finally {
     await env.close();
@@ -74,16 +97,34 @@ async function train(mode: 'real' | 'wmrl', overrides: Record<string, string>) {
 
 test('train (real mode, GRPO on the simulator): 10 steps raise deterministic success above the BC start', async (t) => {
   const { report, start, end } = await train('real', {});
-  t.diagnostic(`real: success on ${end.episodes} episodes ${start.successRate} → ${end.successRate}, ${report.realEpisodes} real episodes, ${report.robotSeconds.toFixed(0)} robot-s`);
+  t.diagnostic(
+    `real: success on ${end.episodes} episodes ${start.successRate} → ${end.successRate}, ${report.realEpisodes} real episodes, ${report.robotSeconds.toFixed(0)} robot-s`,
+  );
   assert.equal(end.step, 10);
-  assert.ok(start.successRate > 0.2 && start.successRate < 0.8, `the BC start should be mediocre, got ${start.successRate}`);
-  assert.ok(end.successRate > start.successRate, `success ${start.successRate} → ${end.successRate}: RL did not improve on BC`);
+  assert.ok(
+    start.successRate > 0.2 && start.successRate < 0.8,
+    `the BC start should be mediocre, got ${start.successRate}`,
+  );
+  assert.ok(
+    end.successRate > start.successRate,
+    `success ${start.successRate} → ${end.successRate}: RL did not improve on BC`,
+  );
   assert.equal(report.realEpisodes, 10 * 8 * 8);
 });
 
 test('train (WMRL: 6 of 8 groups imagined, 2 on the simulator): 10 steps raise deterministic success above the BC start', async (t) => {
-  const { report, start, end } = await train('wmrl', { anchorFraction: '0.25', horizon: '40', 'isotonic.minPairs': '16', 'isotonic.refitEvery': '8' });
-  t.diagnostic(`wmrl: success on ${end.episodes} episodes ${start.successRate} → ${end.successRate}, ${report.realEpisodes} real episodes, ${report.robotSeconds.toFixed(0)} robot-s`);
-  assert.ok(end.successRate > start.successRate, `success ${start.successRate} → ${end.successRate}: WMRL did not improve on BC`);
+  const { report, start, end } = await train('wmrl', {
+    anchorFraction: '0.25',
+    horizon: '40',
+    'isotonic.minPairs': '16',
+    'isotonic.refitEvery': '8',
+  });
+  t.diagnostic(
+    `wmrl: success on ${end.episodes} episodes ${start.successRate} → ${end.successRate}, ${report.realEpisodes} real episodes, ${report.robotSeconds.toFixed(0)} robot-s`,
+  );
+  assert.ok(
+    end.successRate > start.successRate,
+    `success ${start.successRate} → ${end.successRate}: WMRL did not improve on BC`,
+  );
   assert.equal(report.realEpisodes, 10 * 2 * 8);
 });

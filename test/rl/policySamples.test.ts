@@ -17,7 +17,10 @@ test('concatSamples: the count is the sum of the parts, rows in order, weights a
   // anchors' real rows, behind the imagined ones) silently fell out of the policy update.
   assert.equal(all.count, 5);
   assert.deepEqual(Array.from(all.advantage), [1, 2, 3, -1, -2]);
-  assert.deepEqual(Array.from(all.weight), [0.2, 0.2, 0.2, 1, 1].map((v) => Math.fround(v)));
+  assert.deepEqual(
+    Array.from(all.weight),
+    [0.2, 0.2, 0.2, 1, 1].map((v) => Math.fround(v)),
+  );
   assert.deepEqual(Array.from(all.latents), [1, 1, 2, 2, 3, 3, 9, 9, 8, 8]);
   assert.throws(() => concatSamples([emptySamples(dims, 0)]), /no policy samples/);
 });

@@ -19,7 +19,11 @@ test('PPI: the 95% interval covers the truth in 90–99% of 1000 trials with a b
       });
     const imagined = sample(400).map((s) => s.f);
     const anchors = sample(40);
-    const est = ppiEstimate(imagined, anchors.map((s) => s.f), anchors.map((s) => s.y));
+    const est = ppiEstimate(
+      imagined,
+      anchors.map((s) => s.f),
+      anchors.map((s) => s.y),
+    );
     if (est.lower <= truth && truth <= est.upper) covered++;
     // The naive interval: the imagined mean with its own standard error.
     const m = est.naive;
@@ -57,13 +61,18 @@ test('grouped PPI: rollouts of one start are correlated; counting them as indepe
   const group = () => {
     const p = Math.min(1, Math.max(0, truth + rng.uniform(-0.3, 0.3)));
     const bias = 0.15 + rng.normal() * 0.2;
-    return Array.from({ length: M }, () => ({ f: Math.min(1, Math.max(0, p + bias + rng.normal() * 0.05)), y: rng.uniform(0, 1) < p ? 1 : 0 }));
+    return Array.from({ length: M }, () => ({
+      f: Math.min(1, Math.max(0, p + bias + rng.normal() * 0.05)),
+      y: rng.uniform(0, 1) < p ? 1 : 0,
+    }));
   };
   const trials = 1000;
   let rollouts = 0;
   let groups = 0;
   for (let t = 0; t < trials; t++) {
-    const imagined = Array.from({ length: 20 }, group).flat().map((s) => s.f);
+    const imagined = Array.from({ length: 20 }, group)
+      .flat()
+      .map((s) => s.f);
     const anchors = Array.from({ length: 8 }, group).flat();
     const f = anchors.map((s) => s.f);
     const y = anchors.map((s) => s.y);
@@ -72,7 +81,10 @@ test('grouped PPI: rollouts of one start are correlated; counting them as indepe
     if (r.lower <= truth && truth <= r.upper) rollouts++;
     if (g.lower <= truth && truth <= g.upper) groups++;
   }
-  assert.ok(rollouts / trials < 0.85, `rollout-level coverage ${rollouts / trials}: the test should show it under-covers`);
+  assert.ok(
+    rollouts / trials < 0.85,
+    `rollout-level coverage ${rollouts / trials}: the test should show it under-covers`,
+  );
   assert.ok(groups / trials >= 0.95, `grouped coverage ${groups / trials}`);
 });
 

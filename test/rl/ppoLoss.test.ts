@@ -32,7 +32,11 @@ test('ppoLoss: worked numbers for the clipped surrogate, the weighted KL and the
       },
       { clip: 0.2, klCoef: 0.1 },
     );
-    return { loss: terms.loss.dataSync()[0]!, kl: terms.kl.dataSync()[0]!, clipFraction: terms.clipFraction.dataSync()[0]! };
+    return {
+      loss: terms.loss.dataSync()[0]!,
+      kl: terms.kl.dataSync()[0]!,
+      clipFraction: terms.clipFraction.dataSync()[0]!,
+    };
   });
   assert.ok(Math.abs(out.loss - 1.0875) < 1e-5, `loss ${out.loss}`);
   assert.ok(Math.abs(out.kl - 0.375) < 1e-6, `kl ${out.kl}`);
@@ -45,7 +49,23 @@ test('ppoLoss: its gradient moves the mean toward a positive-advantage action an
   const grad = (advantage: number) =>
     tf.tidy(() => {
       const mean = tf.variable(tf.tensor2d([[0]]));
-      const g = tf.variableGrads(() => ppoLoss({ actions: tf.tensor2d([[0.5]]), mean, logStd: tf.tensor1d([0]), oldLogProb: tf.tensor1d([-(0.5 * 0.25 + HALF_LOG_2PI)]), advantage: tf.tensor1d([advantage]), weight: tf.tensor1d([1]), referenceMean: tf.tensor2d([[0]]), referenceLogStd: tf.tensor1d([0]) }, { clip: 0.2, klCoef: 0 }).loss, [mean]);
+      const g = tf.variableGrads(
+        () =>
+          ppoLoss(
+            {
+              actions: tf.tensor2d([[0.5]]),
+              mean,
+              logStd: tf.tensor1d([0]),
+              oldLogProb: tf.tensor1d([-(0.5 * 0.25 + HALF_LOG_2PI)]),
+              advantage: tf.tensor1d([advantage]),
+              weight: tf.tensor1d([1]),
+              referenceMean: tf.tensor2d([[0]]),
+              referenceLogStd: tf.tensor1d([0]),
+            },
+            { clip: 0.2, klCoef: 0 },
+          ).loss,
+        [mean],
+      );
       const value = g.grads[mean.name]!.dataSync()[0]!;
       mean.dispose();
       return value;

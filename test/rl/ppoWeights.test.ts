@@ -22,13 +22,21 @@ function makePolicy(): VlaPolicy {
   const config = resolveConfig(policyConfigSchema, { overrides: { seed: '3' } });
   const tokenizer = Tokenizer.fromTexts(['reach the red block'], config.maxTokens);
   const P = 4;
-  return new VlaPolicy(config, { actionDim: 3, proprioDim: P, tokenizer: tokenizer.toJSON(), proprio: { mean: new Array(P).fill(0), std: new Array(P).fill(1) } });
+  return new VlaPolicy(config, {
+    actionDim: 3,
+    proprioDim: P,
+    tokenizer: tokenizer.toJSON(),
+    proprio: { mean: new Array(P).fill(0), std: new Array(P).fill(1) },
+  });
 }
 
 /** Rows given as (latent seed, advantage, weight), each row `copies` times. */
 function samples(policy: VlaPolicy, rows: { advantage: number; weight: number; copies: number }[]): PolicySamples {
   const n = rows.reduce((s, r) => s + r.copies, 0);
-  const s = emptySamples({ latentDim: policy.latentDim, proprioDim: 4, actionDim: 3, maxTokens: policy.tokenizer.maxTokens }, n);
+  const s = emptySamples(
+    { latentDim: policy.latentDim, proprioDim: 4, actionDim: 3, maxTokens: policy.tokenizer.maxTokens },
+    n,
+  );
   const rng = new Rng(5);
   const ids = policy.tokenizer.encode('reach the red block');
   let i = 0;
@@ -54,7 +62,14 @@ async function updatedWeights(rows: { advantage: number; weight: number; copies:
   // Move the policy off the reference so the KL term has a gradient.
   policy.logStd.assign(tf.fill(policy.logStd.shape, Math.log(0.3)));
   const optimizer = tf.train.sgd(0.05);
-  await ppoUpdate(policy, reference, optimizer, samples(policy, rows), { epochs: 1, minibatches: 1, clip: 0.2, klCoef: 0.5 }, new Rng(1));
+  await ppoUpdate(
+    policy,
+    reference,
+    optimizer,
+    samples(policy, rows),
+    { epochs: 1, minibatches: 1, clip: 0.2, klCoef: 0.5 },
+    new Rng(1),
+  );
   const out = policy.rlVariables().map((v) => v.dataSync().slice() as Float32Array);
   policy.dispose();
   reference.dispose();
@@ -63,15 +78,26 @@ async function updatedWeights(rows: { advantage: number; weight: number; copies:
 }
 
 test('PPO objective: K copies of weight 1/K update the policy exactly as one row of weight 1', async () => {
-  const one = await updatedWeights([{ advantage: 1.2, weight: 1, copies: 1 }, { advantage: -0.7, weight: 1, copies: 1 }]);
-  const copies = await updatedWeights([{ advantage: 1.2, weight: 0.2, copies: 5 }, { advantage: -0.7, weight: 1, copies: 1 }]);
-  const unweighted = await updatedWeights([{ advantage: 1.2, weight: 1, copies: 5 }, { advantage: -0.7, weight: 1, copies: 1 }]);
+  const one = await updatedWeights([
+    { advantage: 1.2, weight: 1, copies: 1 },
+    { advantage: -0.7, weight: 1, copies: 1 },
+  ]);
+  const copies = await updatedWeights([
+    { advantage: 1.2, weight: 0.2, copies: 5 },
+    { advantage: -0.7, weight: 1, copies: 1 },
+  ]);
+  const unweighted = await updatedWeights([
+    { advantage: 1.2, weight: 1, copies: 5 },
+    { advantage: -0.7, weight: 1, copies: 1 },
+  ]);
   let maxDiff = 0;
   let moved = 0;
-  one.forEach((w, v) => w.forEach((x, j) => {
-    maxDiff = Math.max(maxDiff, Math.abs(x - copies[v]![j]!));
-    moved = Math.max(moved, Math.abs(x - unweighted[v]![j]!));
-  }));
+  one.forEach((w, v) =>
+    w.forEach((x, j) => {
+      maxDiff = Math.max(maxDiff, Math.abs(x - copies[v]![j]!));
+      moved = Math.max(moved, Math.abs(x - unweighted[v]![j]!));
+    }),
+  );
   assert.ok(maxDiff < 1e-5, `weighted copies differ from one row by ${maxDiff}`);
   assert.ok(moved > 1e-4, 'unweighted copies should count five times (the test would not tell otherwise)');
 });

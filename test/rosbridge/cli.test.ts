@@ -21,14 +21,37 @@ test('wmrl collect --env rosbridge against `wmrl sim-server`; bad flags are usag
   try {
     const out = join(dir, 'robot-demos');
     // The server renders 64×64; the client resizes to the requested 32×32.
-    const { stdout } = await run(process.execPath, [BIN, 'collect', '--env', 'rosbridge', '--url', url, '--speed', 'max', '--task', 'reach', '--episodes', '2', '--image-size', '32', '--out', out], { timeout: 60_000 });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        BIN,
+        'collect',
+        '--env',
+        'rosbridge',
+        '--url',
+        url,
+        '--speed',
+        'max',
+        '--task',
+        'reach',
+        '--episodes',
+        '2',
+        '--image-size',
+        '32',
+        '--out',
+        out,
+      ],
+      { timeout: 60_000 },
+    );
     assert.match(stdout, /collected 2 episodes/);
     const episodes = [];
     for await (const e of (await EpisodeStore.open(out)).episodes()) episodes.push(e);
     assert.equal(episodes.length, 2);
     assert.ok(episodes.every((e) => e.source === 'rosbridge' && e.cameras.scene!.width === 32 && e.stateDim === 31));
 
-    const bad = await run(process.execPath, [BIN, 'collect', '--env', 'rosbridge', '--out', join(dir, 'x')]).catch((e: { code: number; stderr: string }) => e);
+    const bad = await run(process.execPath, [BIN, 'collect', '--env', 'rosbridge', '--out', join(dir, 'x')]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     assert.equal((bad as { code: number }).code, 2);
     assert.match((bad as { stderr: string }).stderr, /--env rosbridge needs --url/);
   } finally {
@@ -38,15 +61,45 @@ test('wmrl collect --env rosbridge against `wmrl sim-server`; bad flags are usag
 });
 
 test('an unreachable robot is a clear error after the connect timeout', async () => {
-  await assert.rejects(RosbridgeEnv.create({ robot: loadRobot('vx300'), url: 'ws://127.0.0.1:9', connectTimeoutMs: 800 }), /cannot reach rosbridge at ws:\/\/127\.0\.0\.1:9 within 0\.8 s \((ECONNREFUSED|connection closed)/);
-  await assert.rejects(RosbridgeEnv.create({ robot: loadRobot('vx300'), url: 'http://x' }), /rosbridge URL must look like ws:\/\/host:9090/);
+  await assert.rejects(
+    RosbridgeEnv.create({ robot: loadRobot('vx300'), url: 'ws://127.0.0.1:9', connectTimeoutMs: 800 }),
+    /cannot reach rosbridge at ws:\/\/127\.0\.0\.1:9 within 0\.8 s \((ECONNREFUSED|connection closed)/,
+  );
+  await assert.rejects(
+    RosbridgeEnv.create({ robot: loadRobot('vx300'), url: 'http://x' }),
+    /rosbridge URL must look like ws:\/\/host:9090/,
+  );
   // The same from the command line, with --connect-timeout; and the flag is refused for the simulator.
   const dir = mkdtempSync(join(tmpdir(), 'wmrl-rosbridge-timeout-'));
   try {
-    const failed = (await run(process.execPath, [BIN, 'collect', '--env', 'rosbridge', '--url', 'ws://127.0.0.1:9', '--connect-timeout', '0.5', '--episodes', '1', '--out', join(dir, 'x')], { timeout: 30_000 }).catch((e: unknown) => e)) as { code: number; stderr: string };
+    const failed = (await run(
+      process.execPath,
+      [
+        BIN,
+        'collect',
+        '--env',
+        'rosbridge',
+        '--url',
+        'ws://127.0.0.1:9',
+        '--connect-timeout',
+        '0.5',
+        '--episodes',
+        '1',
+        '--out',
+        join(dir, 'x'),
+      ],
+      { timeout: 30_000 },
+    ).catch((e: unknown) => e)) as { code: number; stderr: string };
     assert.notEqual(failed.code, 0);
     assert.match(failed.stderr, /cannot reach rosbridge at ws:\/\/127\.0\.0\.1:9 within 0\.5 s/);
-    const misuse = (await run(process.execPath, [BIN, 'collect', '--connect-timeout', '5', '--out', join(dir, 'y')]).catch((e: unknown) => e)) as { code: number; stderr: string };
+    const misuse = (await run(process.execPath, [
+      BIN,
+      'collect',
+      '--connect-timeout',
+      '5',
+      '--out',
+      join(dir, 'y'),
+    ]).catch((e: unknown) => e)) as { code: number; stderr: string };
     assert.equal(misuse.code, 2);
     assert.match(misuse.stderr, /--connect-timeout are for --env rosbridge/);
   } finally {
@@ -59,10 +112,29 @@ test('a robot that never answers a service call: the call times out and the epis
   const silent = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise((r) => silent.once('listening', r));
   const port = (silent.address() as { port: number }).port;
-  const env = await RosbridgeEnv.create({ robot: loadRobot('vx300'), url: `ws://127.0.0.1:${port}`, resetTimeoutMs: 300, workspace: false });
+  const env = await RosbridgeEnv.create({
+    robot: loadRobot('vx300'),
+    url: `ws://127.0.0.1:${port}`,
+    resetTimeoutMs: 300,
+    workspace: false,
+  });
   try {
     const started = performance.now();
-    await assert.rejects(env.reset({ task: { family: 'reach', color: 'red', object: 'ball', template: 0, split: 'train', instruction: 'reach the red ball' }, seed: 0 }), (err: Error) => err instanceof EpisodeAbortedError && /\/wmrl\/reset_episode did not answer within 0\.3 s/.test(err.message));
+    await assert.rejects(
+      env.reset({
+        task: {
+          family: 'reach',
+          color: 'red',
+          object: 'ball',
+          template: 0,
+          split: 'train',
+          instruction: 'reach the red ball',
+        },
+        seed: 0,
+      }),
+      (err: Error) =>
+        err instanceof EpisodeAbortedError && /\/wmrl\/reset_episode did not answer within 0\.3 s/.test(err.message),
+    );
     assert.ok(performance.now() - started < 2000);
   } finally {
     await env.close();

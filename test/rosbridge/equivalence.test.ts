@@ -20,7 +20,10 @@ function maxAbsDiff(a: Float32Array, b: Float32Array): number {
 }
 
 test('an expert episode in-process and through client → sim-server (lockstep) match', async () => {
-  const plan = [...planEpisodes([{ family: 'pick' }], 'train', 1, 7), ...planEpisodes([{ family: 'push' }], 'train', 1, 11)];
+  const plan = [
+    ...planEpisodes([{ family: 'pick' }], 'train', 1, 7),
+    ...planEpisodes([{ family: 'push' }], 'train', 1, 11),
+  ];
   const expert = await ScriptedExpert.create({ robot });
   const local = await SimEnv.create({ robot });
   const server = await RosbridgeSimServer.start({ robot, port: 0, lockstep: true, heartbeatMs: 0 });
@@ -61,7 +64,10 @@ test('free-running (real-time pacing ×20): the same expert episode succeeds wit
     const seconds = (performance.now() - started) / 1000;
     assert.ok(a.success && b.success, 'both succeed');
     // Paced: about steps / (controlHz × 20) seconds, not as fast as possible.
-    assert.ok(seconds > (0.8 * b.steps) / (robot.controlHz * 20), `episode took ${seconds.toFixed(2)} s for ${b.steps} steps`);
+    assert.ok(
+      seconds > (0.8 * b.steps) / (robot.controlHz * 20),
+      `episode took ${seconds.toFixed(2)} s for ${b.steps} steps`,
+    );
     const n = Math.min(a.qpos.length, b.qpos.length);
     assert.ok(maxAbsDiff(a.qpos.subarray(0, n), b.qpos.subarray(0, n)) < 0.25, 'trajectories stay close');
   } finally {

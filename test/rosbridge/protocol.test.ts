@@ -17,14 +17,23 @@ const robot = withImageSize(loadRobot('vx300'), 16);
 const { jointStates, command, services } = robot.ros;
 
 test('protocol parsing: ops are validated, errors name the problem', () => {
-  assert.deepEqual(parseClientOp({ op: 'subscribe', id: 's1', topic: '/joint_states', type: 'sensor_msgs/msg/JointState' }), { op: 'subscribe', id: 's1', topic: '/joint_states', type: 'sensor_msgs/msg/JointState', compression: 'none' });
+  assert.deepEqual(
+    parseClientOp({ op: 'subscribe', id: 's1', topic: '/joint_states', type: 'sensor_msgs/msg/JointState' }),
+    { op: 'subscribe', id: 's1', topic: '/joint_states', type: 'sensor_msgs/msg/JointState', compression: 'none' },
+  );
   assert.throws(() => parseClientOp({ op: 'frobnicate' }), /unknown op "frobnicate"/);
   assert.throws(() => parseClientOp({ op: 'publish', topic: '/a' }), /needs a 'msg'/);
   assert.throws(() => parseClientOp({ op: 'subscribe', topic: 'no-slash' }), /not a valid ROS name/);
-  assert.throws(() => parseClientOp({ op: 'subscribe', topic: '/a', compression: 'png' }), /compression "png" is not supported/);
+  assert.throws(
+    () => parseClientOp({ op: 'subscribe', topic: '/a', compression: 'png' }),
+    /compression "png" is not supported/,
+  );
   assert.throws(() => parseClientOp([1]), /JSON object/);
   // Python's json (and so rosbridge) reads NaN/Infinity; strings keep their text.
-  const parsed = parseRosbridgeJson('{"a":[NaN,-Infinity,Infinity,1],"s":"NaN \\" Infinity"}') as { a: number[]; s: string };
+  const parsed = parseRosbridgeJson('{"a":[NaN,-Infinity,Infinity,1],"s":"NaN \\" Infinity"}') as {
+    a: number[];
+    s: string;
+  };
   assert.ok(Number.isNaN(parsed.a[0]));
   assert.deepEqual(parsed.a.slice(1), [-Infinity, Infinity, 1]);
   assert.equal(parsed.s, 'NaN " Infinity');
@@ -32,20 +41,39 @@ test('protocol parsing: ops are validated, errors name the problem', () => {
 
 test('images: PNG and CBOR round trips, raw encodings, resizing', () => {
   const image = { width: 5, height: 3, data: Uint8Array.from({ length: 45 }, (_, i) => (i * 37) % 256) };
-  assert.deepEqual(decodeCompressedImage({ format: 'rgb8; png compressed rgb8', data: Buffer.from(encodePng(image)).toString('base64') }, '/cam'), image);
+  assert.deepEqual(
+    decodeCompressedImage(
+      { format: 'rgb8; png compressed rgb8', data: Buffer.from(encodePng(image)).toString('base64') },
+      '/cam',
+    ),
+    image,
+  );
   const bgr = Uint8Array.from(image.data);
   for (let i = 0; i < bgr.length; i += 3) [bgr[i], bgr[i + 2]] = [bgr[i + 2]!, bgr[i]!];
   assert.deepEqual(decodeRawImage({ width: 5, height: 3, encoding: 'bgr8', step: 15, data: bgr }, '/cam'), image);
-  assert.throws(() => decodeRawImage({ width: 5, height: 3, encoding: '16UC1', data: '' }, '/cam'), /encoding '16UC1' is not supported/);
+  assert.throws(
+    () => decodeRawImage({ width: 5, height: 3, encoding: '16UC1', data: '' }, '/cam'),
+    /encoding '16UC1' is not supported/,
+  );
   assert.throws(() => decodeCompressedImage({ format: 'jpeg', data: '' }, '/cam'), /format 'jpeg' is not supported/);
   const flat = resizeImage({ width: 4, height: 4, data: new Uint8Array(48).fill(200) }, 2, 2);
   assert.deepEqual(Array.from(flat.data), new Array(12).fill(200));
-  const msg = { op: 'publish', topic: '/t', msg: { data: new Uint8Array([1, 2, 3]), x: 1.5, n: -3, s: 'é', list: [true, null] } };
+  const msg = {
+    op: 'publish',
+    topic: '/t',
+    msg: { data: new Uint8Array([1, 2, 3]), x: 1.5, n: -3, s: 'é', list: [true, null] },
+  };
   assert.deepEqual(decode(encodeCbor(msg)), { ...msg, msg: { ...msg.msg, list: [true, null] } });
 });
 
 test('sim server speaks the ops roslib uses; errors are status ops and the connection lives on', async () => {
-  const server = await RosbridgeSimServer.start({ robot, port: 0, lockstep: true, heartbeatMs: 0, allowServices: [services.reset.name, services.taskStatus.name] });
+  const server = await RosbridgeSimServer.start({
+    robot,
+    port: 0,
+    lockstep: true,
+    heartbeatMs: 0,
+    allowServices: [services.reset.name, services.taskStatus.name],
+  });
   const raw = await RawClient.connect(server.url);
   try {
     raw.send({ op: 'subscribe', id: 'sub-js', topic: jointStates.topic, type: 'sensor_msgs/msg/JointState' });
@@ -80,13 +108,19 @@ test('sim server speaks the ops roslib uses; errors are status ops and the conne
     raw.send({ op: 'publish', id: 'x3', topic: jointStates.topic, msg: {} });
     await raw.waitFor((m) => m.op === 'status' && m.id === 'x1' && /unknown op/.test(String(m.msg)));
     await raw.waitFor((m) => m.op === 'status' && /not valid JSON/.test(String(m.msg)));
-    await raw.waitFor((m) => m.op === 'status' && m.id === 'x2' && /has type std_msgs\/msg\/Float64MultiArray/.test(String(m.msg)));
+    await raw.waitFor(
+      (m) => m.op === 'status' && m.id === 'x2' && /has type std_msgs\/msg\/Float64MultiArray/.test(String(m.msg)),
+    );
     await raw.waitFor((m) => m.op === 'status' && m.id === 'x3' && /published by the robot/.test(String(m.msg)));
     assert.equal(raw.closed, false);
 
     // Lockstep: one arm command, one tick, one joint state; unsubscribe stops them.
     const before = raw.received.filter((m) => m.topic === jointStates.topic).length;
-    await raw.sendAndSettle({ op: 'publish', topic: command.topic, msg: { layout: { dim: [], data_offset: 0 }, data: robot.arm.home } });
+    await raw.sendAndSettle({
+      op: 'publish',
+      topic: command.topic,
+      msg: { layout: { dim: [], data_offset: 0 }, data: robot.arm.home },
+    });
     assert.equal(raw.received.filter((m) => m.topic === jointStates.topic).length, before + 1);
     raw.send({ op: 'unsubscribe', id: 'sub-js', topic: jointStates.topic });
     raw.send({ op: 'unadvertise', topic: command.topic });
@@ -114,7 +148,13 @@ test('sim server speaks the ops roslib uses; errors are status ops and the conne
 });
 
 test('sim server binds to loopback by default, and topic allow-lists refuse the rest', async () => {
-  const server = await RosbridgeSimServer.start({ robot, port: 0, lockstep: true, heartbeatMs: 0, allowTopics: [jointStates.topic] });
+  const server = await RosbridgeSimServer.start({
+    robot,
+    port: 0,
+    lockstep: true,
+    heartbeatMs: 0,
+    allowTopics: [jointStates.topic],
+  });
   const raw = await RawClient.connect(server.url);
   try {
     assert.match(server.url, /^ws:\/\/127\.0\.0\.1:\d+$/);

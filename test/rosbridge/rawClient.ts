@@ -45,7 +45,10 @@ export class RawClient {
     for (;;) {
       const found = this.received.find(match);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(this.received.slice(-3)).slice(0, 400)}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no matching message within ${timeoutMs} ms; got ${JSON.stringify(this.received.slice(-3)).slice(0, 400)}`,
+        );
       await new Promise((r) => setTimeout(r, 5));
     }
   }

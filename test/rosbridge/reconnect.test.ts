@@ -17,7 +17,8 @@ import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
 const robot = withImageSize(loadRobot('vx300'), 16);
 
 /** A lockstep robot with 16×16 frames on `port` (0: a free one). */
-const startServer = (port = 0) => startSimServerProcess(['--lockstep', '--image-size', '16', '--heartbeat-ms', '0', '--quiet', '--port', String(port)]);
+const startServer = (port = 0) =>
+  startSimServerProcess(['--lockstep', '--image-size', '16', '--heartbeat-ms', '0', '--quiet', '--port', String(port)]);
 
 /** The expert, plus a hook that fires at one step of one episode. */
 class KillingExpert implements Controller {
@@ -48,7 +49,13 @@ test('kill the sim-server mid-episode: that episode is aborted, earlier ones int
   const port = server.port;
   let restarted: Promise<void> | undefined;
   const expert = await ScriptedExpert.create({ robot });
-  const env = await RosbridgeEnv.create({ robot, url: `ws://127.0.0.1:${port}`, speed: Infinity, connectTimeoutMs: 60_000, maxBackoffMs: 500 });
+  const env = await RosbridgeEnv.create({
+    robot,
+    url: `ws://127.0.0.1:${port}`,
+    speed: Infinity,
+    connectTimeoutMs: 60_000,
+    maxBackoffMs: 500,
+  });
   const controller = new KillingExpert(expert, {
     episode: 1,
     step: 3,
@@ -99,7 +106,15 @@ test('kill the sim-server mid-episode: that episode is aborted, earlier ones int
     assert.equal(aborted[0]!.steps, 3, 'the aborted episode holds the steps before the kill');
     assert.equal(aborted[0]!.seed, 41);
     // Order on disk: episode 0, the aborted attempt of episode 1, episode 1 again, episode 2.
-    assert.deepEqual(all.map((e) => [e.seed, e.status]), [[40, 'complete'], [41, 'aborted'], [41, 'complete'], [42, 'complete']]);
+    assert.deepEqual(
+      all.map((e) => [e.seed, e.status]),
+      [
+        [40, 'complete'],
+        [41, 'aborted'],
+        [41, 'complete'],
+        [42, 'complete'],
+      ],
+    );
     // The episode before the kill is intact, byte for byte.
     assert.equal(served[0]!.id, complete[0]!.id);
     assert.deepEqual(served[0]!.qpos, complete[0]!.qpos);

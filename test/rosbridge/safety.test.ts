@@ -35,7 +35,11 @@ test('safety filter: clamps to limits and max step, refuses non-finite values, g
   }
   assert.throws(() => filter.filter(home.slice(1), robot.gripper.open, home), /5 values; robot 'vx300' has 6/);
   // Workspace: a fake kinematics where z = joint 1; the box allows z ≤ 0.6.
-  const boxed = new SafetyFilter({ robot, maxStepFactor: 100, workspace: { min: [-1, -1, 0], max: [1, 1, 0.6], endEffector: (q) => [0, 0, q[1]!] } });
+  const boxed = new SafetyFilter({
+    robot,
+    maxStepFactor: 100,
+    workspace: { min: [-1, -1, 0], max: [1, 1, 0.6], endEffector: (q) => [0, 0, q[1]!] },
+  });
   out = boxed.filter([0, 0.9, 0, 0, 0, 0], robot.gripper.open, [0, 0.5, 0, 0, 0, 0]);
   assert.deepEqual(Array.from(out.arm), [0, 0.5, 0, 0, 0, 0], 'leaving the box: the arm holds');
   assert.deepEqual(out.clipped, ['workspace']);
@@ -82,7 +86,12 @@ test('sim server: a command beyond the limits reaches the arm clipped; NaN is re
     const before = sim.armQpos();
     raw.send(`{"op":"publish","id":"nan-1","topic":"${COMMAND}","msg":{"data":[NaN,-0.35,0.55,0,1.35,0]}}`);
     raw.send({ op: 'publish', id: 'null-1', topic: COMMAND, msg: { data: [null, -0.35, 0.55, 0, 1.35, 0] } });
-    await raw.sendAndSettle({ op: 'publish', id: 'inf-1', topic: COMMAND, msg: { data: [1e400, -0.35, 0.55, 0, 1.35, 0] } });
+    await raw.sendAndSettle({
+      op: 'publish',
+      id: 'inf-1',
+      topic: COMMAND,
+      msg: { data: [1e400, -0.35, 0.55, 0, 1.35, 0] },
+    });
     for (const id of ['nan-1', 'null-1', 'inf-1']) {
       const status = await raw.waitFor((m) => m.op === 'status' && m.id === id);
       assert.equal(status.level, 'error');
@@ -90,7 +99,8 @@ test('sim server: a command beyond the limits reaches the arm clipped; NaN is re
     }
     assert.equal(server.stats.refusedCommands, 3);
     const after = sim.armQpos();
-    for (let i = 0; i < before.length; i++) assert.ok(Math.abs(after[i]! - before[i]!) < 1e-3, `joint ${i} held (moved ${after[i]! - before[i]!})`);
+    for (let i = 0; i < before.length; i++)
+      assert.ok(Math.abs(after[i]! - before[i]!) < 1e-3, `joint ${i} held (moved ${after[i]! - before[i]!})`);
 
     // Far beyond the waist's upper limit: each tick moves at most 2 maxSteps, and it stops at the limit.
     const over = [10, ...home.slice(1)];

@@ -51,11 +51,15 @@ test('crash safety: SIGKILL at 24 random points, restart, the ledger matches the
   }
   t.diagnostic(`${kills} kills mid-schedule; ledger sizes after them: ${[...progress].join(', ')} of ${total}`);
   assert.ok(kills >= 20, `at least 20 runs were killed mid-schedule (got ${kills})`);
-  assert.ok(progress.size >= 5, `kills landed at many points of the schedule (ledger sizes seen: ${[...progress].join(', ')})`);
+  assert.ok(
+    progress.size >= 5,
+    `kills landed at many points of the schedule (ledger sizes seen: ${[...progress].join(', ')})`,
+  );
   assert.equal(await runChild(), 'done');
 
   const ids = [];
-  for (let s = 1; s <= CRASH_STEPS; s++) ids.push(...makeRequests('crash', s, CRASH_GROUPS, CRASH_ROLLOUTS).map((r) => r.id));
+  for (let s = 1; s <= CRASH_STEPS; s++)
+    ids.push(...makeRequests('crash', s, CRASH_GROUPS, CRASH_ROLLOUTS).map((r) => r.id));
   const store = await EpisodeStore.open(join(dir, 'anchors'));
   const seen = new Map<string, number>();
   let storedSeconds = 0;

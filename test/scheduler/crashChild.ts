@@ -17,13 +17,26 @@ export const CRASH_ROLLOUTS = 4;
 
 async function main(dir: string): Promise<void> {
   const queue = SqliteQueue.open(join(dir, 'schedule.db'));
-  const pool = new RobotPool(['r1', 'r2', 'r3'].map((name) => ({ config: robotConfigSchema.parse({ name, kind: 'sim' }), open: async () => new FakeEnv({ steps: 5, stepMs: 5 }) })));
-  const scheduler = new CalibrationScheduler({ queue, pool, storeDir: join(dir, 'anchors'), robot: 'test-arm', runEpisode: runFakeEpisode, pollMs: 5 });
+  const pool = new RobotPool(
+    ['r1', 'r2', 'r3'].map((name) => ({
+      config: robotConfigSchema.parse({ name, kind: 'sim' }),
+      open: async () => new FakeEnv({ steps: 5, stepMs: 5 }),
+    })),
+  );
+  const scheduler = new CalibrationScheduler({
+    queue,
+    pool,
+    storeDir: join(dir, 'anchors'),
+    robot: 'test-arm',
+    runEpisode: runFakeEpisode,
+    pollMs: 5,
+  });
   process.stdout.write('ready\n');
   try {
     for (let step = 1; step <= CRASH_STEPS; step++) {
       const r = await scheduler.request(makeRequests('crash', step, CRASH_GROUPS, CRASH_ROLLOUTS));
-      if (r.episodes.size !== CRASH_GROUPS * CRASH_ROLLOUTS) throw new Error(`step ${step}: ${r.episodes.size} episodes`);
+      if (r.episodes.size !== CRASH_GROUPS * CRASH_ROLLOUTS)
+        throw new Error(`step ${step}: ${r.episodes.size} episodes`);
     }
   } finally {
     await pool.close();

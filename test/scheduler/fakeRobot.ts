@@ -31,7 +31,12 @@ export class FakeEnv implements Env {
   }
 
   #obs(): Observation {
-    return { images: {}, qpos: Float32Array.of(this.#t / 10, 0), qvel: Float32Array.of(0, 0), instruction: 'reach the red block' };
+    return {
+      images: {},
+      qpos: Float32Array.of(this.#t / 10, 0),
+      qvel: Float32Array.of(0, 0),
+      instruction: 'reach the red block',
+    };
   }
 
   async reset({ seed }: ResetOptions): Promise<Observation> {
@@ -44,7 +49,8 @@ export class FakeEnv implements Env {
   async step(_action: Action): Promise<StepResult> {
     if (this.options.stepMs) await new Promise((r) => setTimeout(r, this.options.stepMs));
     this.#t++;
-    if (this.options.dropAtStep !== undefined && this.#t >= this.options.dropAtStep) throw new EpisodeAbortedError('rosbridge connection dropped mid-episode');
+    if (this.options.dropAtStep !== undefined && this.#t >= this.options.dropAtStep)
+      throw new EpisodeAbortedError('rosbridge connection dropped mid-episode');
     const done = this.#t >= this.horizon;
     const success = done && this.#seed % 2 === 0;
     return { observation: this.#obs(), reward: this.#t / this.horizon, success, done };
@@ -55,5 +61,9 @@ export class FakeEnv implements Env {
 
 /** Runs a request with a zero-action controller. */
 export function runFakeEpisode(env: Env, request: EpisodeRequest): Promise<Episode> {
-  return runEpisode(env, { name: 'zero', reset() {}, act: () => new Float32Array(2) }, { task: request.task, seed: request.seed });
+  return runEpisode(
+    env,
+    { name: 'zero', reset() {}, act: () => new Float32Array(2) },
+    { task: request.task, seed: request.seed },
+  );
 }

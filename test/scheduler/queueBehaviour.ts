@@ -8,7 +8,13 @@ import assert from 'node:assert/strict';
 import type { AnchorQueue } from '../../src/scheduler/anchorQueue.ts';
 import { makeRequests } from './requests.ts';
 
-const outcome = (id: string, robotSeconds = 1.5) => ({ episodeId: id, success: true, robotSeconds, startedAt: Date.now(), finishedAt: Date.now() + 10 });
+const outcome = (id: string, robotSeconds = 1.5) => ({
+  episodeId: id,
+  success: true,
+  robotSeconds,
+  startedAt: Date.now(),
+  finishedAt: Date.now() + 10,
+});
 
 export interface Backend {
   name: string;
@@ -44,7 +50,11 @@ export function behaviour(backend: Backend): void {
       await queue.enqueue([a!, b!]);
       const c = await queue.claim('r1');
       assert.equal(await queue.complete(c!.request.id, 'r1', outcome(c!.request.id, 2)), true);
-      assert.equal(await queue.complete(c!.request.id, 'r1', outcome(c!.request.id, 2)), false, 'a second completion is refused');
+      assert.equal(
+        await queue.complete(c!.request.id, 'r1', outcome(c!.request.id, 2)),
+        false,
+        'a second completion is refused',
+      );
       assert.deepEqual(await queue.spent(), { episodes: 1, robotSeconds: 2 });
       assert.deepEqual(await queue.spent({ run: 'run-b', step: 3 }), { episodes: 1, robotSeconds: 2 });
       assert.deepEqual(await queue.spent({ step: 4 }), { episodes: 0, robotSeconds: 0 });
@@ -68,7 +78,11 @@ export function behaviour(backend: Backend): void {
       await queue.enqueue([a!]);
       await queue.claim('r1');
       assert.equal(await queue.fail(a!.id, 'r1', 'connection dropped', 3), 'queued');
-      assert.equal(await queue.claim('r1', { poolSize: 2 }), null, 'the robot it failed on waits while another robot has not tried it');
+      assert.equal(
+        await queue.claim('r1', { poolSize: 2 }),
+        null,
+        'the robot it failed on waits while another robot has not tried it',
+      );
       const again = await queue.claim('r2', { poolSize: 2 });
       assert.equal(again?.request.id, a!.id);
       assert.equal(again?.attempts, 1);
@@ -122,7 +136,12 @@ export function behaviour(backend: Backend): void {
     const { queue } = await backend.open();
     try {
       await queue.setRobotHealth('r9', { healthy: false, retryAt: 123, failures: 2, lastError: 'connection dropped' });
-      assert.deepEqual((await queue.summary()).robots.r9?.health, { healthy: false, retryAt: 123, failures: 2, lastError: 'connection dropped' });
+      assert.deepEqual((await queue.summary()).robots.r9?.health, {
+        healthy: false,
+        retryAt: 123,
+        failures: 2,
+        lastError: 'connection dropped',
+      });
     } finally {
       await queue.close();
     }

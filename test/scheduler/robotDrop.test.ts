@@ -29,7 +29,8 @@ const dir = mkdtempSync(join(tmpdir(), 'wmrl-drop-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A lockstep robot with 16×16 frames on `port` (0: a free one). */
-const startServer = (port = 0) => startSimServerProcess(['--lockstep', '--image-size', '16', '--heartbeat-ms', '0', '--quiet', '--port', String(port)]);
+const startServer = (port = 0) =>
+  startSimServerProcess(['--lockstep', '--image-size', '16', '--heartbeat-ms', '0', '--quiet', '--port', String(port)]);
 
 /** The expert, calling `hook` at step 3 of every episode. */
 class HookedExpert implements Controller {
@@ -58,12 +59,38 @@ test('a robot that drops mid-episode: the episode is retried on another robot, t
   let remoteEnv: RosbridgeEnv | undefined;
   const pool = new RobotPool([
     {
-      config: robotConfigSchema.parse({ name: 'arm-remote', kind: 'rosbridge', url: `ws://127.0.0.1:${server.port}`, speed: 'max', backoffSeconds: 600 }),
-      open: async () => (remoteEnv = await RosbridgeEnv.create({ robot, url: `ws://127.0.0.1:${server.port}`, speed: Infinity, connectTimeoutMs: 2_000, maxBackoffMs: 200 })),
+      config: robotConfigSchema.parse({
+        name: 'arm-remote',
+        kind: 'rosbridge',
+        url: `ws://127.0.0.1:${server.port}`,
+        speed: 'max',
+        backoffSeconds: 600,
+      }),
+      open: async () =>
+        (remoteEnv = await RosbridgeEnv.create({
+          robot,
+          url: `ws://127.0.0.1:${server.port}`,
+          speed: Infinity,
+          connectTimeoutMs: 2_000,
+          maxBackoffMs: 200,
+        })),
     },
-    { config: robotConfigSchema.parse({ name: 'arm-local', kind: 'sim', speed: 'max' }), open: () => makeSimEnv(robot) },
+    {
+      config: robotConfigSchema.parse({ name: 'arm-local', kind: 'sim', speed: 'max' }),
+      open: () => makeSimEnv(robot),
+    },
   ]);
-  const requests: EpisodeRequest[] = planEpisodes([{ family: 'reach' }], 'train', 3, 60).map((p, i) => ({ id: requestId('drop', 1, i, 0), run: 'drop', step: 1, group: i, rollout: 0, task: p.task, seed: p.seed, noiseSeed: i, maxRobotSeconds: 10 }));
+  const requests: EpisodeRequest[] = planEpisodes([{ family: 'reach' }], 'train', 3, 60).map((p, i) => ({
+    id: requestId('drop', 1, i, 0),
+    run: 'drop',
+    step: 1,
+    group: i,
+    rollout: 0,
+    task: p.task,
+    seed: p.seed,
+    noiseSeed: i,
+    maxRobotSeconds: 10,
+  }));
   const events: string[] = [];
   const scheduler = new CalibrationScheduler({
     queue,
@@ -77,10 +104,13 @@ test('a robot that drops mid-episode: the episode is retried on another robot, t
         const onRemote = env === remoteEnv;
         const expert = await ScriptedExpert.create({ robot });
         inner.push(expert);
-        experts.set(env, new HookedExpert(expert, () => {
-          // The robot's rosbridge server dies in the middle of the remote robot's first episode.
-          if (onRemote && !killed) (killed = true), server.child.kill('SIGKILL');
-        }));
+        experts.set(
+          env,
+          new HookedExpert(expert, () => {
+            // The robot's rosbridge server dies in the middle of the remote robot's first episode.
+            if (onRemote && !killed) (killed = true), server.child.kill('SIGKILL');
+          }),
+        );
       }
       return runEpisode(env, experts.get(env)!, { task: r.task, seed: r.seed });
     },
@@ -104,7 +134,12 @@ test('a robot that drops mid-episode: the episode is retried on another robot, t
     const status = await queue.summary();
     assert.equal(status.robots['arm-remote']?.health?.healthy, false);
     assert.equal(status.robots['arm-local']?.episodes, 3);
-    assert.deepEqual(await checkLedger(queue, await scheduler.storedEpisodes()), { charged: 3, stored: 3, unchargedStored: [], chargedMissing: [] });
+    assert.deepEqual(await checkLedger(queue, await scheduler.storedEpisodes()), {
+      charged: 3,
+      stored: 3,
+      unchargedStored: [],
+      chargedMissing: [],
+    });
   } finally {
     for (const e of inner) e.close();
     await pool.close();

@@ -18,13 +18,21 @@ const dir = mkdtempSync(join(tmpdir(), 'wmrl-sched-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-function setup(robots: { name: string; env?: FakeEnvOptions; resetSeconds?: number; backoffSeconds?: number }[], extra: { maxAttempts?: number } = {}) {
+function setup(
+  robots: { name: string; env?: FakeEnvOptions; resetSeconds?: number; backoffSeconds?: number }[],
+  extra: { maxAttempts?: number } = {},
+) {
   const folder = join(dir, `s${n++}`);
   const queue = SqliteQueue.open(join(folder, 'schedule.db'));
   const envs = new Map<string, FakeEnv>();
   const pool = new RobotPool(
     robots.map((r) => ({
-      config: robotConfigSchema.parse({ name: r.name, kind: 'sim', resetSeconds: r.resetSeconds ?? 0, backoffSeconds: r.backoffSeconds ?? 60 }),
+      config: robotConfigSchema.parse({
+        name: r.name,
+        kind: 'sim',
+        resetSeconds: r.resetSeconds ?? 0,
+        backoffSeconds: r.backoffSeconds ?? 60,
+      }),
       open: async () => {
         const env = new FakeEnv(r.env ?? { stepMs: 2 });
         envs.set(r.name, env);
@@ -33,12 +41,25 @@ function setup(robots: { name: string; env?: FakeEnvOptions; resetSeconds?: numb
     })),
   );
   const events: string[] = [];
-  const scheduler = new CalibrationScheduler({ queue, pool, storeDir: join(folder, 'anchors'), robot: 'test-arm', runEpisode: runFakeEpisode, maxAttempts: extra.maxAttempts ?? 3, pollMs: 20, onEvent: (e) => events.push(`${e.kind} ${e.id}${'robot' in e ? ' ' + e.robot : ''}`) });
+  const scheduler = new CalibrationScheduler({
+    queue,
+    pool,
+    storeDir: join(folder, 'anchors'),
+    robot: 'test-arm',
+    runEpisode: runFakeEpisode,
+    maxAttempts: extra.maxAttempts ?? 3,
+    pollMs: 20,
+    onEvent: (e) => events.push(`${e.kind} ${e.id}${'robot' in e ? ' ' + e.robot : ''}`),
+  });
   return { queue, pool, envs, scheduler, events, folder };
 }
 
 test('scheduler: episodes run in parallel across robots, each stored and charged once', async () => {
-  const { queue, pool, envs, scheduler, folder } = setup([{ name: 'a', env: { stepMs: 20 } }, { name: 'b', env: { stepMs: 20 } }, { name: 'c', env: { stepMs: 20 } }]);
+  const { queue, pool, envs, scheduler, folder } = setup([
+    { name: 'a', env: { stepMs: 20 } },
+    { name: 'b', env: { stepMs: 20 } },
+    { name: 'c', env: { stepMs: 20 } },
+  ]);
   try {
     const reqs = makeRequests('run', 1, 3, 2);
     const t0 = performance.now();
@@ -47,7 +68,10 @@ test('scheduler: episodes run in parallel across robots, each stored and charged
     assert.equal(r.episodes.size, 6);
     assert.deepEqual(r.failed, []);
     const busy = pool.slots.reduce((a, slot) => a + slot.busyMs, 0);
-    assert.ok(wall < 0.75 * busy, `3 robots in parallel: ${wall.toFixed(0)} ms of wall time for ${busy} ms of episodes`);
+    assert.ok(
+      wall < 0.75 * busy,
+      `3 robots in parallel: ${wall.toFixed(0)} ms of wall time for ${busy} ms of episodes`,
+    );
     for (const name of ['a', 'b', 'c']) assert.ok((envs.get(name)?.episodes ?? 0) >= 1, `robot ${name} ran episodes`);
     assert.deepEqual([...r.episodes.keys()].sort(), reqs.map((q) => q.id).sort());
     const check = await checkLedger(queue, await scheduler.storedEpisodes());
@@ -55,34 +79,54 @@ test('scheduler: episodes run in parallel across robots, each stored and charged
     // Asking again runs nothing and charges nothing.
     const again = await scheduler.request(reqs);
     assert.equal(again.episodes.size, 6);
-    assert.equal([...envs.values()].reduce((s, e) => s + e.episodes, 0), 6);
+    assert.equal(
+      [...envs.values()].reduce((s, e) => s + e.episodes, 0),
+      6,
+    );
     assert.equal((await queue.spent()).episodes, 6);
     const s = await queue.summary();
-    assert.equal(Object.values(s.robots).reduce((k, u) => k + u.episodes, 0), 6);
+    assert.equal(
+      Object.values(s.robots).reduce((k, u) => k + u.episodes, 0),
+      6,
+    );
   } finally {
     await pool.close();
     await queue.close();
   }
   // `wmrl schedule status` reads the same store.
   const bin = join(import.meta.dirname, '..', '..', 'bin', 'wmrl.js');
-  const r = spawnSync(process.execPath, [bin, 'schedule', 'status', '--db', join(folder, 'schedule.db'), '--json'], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [bin, 'schedule', 'status', '--db', join(folder, 'schedule.db'), '--json'], {
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
-  const status = JSON.parse(r.stdout) as { counts: { done: number }; total: { episodes: number }; utilisation: Record<string, number | null> };
+  const status = JSON.parse(r.stdout) as {
+    counts: { done: number };
+    total: { episodes: number };
+    utilisation: Record<string, number | null>;
+  };
   assert.equal(status.counts.done, 6);
   assert.equal(status.total.episodes, 6);
   assert.deepEqual(Object.keys(status.utilisation).sort(), ['a', 'b', 'c']);
-  const text = spawnSync(process.execPath, [bin, 'schedule', 'status', '--db', join(folder, 'schedule.db')], { encoding: 'utf8' });
+  const text = spawnSync(process.execPath, [bin, 'schedule', 'status', '--db', join(folder, 'schedule.db')], {
+    encoding: 'utf8',
+  });
   assert.match(text.stdout, /queue: 0 queued, 0 running, 6 done, 0 failed/);
 });
 
 test('scheduler: a robot that drops mid-episode is marked unhealthy and its episode is retried on another robot', async () => {
-  const { queue, pool, envs, scheduler, events } = setup([{ name: 'flaky', env: { stepMs: 1, dropAtStep: 3 } }, { name: 'steady', env: { stepMs: 5 } }]);
+  const { queue, pool, envs, scheduler, events } = setup([
+    { name: 'flaky', env: { stepMs: 1, dropAtStep: 3 } },
+    { name: 'steady', env: { stepMs: 5 } },
+  ]);
   try {
     const reqs = makeRequests('run', 1, 1, 4);
     const r = await scheduler.request(reqs);
     assert.equal(r.episodes.size, 4, 'every episode done despite the drop');
     assert.deepEqual(r.failed, []);
-    assert.ok(events.some((e) => e.startsWith('retry') && e.endsWith('flaky')), events.join('\n'));
+    assert.ok(
+      events.some((e) => e.startsWith('retry') && e.endsWith('flaky')),
+      events.join('\n'),
+    );
     const flaky = pool.slots.find((s) => s.name === 'flaky')!;
     assert.equal(flaky.health.healthy, false);
     assert.ok(flaky.health.retryAt > Date.now() + 30_000, 'backed off');
@@ -100,7 +144,13 @@ test('scheduler: a robot that drops mid-episode is marked unhealthy and its epis
 });
 
 test('scheduler: an episode that fails on every robot is reported failed after maxAttempts, never dropped', async () => {
-  const { queue, pool, scheduler, events } = setup([{ name: 'x', env: { dropAtStep: 1 }, backoffSeconds: 0.01 }, { name: 'y', env: { dropAtStep: 1 }, backoffSeconds: 0.01 }], { maxAttempts: 3 });
+  const { queue, pool, scheduler, events } = setup(
+    [
+      { name: 'x', env: { dropAtStep: 1 }, backoffSeconds: 0.01 },
+      { name: 'y', env: { dropAtStep: 1 }, backoffSeconds: 0.01 },
+    ],
+    { maxAttempts: 3 },
+  );
   try {
     const reqs = makeRequests('run', 1, 1, 1);
     const r = await scheduler.request(reqs);
@@ -126,7 +176,14 @@ test('scheduler: the budget admits only what fits; the rest is refused, not queu
     assert.equal(r.episodes.size, 2);
     assert.equal(r.refused.length, 2);
     assert.equal((await queue.summary()).counts.queued, 0);
-    assert.equal(affordable({ episodesPerDay: 3 }, { step: { episodes: 0, robotSeconds: 0 }, day: { episodes: 2, robotSeconds: 0 } }, [1, 1, 1]), 1);
+    assert.equal(
+      affordable(
+        { episodesPerDay: 3 },
+        { step: { episodes: 0, robotSeconds: 0 }, day: { episodes: 2, robotSeconds: 0 } },
+        [1, 1, 1],
+      ),
+      1,
+    );
   } finally {
     await pool.close();
     await queue.close();

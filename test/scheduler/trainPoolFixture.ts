@@ -17,7 +17,20 @@ import { loadPolicy, savePolicy } from '../../src/policy/policyFiles.ts';
 import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
 
 export const bin = join(import.meta.dirname, '..', '..', 'bin', 'wmrl.js');
-const TOY = ['--steps=3', '--groups=3', '--rolloutsPerGroup=2', '--anchorFraction=0.34', '--horizon=4', '--eval.episodes=2', '--eval.every=3', '--eval.tasks=reach', '--worldModel.refitEvery=2', '--worldModel.refitEpochs=1', '--isotonic.minPairs=2', '--isotonic.refitEvery=2'];
+const TOY = [
+  '--steps=3',
+  '--groups=3',
+  '--rolloutsPerGroup=2',
+  '--anchorFraction=0.34',
+  '--horizon=4',
+  '--eval.episodes=2',
+  '--eval.every=3',
+  '--eval.tasks=reach',
+  '--worldModel.refitEvery=2',
+  '--worldModel.refitEpochs=1',
+  '--isotonic.minPairs=2',
+  '--isotonic.refitEvery=2',
+];
 
 export interface TrainPoolFixture {
   dir: string;
@@ -35,16 +48,43 @@ export async function makeTrainPoolFixture(prefix: string): Promise<TrainPoolFix
   const store = await EpisodeStore.create(data, { robot: 'vx300' });
   for (const e of episodes) await store.append(e);
   await store.close();
-  const config = resolveConfig(policyConfigSchema, { overrides: { features: '16', trunk: '[32]', 'encoder.epochs': '1', 'bc.epochs': '1', 'bc.shiftAugment': 'false', 'bc.maxNoise': '0.2' } });
+  const config = resolveConfig(policyConfigSchema, {
+    overrides: {
+      features: '16',
+      trunk: '[32]',
+      'encoder.epochs': '1',
+      'bc.epochs': '1',
+      'bc.shiftAugment': 'false',
+      'bc.maxNoise': '0.2',
+    },
+  });
   const { policy } = await pretrainPolicy(episodes, config);
   await savePolicy(policy, policyDir);
   policy.dispose();
   writeFileSync(join(dir, 'wm.yaml'), 'kind: state\nmembers: 2\nhidden: [32]\ntrain: { epochs: 1, k: 2 }\n');
   const pool = join(dir, 'robots.json');
-  for (const name of ['left', 'right']) assert.equal(spawnSync(process.execPath, [bin, 'robot', 'add', name, '--sim', '--speed', 'max', '--pool', pool]).status, 0);
+  for (const name of ['left', 'right'])
+    assert.equal(
+      spawnSync(process.execPath, [bin, 'robot', 'add', name, '--sim', '--speed', 'max', '--pool', pool]).status,
+      0,
+    );
   return {
     dir,
-    args: (out, extra = []) => ['train', '--policy', policyDir, '--data', data, '--out', out, '--backend', 'wasm', '--wm-config', join(dir, 'wm.yaml'), ...TOY, ...extra],
+    args: (out, extra = []) => [
+      'train',
+      '--policy',
+      policyDir,
+      '--data',
+      data,
+      '--out',
+      out,
+      '--backend',
+      'wasm',
+      '--wm-config',
+      join(dir, 'wm.yaml'),
+      ...TOY,
+      ...extra,
+    ],
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

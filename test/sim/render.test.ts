@@ -43,17 +43,23 @@ function camLookingPlusY(pos: [number, number, number], fovy = 45): CameraPose {
 
 /** Camera at `pos` looking along +y, pitched down by `deg` degrees. */
 function camPitched(pos: [number, number, number], deg: number, fovy: number): CameraPose {
-  const a = (deg * Math.PI) / 180, s = Math.sin(a), c = Math.cos(a);
+  const a = (deg * Math.PI) / 180,
+    s = Math.sin(a),
+    c = Math.cos(a);
   // columns: x = (1,0,0), y (up) = (0, s, c), z (backwards) = (0, -c, s)
   return { pos, mat: [1, 0, 0, 0, s, -c, 0, c, s], fovy };
 }
 
 function rotX(deg: number): number[] {
-  const a = (deg * Math.PI) / 180, c = Math.cos(a), s = Math.sin(a);
+  const a = (deg * Math.PI) / 180,
+    c = Math.cos(a),
+    s = Math.sin(a);
   return [1, 0, 0, 0, c, -s, 0, s, c];
 }
 function rotY(deg: number): number[] {
-  const a = (deg * Math.PI) / 180, c = Math.cos(a), s = Math.sin(a);
+  const a = (deg * Math.PI) / 180,
+    c = Math.cos(a),
+    s = Math.sin(a);
   return [c, 0, s, 0, 1, 0, -s, 0, c];
 }
 
@@ -78,13 +84,26 @@ function isBlueish([r, g, b]: [number, number, number]): boolean {
 
 /** Pixel bounding box and centroid of geom `g` in the last render. */
 function footprint(r: RayRenderer, g: number) {
-  const W = r.width, H = r.height, ids = r.geomIds;
-  let n = 0, sx = 0, sy = 0, x0 = W, x1 = -1, y0 = H, y1 = -1;
+  const W = r.width,
+    H = r.height,
+    ids = r.geomIds;
+  let n = 0,
+    sx = 0,
+    sy = 0,
+    x0 = W,
+    x1 = -1,
+    y0 = H,
+    y1 = -1;
   for (let y = 0; y < H; y++) {
     for (let x = 0; x < W; x++) {
       if (ids[y * W + x] !== g) continue;
-      n++; sx += x; sy += y;
-      if (x < x0) x0 = x; if (x > x1) x1 = x; if (y < y0) y0 = y; if (y > y1) y1 = y;
+      n++;
+      sx += x;
+      sy += y;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
     }
   }
   return { n, cx: sx / Math.max(n, 1), cy: sy / Math.max(n, 1), x0, x1, y0, y1 };
@@ -101,7 +120,7 @@ test('sphere straight ahead appears centred with its colour; corners are backgro
   const f = footprint(r, 0);
   assert.ok(Math.abs(f.cx - 31.5) < 0.75 && Math.abs(f.cy - 23.5) < 0.75, `centroid ${f.cx},${f.cy}`);
   // expected radius in pixels: (r/d) / tan(fovy/2) * H/2 (approx.)
-  const expR = (0.2 / 2) / Math.tan((22.5 * Math.PI) / 180) * 24;
+  const expR = (0.2 / 2 / Math.tan((22.5 * Math.PI) / 180)) * 24;
   assert.ok(Math.abs(f.n - Math.PI * expR * expR) / (Math.PI * expR * expR) < 0.15, `area ${f.n}`);
   assert.equal(r.geomIds[0], -1);
   const bg = px(img, 64, 0, 0);
@@ -112,18 +131,27 @@ test('sphere straight ahead appears centred with its colour; corners are backgro
 
 test('camera convention: +x camera right, +y camera up (identity and MJCF-style camera)', () => {
   const r = new RayRenderer({ width: 64, height: 64 });
-  const box = (pos: [number, number, number], rgba: [number, number, number, number]): GeomSpec =>
-    ({ type: 6, size: [0.1, 0.1, 0.1], pos, rgba });
+  const box = (pos: [number, number, number], rgba: [number, number, number, number]): GeomSpec => ({
+    type: 6,
+    size: [0.1, 0.1, 0.1],
+    pos,
+    rgba,
+  });
 
   r.render(scene([box([0.5, 0, -2], RED), box([0, 0.5, -2], GREEN)]), CAM_IDENTITY);
-  let a = footprint(r, 0), b = footprint(r, 1);
+  let a = footprint(r, 0),
+    b = footprint(r, 1);
   assert.ok(a.n > 0 && b.n > 0);
   assert.ok(a.cx > 40 && Math.abs(a.cy - 31.5) < 3, `+x box at ${a.cx},${a.cy}`);
   assert.ok(b.cy < 24 && Math.abs(b.cx - 31.5) < 3, `+y box at ${b.cx},${b.cy}`);
 
   // camera 2 m behind the origin along -y, looking along +y: world +x is right, world +z is up
-  r.render(scene([box([0.5, 0, 0], RED), box([0, 0, 0.5], GREEN), box([-0.5, 0, 0], BLUE)]), camLookingPlusY([0, -2, 0]));
-  a = footprint(r, 0); b = footprint(r, 1);
+  r.render(
+    scene([box([0.5, 0, 0], RED), box([0, 0, 0.5], GREEN), box([-0.5, 0, 0], BLUE)]),
+    camLookingPlusY([0, -2, 0]),
+  );
+  a = footprint(r, 0);
+  b = footprint(r, 1);
   const c = footprint(r, 2);
   assert.ok(a.cx > 40, `world +x box at ${a.cx}`);
   assert.ok(c.cx < 24, `world -x box at ${c.cx}`);
@@ -134,7 +162,10 @@ test('occlusion: the nearer geom wins regardless of geom order', () => {
   const near: GeomSpec = { type: 2, size: [0.1, 0, 0], pos: [0, 0, -1], rgba: RED };
   const far: GeomSpec = { type: 6, size: [0.5, 0.5, 0.1], pos: [0, 0, -3], rgba: GREEN };
   const r = new RayRenderer({ width: 32, height: 32 });
-  for (const order of [[near, far], [far, near]]) {
+  for (const order of [
+    [near, far],
+    [far, near],
+  ]) {
     const img = r.render(scene(order), CAM_IDENTITY);
     assert.ok(isRedish(px(img, 32, 16, 16)), 'centre shows the near sphere');
     assert.ok(isGreenish(px(img, 32, 16, 10)) && isGreenish(px(img, 32, 10, 16)), 'far box visible around it');
@@ -191,18 +222,25 @@ test('lighting: normals give shading variation but colours stay recognisable', (
   const r = new RayRenderer({ width: 64, height: 64, shadows: false });
   const yellow: [number, number, number, number] = [0.95, 0.85, 0.1, 1];
   const orange: [number, number, number, number] = [0.95, 0.5, 0.05, 1];
-  const img = r.render(scene([
-    { type: 2, size: [0.25, 0, 0], pos: [-0.3, 0, -2], rgba: yellow },
-    { type: 2, size: [0.25, 0, 0], pos: [0.3, 0, -2], rgba: orange },
-  ]), CAM_IDENTITY);
-  let minY = 1e9, maxY = -1;
+  const img = r.render(
+    scene([
+      { type: 2, size: [0.25, 0, 0], pos: [-0.3, 0, -2], rgba: yellow },
+      { type: 2, size: [0.25, 0, 0], pos: [0.3, 0, -2], rgba: orange },
+    ]),
+    CAM_IDENTITY,
+  );
+  let minY = 1e9,
+    maxY = -1;
   for (let i = 0; i < 64 * 64; i++) {
     const g = r.geomIds[i];
     if (g === -1) continue;
     const [R, G, B] = [img[3 * i]!, img[3 * i + 1]!, img[3 * i + 2]!];
     const ratio = G / R;
-    if (g === 0) { assert.ok(ratio > 0.8, `yellow pixel ${R},${G},${B}`); minY = Math.min(minY, R); maxY = Math.max(maxY, R); }
-    else assert.ok(ratio > 0.4 && ratio < 0.65, `orange pixel ${R},${G},${B}`);
+    if (g === 0) {
+      assert.ok(ratio > 0.8, `yellow pixel ${R},${G},${B}`);
+      minY = Math.min(minY, R);
+      maxY = Math.max(maxY, R);
+    } else assert.ok(ratio > 0.4 && ratio < 0.65, `orange pixel ${R},${G},${B}`);
     assert.ok(R >= 0.5 * 255 * 0.95, 'shading stays mild');
   }
   assert.ok(maxY - minY > 20, 'sphere shows some shading');
@@ -219,7 +257,8 @@ test('hard shadows: floor under a floating box is darker than floor elsewhere', 
   const noS = new RayRenderer({ ...opts, shadows: false });
   const a = withS.render(scene(specs), cam);
   const b = noS.render(scene(specs), cam);
-  let darker = 0, floorPx = 0;
+  let darker = 0,
+    floorPx = 0;
   for (let i = 0; i < 64 * 64; i++) {
     if (withS.geomIds[i] !== 0) continue;
     floorPx++;
@@ -234,7 +273,10 @@ test('hard shadows: floor under a floating box is darker than floor elsewhere', 
 
 test('primary-ray culling is conservative: identical to brute force on a random scene', () => {
   let seed = 12345;
-  const rnd = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const rnd = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
   const specs: GeomSpec[] = [{ type: 0, size: [0, 0, 0.05], pos: [0, 0, 0], rgba: [0.7, 0.7, 0.7, 1] }];
   const types = [2, 3, 4, 5, 6];
   for (let k = 0; k < 40; k++) {
@@ -243,7 +285,8 @@ test('primary-ray culling is conservative: identical to brute force on a random 
     const R = rotY(360 * rnd());
     // compose R * mat
     const m = new Array<number>(9).fill(0);
-    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) for (let q = 0; q < 3; q++) m[3 * i + j]! += R[3 * i + q]! * mat[3 * q + j]!;
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++) for (let q = 0; q < 3; q++) m[3 * i + j]! += R[3 * i + q]! * mat[3 * q + j]!;
     specs.push({
       type: t,
       size: [0.03 + 0.1 * rnd(), 0.03 + 0.1 * rnd(), 0.03 + 0.1 * rnd()],
@@ -335,7 +378,10 @@ test('normals: Lambert intensities match analytic normals (rotated box, cylinder
   const level = (nl: number) => Math.round(255 * (0.55 + 0.35 * Math.max(0, nl)));
 
   // box rotated 30 deg about y: visible faces have n.L = cos 30 and cos 60
-  let img = r.render(scene([{ type: 6, size: [0.2, 0.2, 0.2], pos: [0, 0, -2], mat: rotY(30), rgba: WHITE }]), CAM_IDENTITY);
+  let img = r.render(
+    scene([{ type: 6, size: [0.2, 0.2, 0.2], pos: [0, 0, -2], mat: rotY(30), rgba: WHITE }]),
+    CAM_IDENTITY,
+  );
   const seen = new Map<number, number>();
   for (let i = 0; i < 64 * 64; i++) if (r.geomIds[i] === 0) seen.set(img[3 * i]!, (seen.get(img[3 * i]!) ?? 0) + 1);
   assert.deepEqual([...seen.keys()].sort(), [level(Math.cos(Math.PI / 3)), level(Math.cos(Math.PI / 6))].sort());
@@ -345,9 +391,17 @@ test('normals: Lambert intensities match analytic normals (rotated box, cylinder
   for (let i = 0; i < 64 * 64; i++) if (r.geomIds[i] === 0) assert.equal(img[3 * i], level(1));
 
   // ellipsoid rotated about z: compare every pixel with the analytic normal at the hit point
-  const ang = 0.5, c = Math.cos(ang), s = Math.sin(ang);
+  const ang = 0.5,
+    c = Math.cos(ang),
+    s = Math.sin(ang);
   const radii = [0.3, 0.1, 0.2];
-  const ell: GeomSpec = { type: 4, size: radii as [number, number, number], pos: [0.1, -0.05, -2], mat: [c, -s, 0, s, c, 0, 0, 0, 1], rgba: WHITE };
+  const ell: GeomSpec = {
+    type: 4,
+    size: radii as [number, number, number],
+    pos: [0.1, -0.05, -2],
+    mat: [c, -s, 0, s, c, 0, 0, 0, 1],
+    rgba: WHITE,
+  };
   img = r.render(scene([ell]), CAM_IDENTITY);
   const tanH = Math.tan((22.5 * Math.PI) / 180);
   let n = 0;
@@ -357,11 +411,19 @@ test('normals: Lambert intensities match analytic normals (rotated box, cylinder
       if (r.geomIds[i] !== 0) continue;
       n++;
       const t = r.depth[i]!;
-      const u = ((2 * (x + 0.5)) / 64 - 1) * tanH, v = (1 - (2 * (y + 0.5)) / 64) * tanH;
+      const u = ((2 * (x + 0.5)) / 64 - 1) * tanH,
+        v = (1 - (2 * (y + 0.5)) / 64) * tanH;
       // world hit point relative to the centre, then into the local frame (R^T)
-      const wx = t * u - 0.1, wy = t * v + 0.05, wz = -t + 2;
-      const lx = c * wx + s * wy, ly = -s * wx + c * wy, lz = wz;
-      assert.ok(Math.abs((lx / radii[0]!) ** 2 + (ly / radii[1]!) ** 2 + (lz / radii[2]!) ** 2 - 1) < 1e-9, 'hit on the surface');
+      const wx = t * u - 0.1,
+        wy = t * v + 0.05,
+        wz = -t + 2;
+      const lx = c * wx + s * wy,
+        ly = -s * wx + c * wy,
+        lz = wz;
+      assert.ok(
+        Math.abs((lx / radii[0]!) ** 2 + (ly / radii[1]!) ** 2 + (lz / radii[2]!) ** 2 - 1) < 1e-9,
+        'hit on the surface',
+      );
       const gl = [lx / radii[0]! ** 2, ly / radii[1]! ** 2, lz / radii[2]! ** 2];
       const gw = [c * gl[0]! - s * gl[1]!, s * gl[0]! + c * gl[1]!, gl[2]!];
       const nz = gw[2]! / Math.hypot(gw[0]!, gw[1]!, gw[2]!);

@@ -40,10 +40,15 @@ test('renders an MJCF camera of a real mujoco model', async () => {
     data = new mj.MjData(model);
     mj.mj_forward(model, data);
     const id = (name: string) => mj.mj_name2id(model, MJOBJ_GEOM, name);
-    const cube = id('cube'), ball = id('ball'), can = id('can'), bar = id('bar'), coll = id('collision');
+    const cube = id('cube'),
+      ball = id('ball'),
+      can = id('can'),
+      bar = id('bar'),
+      coll = id('collision');
     assert.ok([cube, ball, can, bar, coll].every((g) => g >= 0));
 
-    const W = 64, H = 64;
+    const W = 64,
+      H = 64;
     const view = new MujocoScene(model);
     const cam = view.camera(data, 0);
     assert.equal(cam.fovy, 50);
@@ -57,17 +62,31 @@ test('renders an MJCF camera of a real mujoco model', async () => {
     assert.ok(R > 100 && R > 3 * G && R > 3 * B, `centre pixel ${R},${G},${B}`);
 
     const centroid = (g: number) => {
-      let n = 0, sx = 0, sy = 0;
-      for (let i = 0; i < W * H; i++) if (r.geomIds[i] === g) { n++; sx += i % W; sy += Math.floor(i / W); }
+      let n = 0,
+        sx = 0,
+        sy = 0;
+      for (let i = 0; i < W * H; i++)
+        if (r.geomIds[i] === g) {
+          n++;
+          sx += i % W;
+          sy += Math.floor(i / W);
+        }
       return { n, x: sx / n, y: sy / n };
     };
-    const pb = centroid(ball), pc = centroid(can), pbar = centroid(bar);
+    const pb = centroid(ball),
+      pc = centroid(can),
+      pbar = centroid(bar);
     assert.ok(pb.n > 5 && pb.x > W * 0.75 && Math.abs(pb.y - H / 2) < 6, `ball at ${JSON.stringify(pb)}`);
     assert.ok(pc.n > 5 && pc.x < W * 0.25 && Math.abs(pc.y - H / 2) < 6, `can at ${JSON.stringify(pc)}`);
     // bar is further away and higher: above the cube in the image, wide (euler in degrees -> along x)
     assert.ok(pbar.n > 5 && pbar.y < H / 2, `bar at ${JSON.stringify(pbar)}`);
-    let bx0 = W, bx1 = -1;
-    for (let i = 0; i < W * H; i++) if (r.geomIds[i] === bar) { bx0 = Math.min(bx0, i % W); bx1 = Math.max(bx1, i % W); }
+    let bx0 = W,
+      bx1 = -1;
+    for (let i = 0; i < W * H; i++)
+      if (r.geomIds[i] === bar) {
+        bx0 = Math.min(bx0, i % W);
+        bx1 = Math.max(bx1, i % W);
+      }
     assert.ok(bx1 - bx0 > 20, `bar spans ${bx0}..${bx1}`);
 
     // material colour resolved: the cylinder is yellow (R and G high, B low)
@@ -91,7 +110,15 @@ test('renders an MJCF camera of a real mujoco model', async () => {
 
     // raw model/data views also work directly (no helper)
     const raw = r.render(
-      { ngeom: model.ngeom, type: model.geom_type, size: model.geom_size, xpos: data.geom_xpos, xmat: data.geom_xmat, rgba: model.geom_rgba, visible: view.visible },
+      {
+        ngeom: model.ngeom,
+        type: model.geom_type,
+        size: model.geom_size,
+        xpos: data.geom_xpos,
+        xmat: data.geom_xmat,
+        rgba: model.geom_rgba,
+        visible: view.visible,
+      },
       { pos: data.cam_xpos, mat: data.cam_xmat, fovy: model.cam_fovy[0] },
     );
     assert.equal(r.geomIds[c], cube);

@@ -31,10 +31,12 @@ function assertSaneObservation(o: Observation, label: string) {
     assert.equal(img.data.length, img.width * img.height * 3, `${label} ${name} size`);
     assert.equal(img.width, 64);
     const distinct = new Set<number>();
-    for (let i = 0; i < img.data.length; i += 3) distinct.add((img.data[i]! << 16) | (img.data[i + 1]! << 8) | img.data[i + 2]!);
+    for (let i = 0; i < img.data.length; i += 3)
+      distinct.add((img.data[i]! << 16) | (img.data[i + 1]! << 8) | img.data[i + 2]!);
     assert.ok(distinct.size > 8, `${label} ${name} image is blank (${distinct.size} colours)`);
   }
-  for (const arr of [o.qpos, o.qvel, o.state!]) for (const v of arr) assert.ok(Number.isFinite(v), `${label}: non-finite observation`);
+  for (const arr of [o.qpos, o.qvel, o.state!])
+    for (const v of arr) assert.ok(Number.isFinite(v), `${label}: non-finite observation`);
   assert.equal(o.qpos.length, robot.arm.joints.length + 1);
   assert.equal(o.state!.length, STATE_DIM);
   assert.ok(o.instruction.length > 0);
@@ -93,7 +95,12 @@ test('actions are clipped to the robot limits and non-finite actions are refused
   // A huge action moves each joint by at most its maximum step per tick (plus tracking slack).
   const r = await env.step(new Float32Array([50, -50, 50, -50, 50, -50, 1]));
   const afterQ = r.observation.qpos;
-  robot.arm.joints.forEach((j, i) => assert.ok(Math.abs(afterQ[i]! - before[i]!) <= j.maxStep * 1.05 + 1e-3, `${j.name} moved ${afterQ[i]! - before[i]!}`));
+  robot.arm.joints.forEach((j, i) =>
+    assert.ok(
+      Math.abs(afterQ[i]! - before[i]!) <= j.maxStep * 1.05 + 1e-3,
+      `${j.name} moved ${afterQ[i]! - before[i]!}`,
+    ),
+  );
   await assert.rejects(env.step(new Float32Array([NaN, 0, 0, 0, 0, 0, 0])), NonFiniteActionError);
   await assert.rejects(env.step(new Float32Array([0, 0])), /needs 7/);
 });

@@ -9,7 +9,10 @@ import { TaskError } from '../../src/tasks/taskError.ts';
 test('selectors: unknown family, colour, object or zone is a clear error', () => {
   assert.deepEqual(parseTaskSelectors('reach:red:ball'), [{ family: 'reach', color: 'red', third: 'ball' }]);
   assert.equal(parseTaskSelectors('all').length, TASK_FAMILIES.length);
-  assert.throws(() => parseTaskSelectors('stack'), (e: Error) => e instanceof TaskError && /unknown task family 'stack'/.test(e.message));
+  assert.throws(
+    () => parseTaskSelectors('stack'),
+    (e: Error) => e instanceof TaskError && /unknown task family 'stack'/.test(e.message),
+  );
   assert.throws(() => parseTaskSelectors('pick:magenta'), /unknown colour 'magenta'/);
   assert.throws(() => parseTaskSelectors('reach:red:teapot'), /unknown object 'teapot'/);
   assert.throws(() => parseTaskSelectors('push:red:red'), /zone colour must differ/);
@@ -17,8 +20,23 @@ test('selectors: unknown family, colour, object or zone is a clear error', () =>
 });
 
 test('taskMatches: family, then colour and object or zone where the selector names them', () => {
-  const reachRedBall = { family: 'reach', color: 'red', object: 'ball', template: 0, split: 'train', instruction: 'reach the red ball' } as const;
-  const pushBlueToGreen = { family: 'push', color: 'blue', object: 'block', zoneColor: 'green', template: 0, split: 'train', instruction: 'push the blue block into the green zone' } as const;
+  const reachRedBall = {
+    family: 'reach',
+    color: 'red',
+    object: 'ball',
+    template: 0,
+    split: 'train',
+    instruction: 'reach the red ball',
+  } as const;
+  const pushBlueToGreen = {
+    family: 'push',
+    color: 'blue',
+    object: 'block',
+    zoneColor: 'green',
+    template: 0,
+    split: 'train',
+    instruction: 'push the blue block into the green zone',
+  } as const;
   assert.equal(taskMatches(reachRedBall, parseTaskSelectors('reach')), true);
   assert.equal(taskMatches(reachRedBall, parseTaskSelectors('reach:red:ball')), true);
   assert.equal(taskMatches(reachRedBall, parseTaskSelectors('reach:red:block')), false);

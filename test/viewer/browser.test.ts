@@ -63,9 +63,20 @@ async function openPage(hash = ''): Promise<{ page: Page; errors: string[] }> {
   page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
-  page.on('request', (r) => !r.url().startsWith(`http://127.0.0.1:${server.port}/`) && !r.url().startsWith(`ws://127.0.0.1:${server.port}/`) && !r.url().startsWith('data:') && errors.push(`network request off this server: ${r.url()}`));
+  page.on(
+    'request',
+    (r) =>
+      !r.url().startsWith(`http://127.0.0.1:${server.port}/`) &&
+      !r.url().startsWith(`ws://127.0.0.1:${server.port}/`) &&
+      !r.url().startsWith('data:') &&
+      errors.push(`network request off this server: ${r.url()}`),
+  );
   await page.goto(server.url + hash);
-  await page.waitForFunction(() => ((globalThis as unknown as Partial<PageGlobals>).wmrlViewer?.renderedFrame ?? -1) >= 0, null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => ((globalThis as unknown as Partial<PageGlobals>).wmrlViewer?.renderedFrame ?? -1) >= 0,
+    null,
+    { timeout: 30_000 },
+  );
   return { page, errors };
 }
 
@@ -77,21 +88,28 @@ async function openPage(hash = ''): Promise<{ page: Page; errors: string[] }> {
 interface CanvasLike {
   width: number;
   height: number;
-  getContext(kind: '2d'): { drawImage(c: CanvasLike, x: number, y: number): void; getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+  getContext(kind: '2d'): {
+    drawImage(c: CanvasLike, x: number, y: number): void;
+    getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+  };
 }
 interface PageGlobals {
   wmrlViewer: Viewer;
   document: { getElementById(id: string): CanvasLike; createElement(tag: 'canvas'): CanvasLike };
 }
 
-const viewer = (page: Page) => page.evaluate(() => {
-  const v = (globalThis as unknown as PageGlobals).wmrlViewer;
-  return { episode: v.episode, frame: v.frame, renderedFrame: v.renderedFrame, steps: v.steps };
-});
-const waitFor = <A extends number | string>(page: Page, predicate: (arg: A) => boolean, arg: A) => page.waitForFunction(predicate as (arg: number | string) => boolean, arg, { timeout: 10_000 });
+const viewer = (page: Page) =>
+  page.evaluate(() => {
+    const v = (globalThis as unknown as PageGlobals).wmrlViewer;
+    return { episode: v.episode, frame: v.frame, renderedFrame: v.renderedFrame, steps: v.steps };
+  });
+const waitFor = <A extends number | string>(page: Page, predicate: (arg: A) => boolean, arg: A) =>
+  page.waitForFunction(predicate as (arg: number | string) => boolean, arg, { timeout: 10_000 });
 
 /** Pixels of the WebGL canvas: how many differ from the background, and a hash of all of them. */
-function canvasPixels(page: Page): Promise<{ width: number; height: number; foreground: number; colours: number; hash: number }> {
+function canvasPixels(
+  page: Page,
+): Promise<{ width: number; height: number; foreground: number; colours: number; hash: number }> {
   return page.evaluate(() => {
     const doc = (globalThis as unknown as PageGlobals).document;
     const gl = doc.getElementById('scene-canvas');
@@ -123,10 +141,17 @@ test('the page loads without errors, draws the scene, and scrubbing changes the 
     assert.equal(first.renderedFrame, 0);
     const before = await canvasPixels(page);
     assert.ok(before.width > 100 && before.height > 100);
-    assert.ok(before.foreground > 0.2 * before.width * before.height, `the 3D canvas is nearly blank: ${before.foreground} of ${before.width * before.height} pixels differ from the background`);
+    assert.ok(
+      before.foreground > 0.2 * before.width * before.height,
+      `the 3D canvas is nearly blank: ${before.foreground} of ${before.width * before.height} pixels differ from the background`,
+    );
     assert.ok(before.colours > 20, `the 3D canvas shows only ${before.colours} colours`);
-    assert.match(await page.textContent('#instruction') ?? '', /reach/);
-    assert.match(await page.textContent('#imagined-note') ?? '', /not pixels/, 'the state kind says it has no imagined frames');
+    assert.match((await page.textContent('#instruction')) ?? '', /reach/);
+    assert.match(
+      (await page.textContent('#imagined-note')) ?? '',
+      /not pixels/,
+      'the state kind says it has no imagined frames',
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'viewer-frame0.png') });
 
     // Scrub with the keyboard, as a user would: End jumps the range input to the last step.
@@ -137,9 +162,10 @@ test('the page loads without errors, draws the scene, and scrubbing changes the 
     await waitFor(page, (t) => (globalThis as unknown as PageGlobals).wmrlViewer.renderedFrame === t, last);
     const after = await canvasPixels(page);
     assert.notEqual(after.hash, before.hash, 'the rendered frame changed');
-    assert.match(await page.textContent('#frame-label') ?? '', new RegExp(`^${last} / ${last}`));
+    assert.match((await page.textContent('#frame-label')) ?? '', new RegExp(`^${last} / ${last}`));
     await page.screenshot({ path: join(ARTIFACTS, 'viewer-last.png') });
-    for (const name of ['viewer-frame0.png', 'viewer-last.png']) assert.ok(statSync(join(ARTIFACTS, name)).size > 10_000, `${name} saved`);
+    for (const name of ['viewer-frame0.png', 'viewer-last.png'])
+      assert.ok(statSync(join(ARTIFACTS, name)).size > 10_000, `${name} saved`);
     assert.deepEqual(errors, []);
   } finally {
     await page.close();
@@ -151,13 +177,25 @@ test('a step appended to train.metrics.jsonl appears on the open page', async ()
   try {
     await waitFor(page, (n) => (globalThis as unknown as PageGlobals).wmrlViewer.steps.length === n, 2);
     const metricsFile = join(fixture.runDir, 'train.metrics.jsonl');
-    const lines = readFileSync(metricsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(metricsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const lastStep = lines.filter((l) => l.kind === 'step').at(-1)!;
-    appendFileSync(metricsFile, JSON.stringify({ ...lastStep, step: 3, robotSeconds: 24, successAnchors: 0.5, ppi: { estimate: 0.4, lower: 0.1, upper: 0.7, naive: 0.6, imagined: 2, anchors: 2 } }) + '\n');
+    appendFileSync(
+      metricsFile,
+      JSON.stringify({
+        ...lastStep,
+        step: 3,
+        robotSeconds: 24,
+        successAnchors: 0.5,
+        ppi: { estimate: 0.4, lower: 0.1, upper: 0.7, naive: 0.6, imagined: 2, anchors: 2 },
+      }) + '\n',
+    );
     await waitFor(page, (step) => (globalThis as unknown as PageGlobals).wmrlViewer.steps.includes(step), 3);
-    assert.match(await page.textContent('#latest-step') ?? '', /step 3 · 24 robot-s/);
+    assert.match((await page.textContent('#latest-step')) ?? '', /step 3 · 24 robot-s/);
     assert.equal(await page.textContent('#connection'), 'live');
-    assert.match(await page.textContent('#step-list li[data-step="3"]') ?? '', /PPI 0\.40 \[0\.10, 0\.70\]/);
+    assert.match((await page.textContent('#step-list li[data-step="3"]')) ?? '', /PPI 0\.40 \[0\.10, 0\.70\]/);
     await page.screenshot({ path: join(ARTIFACTS, 'viewer-live.png') });
     assert.ok(existsSync(join(ARTIFACTS, 'viewer-live.png')));
     assert.deepEqual(errors, []);
@@ -172,12 +210,16 @@ test('a deep link opens the given anchor episode and training step', async () =>
   const { page, errors } = await openPage(`#episode=${anchor.id}&step=2`);
   try {
     assert.equal((await viewer(page)).episode, anchor.id);
-    assert.match(await page.textContent('#instruction') ?? '', /anchor, step 2/);
-    assert.match(await page.textContent('#debias-caption') ?? '', /at step 2/);
+    assert.match((await page.textContent('#instruction')) ?? '', /anchor, step 2/);
+    assert.match((await page.textContent('#debias-caption')) ?? '', /at step 2/);
     assert.equal(await page.getAttribute('#step-list li.selected', 'data-step'), '2');
     // Picking another episode from the list updates the link.
     await page.click(`#episode-list li[data-episode="${fixture.episodeIds[1]}"]`);
-    await waitFor(page, (id) => (globalThis as unknown as PageGlobals).wmrlViewer.episode === id, fixture.episodeIds[1]!);
+    await waitFor(
+      page,
+      (id) => (globalThis as unknown as PageGlobals).wmrlViewer.episode === id,
+      fixture.episodeIds[1]!,
+    );
     assert.match(page.url(), new RegExp(`#episode=${fixture.episodeIds[1]}&step=2$`));
     assert.deepEqual(errors, []);
   } finally {

@@ -21,13 +21,33 @@ test('a client over the high-water mark is sent nothing; once drained it gets ev
   const records: MetricsRecord[] = [{ kind: 'step', step: 1 }];
   let episodes: EpisodeSummary[] = [];
   const socket = new SlowSocket();
-  const session = new ClientSession(socket, { records: () => records, episodes: () => episodes, run: () => run }, { highWaterMark: 1000, retryMs: 10 });
+  const session = new ClientSession(
+    socket,
+    { records: () => records, episodes: () => episodes, run: () => run },
+    { highWaterMark: 1000, retryMs: 10 },
+  );
   session.hello();
-  assert.deepEqual(socket.messages.map((m) => m.type), ['hello', 'metrics']);
+  assert.deepEqual(
+    socket.messages.map((m) => m.type),
+    ['hello', 'metrics'],
+  );
   socket.bufferedAmount = 5000; // the client stopped reading
   for (let s = 2; s <= 200; s++) {
     records.push({ kind: 'step', step: s });
-    episodes = [{ id: `e${s}`, origin: 'anchor', step: s, instruction: 'x', family: 'reach', split: 'train', success: false, steps: 3, policy: 'p', source: 'sim' }];
+    episodes = [
+      {
+        id: `e${s}`,
+        origin: 'anchor',
+        step: s,
+        instruction: 'x',
+        family: 'reach',
+        split: 'train',
+        success: false,
+        steps: 3,
+        policy: 'p',
+        source: 'sim',
+      },
+    ];
     session.episodesChanged();
     session.flush();
   }
@@ -35,18 +55,36 @@ test('a client over the high-water mark is sent nothing; once drained it gets ev
   socket.bufferedAmount = 0;
   await new Promise((r) => setTimeout(r, 40));
   const after = socket.messages.slice(2);
-  assert.deepEqual(after.map((m) => m.type), ['metrics', 'episodes'], 'one message per kind of stale state');
+  assert.deepEqual(
+    after.map((m) => m.type),
+    ['metrics', 'episodes'],
+    'one message per kind of stale state',
+  );
   const m = after[0] as Extract<ServerMessage, { type: 'metrics' }>;
   assert.equal(m.from, 1);
-  assert.deepEqual(m.records.map((r) => r.step), Array.from({ length: 199 }, (_, i) => i + 2));
-  assert.equal((after[1] as Extract<ServerMessage, { type: 'episodes' }>).episodes[0]!.id, 'e200', 'the latest episode list only');
+  assert.deepEqual(
+    m.records.map((r) => r.step),
+    Array.from({ length: 199 }, (_, i) => i + 2),
+  );
+  assert.equal(
+    (after[1] as Extract<ServerMessage, { type: 'episodes' }>).episodes[0]!.id,
+    'e200',
+    'the latest episode list only',
+  );
   session.close();
 });
 
 test('only the latest episode reply waits for a backed-up client; a metrics reset resends from 0', async () => {
-  const records: MetricsRecord[] = [{ kind: 'step', step: 1 }, { kind: 'step', step: 2 }];
+  const records: MetricsRecord[] = [
+    { kind: 'step', step: 1 },
+    { kind: 'step', step: 2 },
+  ];
   const socket = new SlowSocket();
-  const session = new ClientSession(socket, { records: () => records, episodes: () => [], run: () => run }, { highWaterMark: 1000, retryMs: 10 });
+  const session = new ClientSession(
+    socket,
+    { records: () => records, episodes: () => [], run: () => run },
+    { highWaterMark: 1000, retryMs: 10 },
+  );
   session.hello();
   socket.bufferedAmount = 5000;
   for (let r = 1; r <= 5; r++) session.episode({ type: 'error', request: r, message: `reply ${r}` });
@@ -55,7 +93,10 @@ test('only the latest episode reply waits for a backed-up client; a metrics rese
   socket.bufferedAmount = 0;
   await new Promise((r) => setTimeout(r, 40));
   const after = socket.messages.slice(2);
-  assert.deepEqual(after.map((m) => m.type), ['metrics', 'error']);
+  assert.deepEqual(
+    after.map((m) => m.type),
+    ['metrics', 'error'],
+  );
   assert.equal((after[0] as Extract<ServerMessage, { type: 'metrics' }>).from, 0);
   assert.equal((after[1] as Extract<ServerMessage, { type: 'error' }>).request, 5);
   session.close();

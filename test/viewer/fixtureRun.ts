@@ -30,11 +30,18 @@ export async function makeFixtureRun(dir: string): Promise<FixtureRun> {
   await selectBackend('wasm', { requiredKernels: [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS], log: () => {} });
   const dataDir = join(dir, 'data');
   const runDir = join(dir, 'run');
-  const episodes = await collectMixedEpisodes({ families: ['reach'], perKind: 3, seed: 700, cameras: ['scene', 'wrist'] });
+  const episodes = await collectMixedEpisodes({
+    families: ['reach'],
+    perKind: 3,
+    seed: 700,
+    cameras: ['scene', 'wrist'],
+  });
   const store = await EpisodeStore.create(dataDir, { robot: 'vx300' });
   for (const e of episodes) await store.append(e);
   await store.close();
-  const policyConfig = resolveConfig(policyConfigSchema, { overrides: { features: '16', trunk: '[32]', 'encoder.epochs': '1', 'bc.epochs': '1', 'bc.shiftAugment': 'false' } });
+  const policyConfig = resolveConfig(policyConfigSchema, {
+    overrides: { features: '16', trunk: '[32]', 'encoder.epochs': '1', 'bc.epochs': '1', 'bc.shiftAugment': 'false' },
+  });
   const { policy } = await pretrainPolicy(episodes, policyConfig);
   const policyDir = join(dir, 'bc');
   await savePolicy(policy, policyDir);
@@ -43,11 +50,34 @@ export async function makeFixtureRun(dir: string): Promise<FixtureRun> {
   const wmFile = join(dir, 'wm.yaml');
   writeFileSync(wmFile, 'kind: state\nmembers: 3\nhidden: [32]\ntrain: { epochs: 1, k: 2 }\n');
   const config = resolveConfig(wmrlConfigSchema, {
-    overrides: { steps: '2', groups: '2', rolloutsPerGroup: '2', anchorFraction: '0.5', horizon: '4', 'eval.episodes': '1', 'eval.every': '2', 'eval.tasks': 'reach', 'worldModel.refitEvery': '2', 'worldModel.refitEpochs': '1', 'isotonic.minPairs': '2', 'isotonic.refitEvery': '2', backend: 'wasm' },
+    overrides: {
+      steps: '2',
+      groups: '2',
+      rolloutsPerGroup: '2',
+      anchorFraction: '0.5',
+      horizon: '4',
+      'eval.episodes': '1',
+      'eval.every': '2',
+      'eval.tasks': 'reach',
+      'worldModel.refitEvery': '2',
+      'worldModel.refitEpochs': '1',
+      'isotonic.minPairs': '2',
+      'isotonic.refitEvery': '2',
+      backend: 'wasm',
+    },
   });
   const env = await SimEnv.create({ robot: loadRobot('vx300'), cameras: ['scene', 'wrist'] });
   try {
-    await runTraining({ config, policyDir, data: episodes, runDir, env, anchors: envAnchorRunner(env, runAnchorDir(runDir)), resume: false, worldModelConfig: { files: [wmFile] } });
+    await runTraining({
+      config,
+      policyDir,
+      data: episodes,
+      runDir,
+      env,
+      anchors: envAnchorRunner(env, runAnchorDir(runDir)),
+      resume: false,
+      worldModelConfig: { files: [wmFile] },
+    });
   } finally {
     await env.close();
   }

@@ -37,11 +37,20 @@ after(async () => {
 });
 
 /** A client of this server; `origin` defaults to the server's own. */
-function connect(options: { origin?: string; autoPong?: boolean } = {}): { ws: WebSocket; messages: ServerMessage[]; closed: Promise<{ code: number; reason: string }> } {
-  const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws`, { origin: options.origin ?? `http://127.0.0.1:${server.port}`, autoPong: options.autoPong ?? true });
+function connect(options: { origin?: string; autoPong?: boolean } = {}): {
+  ws: WebSocket;
+  messages: ServerMessage[];
+  closed: Promise<{ code: number; reason: string }>;
+} {
+  const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws`, {
+    origin: options.origin ?? `http://127.0.0.1:${server.port}`,
+    autoPong: options.autoPong ?? true,
+  });
   const messages: ServerMessage[] = [];
   ws.on('message', (d) => messages.push(unpackr.unpack(d as Buffer) as ServerMessage));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   ws.on('error', () => {});
   return { ws, messages, closed };
 }
@@ -70,7 +79,11 @@ test('the page is served with a CSP; other Hosts and unknown paths are refused',
   assert.match(await page.text(), /<script type="module" src="viewer.js">/);
   assert.equal((await fetch(new URL('/../package.json', server.url))).status, 404);
   const { request } = await import('node:http');
-  const status = await new Promise<number>((resolve) => request({ host: '127.0.0.1', port: server.port, path: '/', headers: { host: 'evil.example' } }, (res) => resolve(res.statusCode!)).end());
+  const status = await new Promise<number>((resolve) =>
+    request({ host: '127.0.0.1', port: server.port, path: '/', headers: { host: 'evil.example' } }, (res) =>
+      resolve(res.statusCode!),
+    ).end(),
+  );
   assert.equal(status, 421, 'a DNS-rebinding Host is refused');
 });
 
@@ -112,7 +125,10 @@ test('oversized, text and malformed frames close only that client; others keep b
   // The first client still gets an episode, with its imagined rollouts.
   const id = fixture.episodeIds[0]!;
   good.ws.send(packr.pack({ type: 'open', request: 7, episode: id }));
-  const reply = await until(() => good.messages.find((m): m is Extract<ServerMessage, { type: 'episode' }> => m.type === 'episode'), 'the episode');
+  const reply = await until(
+    () => good.messages.find((m): m is Extract<ServerMessage, { type: 'episode' }> => m.type === 'episode'),
+    'the episode',
+  );
   assert.equal(reply.request, 7);
   const v = reply.episode;
   assert.equal(v.summary.id, id);
@@ -128,7 +144,10 @@ test('oversized, text and malformed frames close only that client; others keep b
   assert.ok(v.cameras.some((c) => c.name === 'scene') && v.cameras.some((c) => c.name === 'wrist'));
 
   good.ws.send(packr.pack({ type: 'open', request: 8, episode: 'no-such-episode' }));
-  const err = await until(() => good.messages.find((m): m is Extract<ServerMessage, { type: 'error' }> => m.type === 'error'), 'an error reply');
+  const err = await until(
+    () => good.messages.find((m): m is Extract<ServerMessage, { type: 'error' }> => m.type === 'error'),
+    'an error reply',
+  );
   assert.match(err.message, /no episode 'no-such-episode'/);
   assert.equal(good.ws.readyState, WebSocket.OPEN, 'a bad request is answered, not punished');
   good.ws.close();
@@ -149,12 +168,19 @@ test('wmrl view serves a run until interrupted; a missing page build names the f
   assert.throws(() => requireBundle(join(dir, 'no-bundle')), /run `npm run build`/);
   const { spawn } = await import('node:child_process');
   const bin = join(import.meta.dirname, '..', '..', 'bin', 'wmrl.js');
-  const child = spawn(process.execPath, [bin, 'view', '--run', fixture.runDir, '--data', fixture.dataDir, '--port', '0', '--backend', 'cpu'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [bin, 'view', '--run', fixture.runDir, '--data', fixture.dataDir, '--port', '0', '--backend', 'cpu'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await until(() => /wmrl viewer: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1], `the viewer's address in: ${out}`);
+  const url = await until(
+    () => /wmrl viewer: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1],
+    `the viewer's address in: ${out}`,
+  );
   assert.match(out, /13 episodes, watching/);
   assert.equal((await fetch(url)).status, 200);
   child.kill('SIGINT');

@@ -32,7 +32,19 @@ before(async () => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function trainTiny(kind: 'state' | 'video'): Promise<string> {
-  const config = resolveConfig(worldModelConfigSchema, { overrides: { kind, members: '2', hidden: '[16]', 'train.epochs': '1', 'train.k': '2', 'video.epochs': '1', 'video.imageSize': '16', 'video.latent': '8', 'video.patchDim': '4' } });
+  const config = resolveConfig(worldModelConfigSchema, {
+    overrides: {
+      kind,
+      members: '2',
+      hidden: '[16]',
+      'train.epochs': '1',
+      'train.k': '2',
+      'video.epochs': '1',
+      'video.imageSize': '16',
+      'video.latent': '8',
+      'video.patchDim': '4',
+    },
+  });
   const { model } = await WorldModel.train(episodes, config);
   const out = join(dir, kind);
   await saveWorldModel(model, join(out, 'model'));

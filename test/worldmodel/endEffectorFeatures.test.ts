@@ -20,7 +20,11 @@ test('EndEffectorFeatures.append: [state, end-effector xyz] per step, the xyz wh
     assert.equal(out!.stateDim, 4 + END_EFFECTOR_DIM);
     for (let t = 0; t <= 3; t++) {
       const row = out!.state.subarray(t * 7, (t + 1) * 7);
-      assert.deepEqual(Array.from(row.subarray(0, 4)), Array.from(e.state.subarray(t * 4, (t + 1) * 4)), 'the state comes first, unchanged');
+      assert.deepEqual(
+        Array.from(row.subarray(0, 4)),
+        Array.from(e.state.subarray(t * 4, (t + 1) * 4)),
+        'the state comes first, unchanged',
+      );
       const pos = kin.pose(e.qpos.subarray(t * qposDim, t * qposDim + nArm)).pos;
       assert.deepEqual(Array.from(row.subarray(4)), Array.from(Float32Array.from(pos)));
     }

@@ -5,7 +5,8 @@ import { selectBackend } from '../../src/backend/selectBackend.ts';
 import { ensembleMatMul, perMemberMatMul } from '../../src/worldmodel/ensembleMatMul.ts';
 
 /** Largest |a − b| relative to the largest |a|. */
-const relDiff = (a: tf.Tensor, b: tf.Tensor) => tf.tidy(() => tf.max(tf.abs(tf.sub(a, b))).dataSync()[0]! / tf.max(tf.abs(a)).dataSync()[0]!);
+const relDiff = (a: tf.Tensor, b: tf.Tensor) =>
+  tf.tidy(() => tf.max(tf.abs(tf.sub(a, b))).dataSync()[0]! / tf.max(tf.abs(a)).dataSync()[0]!);
 
 for (const backend of ['wasm', 'cpu'] as const) {
   test(`the per-member product matches tf.matMul and its gradients, leaking nothing (${backend})`, async () => {
@@ -14,7 +15,8 @@ for (const backend of ['wasm', 'cpu'] as const) {
     const w = tf.randomNormal([3, 5, 4], 0, 1, 'float32', 2) as tf.Tensor3D;
     // A loss that weighs every output differently, so a transposed or swapped gradient would show.
     const weights = tf.randomNormal([3, 17, 4], 0, 1, 'float32', 3);
-    const loss = (mm: (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor) => (a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(tf.square(mm(a as tf.Tensor3D, b as tf.Tensor3D)), weights));
+    const loss = (mm: (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor) => (a: tf.Tensor, b: tf.Tensor) =>
+      tf.sum(tf.mul(tf.square(mm(a as tf.Tensor3D, b as tf.Tensor3D)), weights));
     const before = tf.memory().numTensors;
     const [dxRef, dwRef] = tf.grads(loss((a, b) => tf.matMul(a, b)))([x, w]);
     const [dx, dw] = tf.grads(loss(perMemberMatMul))([x, w]);

@@ -84,9 +84,27 @@ test('expectedCalibrationError: edges, perfect calibration, and validation', () 
 
 test('spearman: monotone map = 1, reversed = -1', () => {
   const a = [1, 2, 3, 4, 5];
-  assert.equal(spearman(a, a.map((x) => x ** 3)), 1);
-  assert.equal(spearman(a, a.map((x) => Math.exp(x) + 100)), 1);
-  assert.equal(spearman(a, a.map((x) => -x)), -1);
+  assert.equal(
+    spearman(
+      a,
+      a.map((x) => x ** 3),
+    ),
+    1,
+  );
+  assert.equal(
+    spearman(
+      a,
+      a.map((x) => Math.exp(x) + 100),
+    ),
+    1,
+  );
+  assert.equal(
+    spearman(
+      a,
+      a.map((x) => -x),
+    ),
+    -1,
+  );
   assert.equal(spearman(a, [...a].reverse()), -1);
 });
 

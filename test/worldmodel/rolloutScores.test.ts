@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { rolloutScores } from '../../src/worldmodel/imagine.ts';
 
 // H = 3 steps × K = 2 members × B = 2 rollouts, laid out [(t·K + k)·B + b].
-const H = 3, K = 2, B = 2;
+const H = 3,
+  K = 2,
+  B = 2;
 const p = new Float32Array(H * K * B);
 const set = (t: number, k: number, b: number, v: number) => (p[(t * K + k) * B + b] = v);
 // rollout 0: member 0 spikes at t=1 then falls; member 1 rises to the end.
@@ -13,7 +15,11 @@ const set = (t: number, k: number, b: number, v: number) => (p[(t * K + k) * B +
 // rollout 1: both members agree on 0.5 throughout.
 for (let t = 0; t < H; t++) for (let k = 0; k < K; k++) set(t, k, 1, 0.5);
 
-const near = (a: ArrayLike<number>, b: number[]) => assert.deepEqual(Array.from(a, (x) => Math.round(x * 1e6) / 1e6), b);
+const near = (a: ArrayLike<number>, b: number[]) =>
+  assert.deepEqual(
+    Array.from(a, (x) => Math.round(x * 1e6) / 1e6),
+    b,
+  );
 
 test('rolloutScores final: each member at the last step, mean and variance over members', () => {
   const { score, variance } = rolloutScores(p, H, K, B, 'final');

@@ -21,7 +21,18 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const config = (scoreHead: string, epochs = '3') => resolveConfig(worldModelConfigSchema, { overrides: { members: '2', hidden: '[32]', 'train.epochs': epochs, 'train.k': '2', 'train.patience': '10', seed: '5', scoreHead } });
+const config = (scoreHead: string, epochs = '3') =>
+  resolveConfig(worldModelConfigSchema, {
+    overrides: {
+      members: '2',
+      hidden: '[32]',
+      'train.epochs': epochs,
+      'train.k': '2',
+      'train.patience': '10',
+      seed: '5',
+      scoreHead,
+    },
+  });
 
 test("scoreHead 'scene': the score ignores joint positions and velocities, reads the scene part, and its loss falls", async () => {
   const { model, report } = await WorldModel.train(episodes, config('scene'));
@@ -38,17 +49,35 @@ test("scoreHead 'scene': the score ignores joint positions and velocities, reads
     x.set(e.state.subarray(0, e.stateDim), P);
     const joints = Float32Array.from(x, (v, i) => (i < P ? v + 0.3 : v));
     const scene = Float32Array.from(x, (v, i) => (i >= P ? v + 0.3 : v));
-    const score = (s: Float32Array) => tf.tidy(() => net.sceneScore(tf.tensor3d(s, [1, 1, D]).tile([2, 1, 1]) as tf.Tensor3D, tf.tensor3d([1, 0, 0], [1, 1, 3]).tile([2, 1, 1]) as tf.Tensor3D).progress.dataSync());
+    const score = (s: Float32Array) =>
+      tf.tidy(() =>
+        net
+          .sceneScore(
+            tf.tensor3d(s, [1, 1, D]).tile([2, 1, 1]) as tf.Tensor3D,
+            tf.tensor3d([1, 0, 0], [1, 1, 3]).tile([2, 1, 1]) as tf.Tensor3D,
+          )
+          .progress.dataSync(),
+      );
     assert.deepEqual(score(joints), score(x), 'joint positions and velocities do not enter the score');
     assert.notDeepEqual(score(scene), score(x), 'the scene part does');
     const h = report.dynamics.history;
-    assert.ok(h.at(-1)!.validation.progress! < h[0]!.validation.progress!, `progress loss ${h.map((m) => m.validation.progress).join(' → ')}`);
+    assert.ok(
+      h.at(-1)!.validation.progress! < h[0]!.validation.progress!,
+      `progress loss ${h.map((m) => m.validation.progress).join(' → ')}`,
+    );
     // Checkpoints keep the head: the same scores after save → load.
     await saveWorldModel(model, join(dir, 'scene'));
     const loaded = await loadWorldModel(join(dir, 'scene'));
     try {
       assert.equal(loaded.config.scoreHead, 'scene');
-      const again = tf.tidy(() => loaded.dynamics.sceneScore(tf.tensor3d(x, [1, 1, D]).tile([2, 1, 1]) as tf.Tensor3D, tf.tensor3d([1, 0, 0], [1, 1, 3]).tile([2, 1, 1]) as tf.Tensor3D).progress.dataSync());
+      const again = tf.tidy(() =>
+        loaded.dynamics
+          .sceneScore(
+            tf.tensor3d(x, [1, 1, D]).tile([2, 1, 1]) as tf.Tensor3D,
+            tf.tensor3d([1, 0, 0], [1, 1, 3]).tile([2, 1, 1]) as tf.Tensor3D,
+          )
+          .progress.dataSync(),
+      );
       assert.deepEqual(again, score(x));
     } finally {
       loaded.dispose();
@@ -80,8 +109,18 @@ test("scoreHead 'joint' (the default) has no separate score network", async () =
   const { model } = await WorldModel.train(episodes, config('joint', '1'));
   try {
     assert.equal(model.dynamics.scoreNet, undefined);
-    await assert.rejects(model.refit(episodes, { epochs: 1, seed: 3, scoreHeadOnly: true }), /no scene score network to refit alone/);
-    assert.throws(() => model.dynamics.sceneScore(tf.zeros([1, 1, model.meta.dims.state]) as tf.Tensor3D, tf.zeros([1, 1, 3]) as tf.Tensor3D), /joint head/);
+    await assert.rejects(
+      model.refit(episodes, { epochs: 1, seed: 3, scoreHeadOnly: true }),
+      /no scene score network to refit alone/,
+    );
+    assert.throws(
+      () =>
+        model.dynamics.sceneScore(
+          tf.zeros([1, 1, model.meta.dims.state]) as tf.Tensor3D,
+          tf.zeros([1, 1, 3]) as tf.Tensor3D,
+        ),
+      /joint head/,
+    );
   } finally {
     model.dispose();
   }

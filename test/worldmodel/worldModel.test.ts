@@ -7,7 +7,11 @@ import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../src/backend/selectBackend.ts';
 import type { Episode } from '../../src/core/types.ts';
 import { WorldModel } from '../../src/worldmodel/worldModel.ts';
-import { worldModelConfigSchema, WORLD_MODEL_KERNELS, type WorldModelConfig } from '../../src/worldmodel/worldModelConfig.ts';
+import {
+  worldModelConfigSchema,
+  WORLD_MODEL_KERNELS,
+  type WorldModelConfig,
+} from '../../src/worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../../src/worldmodel/worldModelFiles.ts';
 import type { ImaginationPolicy } from '../../src/worldmodel/imagine.ts';
 import { resolveConfig } from '../../src/core/config.ts';
@@ -24,7 +28,17 @@ const tmp = () => {
 
 const tiny = (overrides: Record<string, string> = {}): WorldModelConfig =>
   resolveConfig(worldModelConfigSchema, {
-    overrides: { members: '3', hidden: '[48]', 'train.epochs': '4', 'train.k': '2', 'train.patience': '10', 'video.epochs': '2', 'video.latent': '8', seed: '3', ...overrides },
+    overrides: {
+      members: '3',
+      hidden: '[48]',
+      'train.epochs': '4',
+      'train.k': '2',
+      'train.patience': '10',
+      'video.epochs': '2',
+      'video.latent': '8',
+      seed: '3',
+      ...overrides,
+    },
   });
 
 /** Zero actions: a policy that holds still. */
@@ -40,15 +54,24 @@ after(() => {
 
 test('state kind: training lowers validation loss, and tf.memory() does not grow across steps', async () => {
   const tensorsAtStep: number[] = [];
-  const { model, report } = await WorldModel.train(episodes, tiny(), { onStep: (_s, _n, epoch) => epoch > 0 && tensorsAtStep.push(tf.memory().numTensors) });
+  const { model, report } = await WorldModel.train(episodes, tiny(), {
+    onStep: (_s, _n, epoch) => epoch > 0 && tensorsAtStep.push(tf.memory().numTensors),
+  });
   try {
     const h = report.dynamics.history;
     assert.ok(h.length >= 2);
-    assert.ok(h.at(-1)!.validation.selection! < h[0]!.validation.selection!, `validation did not improve: ${h.map((m) => m.validation.selection).join(' → ')}`);
+    assert.ok(
+      h.at(-1)!.validation.selection! < h[0]!.validation.selection!,
+      `validation did not improve: ${h.map((m) => m.validation.selection).join(' → ')}`,
+    );
     // After the first epoch (optimiser slots and the best-weights snapshot exist), the count stays flat.
     const steady = tensorsAtStep;
     assert.ok(steady.length > 5);
-    assert.equal(Math.max(...steady), Math.min(...steady), `tensor count changed during training: ${Math.min(...steady)}..${Math.max(...steady)}`);
+    assert.equal(
+      Math.max(...steady),
+      Math.min(...steady),
+      `tensor count changed during training: ${Math.min(...steady)}..${Math.max(...steady)}`,
+    );
     assert.equal(new Set(h.slice(1).map((m) => m.numTensors)).size, 1, 'tensor count differs between epochs');
   } finally {
     model.dispose();
@@ -58,16 +81,33 @@ test('state kind: training lowers validation loss, and tf.memory() does not grow
 test('ensemble members disagree more far from the training data than near it', async () => {
   const { model } = await WorldModel.train(episodes, tiny({ 'train.epochs': '6' }));
   try {
-    const obs = episodes.slice(0, 8).map((e) => ({ qpos: e.qpos.slice(0, e.qposDim), qvel: e.qvel.slice(0, e.qposDim), state: e.state.slice(0, e.stateDim), images: {}, instruction: e.task.instruction }));
-    const near = model.startsFrom(obs, episodes.slice(0, 8).map((e) => e.task.family));
-    const far = { ...near, states: near.states.map((v, i) => v + 3 * (i % 2 ? 1 : -1) * model.meta.stats.state.std[i % near.stateDim]!) };
+    const obs = episodes
+      .slice(0, 8)
+      .map((e) => ({
+        qpos: e.qpos.slice(0, e.qposDim),
+        qvel: e.qvel.slice(0, e.qposDim),
+        state: e.state.slice(0, e.stateDim),
+        images: {},
+        instruction: e.task.instruction,
+      }));
+    const near = model.startsFrom(
+      obs,
+      episodes.slice(0, 8).map((e) => e.task.family),
+    );
+    const far = {
+      ...near,
+      states: near.states.map((v, i) => v + 3 * (i % 2 ? 1 : -1) * model.meta.stats.state.std[i % near.stateDim]!),
+    };
     const spread = (starts: typeof near) => {
       const r = model.imagine(still, starts, 1);
       const { members: K, rollouts: B, stateDim: D } = r;
       let total = 0;
       for (let b = 0; b < B; b++) {
         for (let d = 0; d < D; d++) {
-          const xs = Array.from({ length: K }, (_, k) => r.states[((1 * K + k) * B + b) * D + d]! / model.meta.stats.state.std[d]!);
+          const xs = Array.from(
+            { length: K },
+            (_, k) => r.states[((1 * K + k) * B + b) * D + d]! / model.meta.stats.state.std[d]!,
+          );
           const m = xs.reduce((a, v) => a + v, 0) / K;
           total += xs.reduce((a, v) => a + (v - m) ** 2, 0) / K;
         }
@@ -85,7 +125,15 @@ test('ensemble members disagree more far from the training data than near it', a
 test('imagination: B rollouts × K members × H steps with scores and variances', async () => {
   const { model } = await WorldModel.train(episodes, tiny({ 'train.epochs': '1' }));
   try {
-    const obs = episodes.slice(0, 5).map((e) => ({ qpos: e.qpos.slice(0, e.qposDim), qvel: e.qvel.slice(0, e.qposDim), state: e.state.slice(0, e.stateDim), images: {}, instruction: e.task.instruction }));
+    const obs = episodes
+      .slice(0, 5)
+      .map((e) => ({
+        qpos: e.qpos.slice(0, e.qposDim),
+        qvel: e.qvel.slice(0, e.qposDim),
+        state: e.state.slice(0, e.stateDim),
+        images: {},
+        instruction: e.task.instruction,
+      }));
     let calls = 0;
     const policy: ImaginationPolicy = {
       act: (o) => {
@@ -96,7 +144,14 @@ test('imagination: B rollouts × K members × H steps with scores and variances'
       },
     };
     const before = tf.memory().numTensors;
-    const r = model.imagine(policy, model.startsFrom(obs, episodes.slice(0, 5).map((e) => e.task.family)), 6);
+    const r = model.imagine(
+      policy,
+      model.startsFrom(
+        obs,
+        episodes.slice(0, 5).map((e) => e.task.family),
+      ),
+      6,
+    );
     assert.equal(tf.memory().numTensors, before, 'imagination leaks no tensors');
     assert.equal(calls, 6, 'one batched policy call per step');
     assert.equal(r.states.length, 7 * 3 * 5 * r.stateDim);
@@ -118,8 +173,19 @@ test('save → load gives identical predictions; corrupt or mismatched checkpoin
   try {
     await saveWorldModel(model, dir);
     loaded = await loadWorldModel(dir);
-    const obs = episodes.slice(0, 4).map((e) => ({ qpos: e.qpos.slice(0, e.qposDim), qvel: e.qvel.slice(0, e.qposDim), state: e.state.slice(0, e.stateDim), images: {}, instruction: e.task.instruction }));
-    const starts = model.startsFrom(obs, episodes.slice(0, 4).map((e) => e.task.family));
+    const obs = episodes
+      .slice(0, 4)
+      .map((e) => ({
+        qpos: e.qpos.slice(0, e.qposDim),
+        qvel: e.qvel.slice(0, e.qposDim),
+        state: e.state.slice(0, e.stateDim),
+        images: {},
+        instruction: e.task.instruction,
+      }));
+    const starts = model.startsFrom(
+      obs,
+      episodes.slice(0, 4).map((e) => e.task.family),
+    );
     const a = model.imagine(still, starts, 4);
     const b = loaded.imagine(still, starts, 4);
     assert.deepEqual(b.states, a.states);
@@ -128,12 +194,18 @@ test('save → load gives identical predictions; corrupt or mismatched checkpoin
     model.dispose();
     loaded?.dispose();
   }
-  assert.ok(tf.memory().numTensors <= baseline + 1, `disposed models left ${tf.memory().numTensors - baseline} tensors`);
+  assert.ok(
+    tf.memory().numTensors <= baseline + 1,
+    `disposed models left ${tf.memory().numTensors - baseline} tensors`,
+  );
   const weights = join(dir, 'weights.bin');
   const bytes = readFileSync(weights);
   bytes[bytes.length >> 1]! ^= 0x40;
   writeFileSync(weights, bytes);
-  await assert.rejects(loadWorldModel(dir), (e: Error) => e instanceof CheckpointError && /weights\.bin is corrupt: checksum mismatch/.test(e.message));
+  await assert.rejects(
+    loadWorldModel(dir),
+    (e: Error) => e instanceof CheckpointError && /weights\.bin is corrupt: checksum mismatch/.test(e.message),
+  );
   writeFileSync(weights, bytes.subarray(0, 100));
   await assert.rejects(loadWorldModel(dir), /truncated/);
   const manifest = JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8'));
@@ -147,8 +219,18 @@ test('video kind: encoder latents drive the dynamics, imagined latents decode to
   let loaded: WorldModel | undefined;
   try {
     assert.ok(report.autoencoder!.at(-1)!.validationLoss < report.autoencoder![0]!.validationLoss + 1e-9);
-    const obs = episodes.slice(0, 3).map((e) => ({ qpos: e.qpos.slice(0, e.qposDim), qvel: e.qvel.slice(0, e.qposDim), images: { scene: { width: 64, height: 64, data: e.cameras.scene!.frames.slice(0, 64 * 64 * 3) } }, instruction: e.task.instruction }));
-    const starts = model.startsFrom(obs, episodes.slice(0, 3).map((e) => e.task.family));
+    const obs = episodes
+      .slice(0, 3)
+      .map((e) => ({
+        qpos: e.qpos.slice(0, e.qposDim),
+        qvel: e.qvel.slice(0, e.qposDim),
+        images: { scene: { width: 64, height: 64, data: e.cameras.scene!.frames.slice(0, 64 * 64 * 3) } },
+        instruction: e.task.instruction,
+      }));
+    const starts = model.startsFrom(
+      obs,
+      episodes.slice(0, 3).map((e) => e.task.family),
+    );
     assert.equal(starts.stateDim, 2 * 7 + 8);
     const r = model.imagine(still, starts, 3);
     const frames = model.decodeRollout(r, 1);

@@ -1,5 +1,9 @@
 /** A cleared 2D context sized to the canvas's CSS box at the screen's pixel ratio (sharp lines). */
-export function sharpContext(canvas: HTMLCanvasElement, fallbackWidth: number, fallbackHeight: number): { g: CanvasRenderingContext2D; w: number; h: number } {
+export function sharpContext(
+  canvas: HTMLCanvasElement,
+  fallbackWidth: number,
+  fallbackHeight: number,
+): { g: CanvasRenderingContext2D; w: number; h: number } {
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.clientWidth || fallbackWidth;
   const h = canvas.clientHeight || fallbackHeight;

@@ -56,7 +56,12 @@ export class LineChart {
     this.#data = data;
     const { g, w, h } = sharpContext(this.#canvas, 300, 120);
     g.font = '10px system-ui, sans-serif';
-    const all = [...data.series.flatMap((s) => s.points), ...(data.bands ?? []).flatMap((b) => b.points.flatMap(([x, lo, hi]) => [[x, lo] as [number, number], [x, hi] as [number, number]]))];
+    const all = [
+      ...data.series.flatMap((s) => s.points),
+      ...(data.bands ?? []).flatMap((b) =>
+        b.points.flatMap(([x, lo, hi]) => [[x, lo] as [number, number], [x, hi] as [number, number]]),
+      ),
+    ];
     if (all.length === 0) {
       g.fillStyle = '#999';
       g.fillText(data.empty ?? 'no data yet', PAD.left, h / 2);

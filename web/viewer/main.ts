@@ -41,8 +41,13 @@ class ViewerPage {
     window.addEventListener('hashchange', () => this.#followHash());
     window.addEventListener('keydown', (ev) => {
       // Inputs and selects handle their own keys (the scrubber steps natively).
-      if (ev.target instanceof HTMLInputElement || ev.target instanceof HTMLSelectElement || ev.target instanceof HTMLButtonElement) return;
-      if (ev.key === ' ') (ev.preventDefault(), this.#togglePlay());
+      if (
+        ev.target instanceof HTMLInputElement ||
+        ev.target instanceof HTMLSelectElement ||
+        ev.target instanceof HTMLButtonElement
+      )
+        return;
+      if (ev.key === ' ') ev.preventDefault(), this.#togglePlay();
       if (ev.key === 'ArrowRight') this.setFrame(this.scene.frame + 1);
       if (ev.key === 'ArrowLeft') this.setFrame(this.scene.frame - 1);
     });
@@ -118,7 +123,8 @@ class ViewerPage {
     this.view = view;
     const T = view.progress.length - 1;
     this.#scrubber.max = String(T);
-    $('instruction').textContent = `“${view.summary.instruction}” — ${view.summary.success ? 'success' : 'no success'} (${view.summary.origin === 'data' ? 'dataset' : `anchor, step ${view.summary.step ?? '?'}`}, ${view.summary.policy})`;
+    $('instruction').textContent =
+      `“${view.summary.instruction}” — ${view.summary.success ? 'success' : 'no success'} (${view.summary.origin === 'data' ? 'dataset' : `anchor, step ${view.summary.step ?? '?'}`}, ${view.summary.policy})`;
     this.scene.show(view, frame);
     this.#cameras.show(view);
     this.#strip.show(view);
@@ -161,7 +167,14 @@ class ViewerPage {
 
   #connectionState(s: ConnectionState): void {
     const badge = $('connection');
-    badge.textContent = s === 'open' ? (this.run?.live ? 'live' : 'connected') : s === 'connecting' ? 'connecting…' : 'disconnected: retrying';
+    badge.textContent =
+      s === 'open'
+        ? this.run?.live
+          ? 'live'
+          : 'connected'
+        : s === 'connecting'
+          ? 'connecting…'
+          : 'disconnected: retrying';
     badge.classList.toggle('live', s === 'open');
     badge.classList.toggle('down', s === 'closed');
   }
@@ -198,7 +211,8 @@ class ViewerPage {
   #followHash(initial = false): void {
     const params = new URLSearchParams(location.hash.slice(1));
     const step = params.get('step');
-    if (step !== null && Number.isInteger(Number(step)) && Number(step) !== this.selectedStep) this.selectStep(Number(step));
+    if (step !== null && Number.isInteger(Number(step)) && Number(step) !== this.selectedStep)
+      this.selectStep(Number(step));
     const id = params.get('episode');
     const frame = Number(params.get('t') ?? 0) || 0;
     if (id && id !== (this.view?.summary.id ?? this.#wanted?.id)) this.openEpisode(id, frame);

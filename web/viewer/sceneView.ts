@@ -59,7 +59,14 @@ export class SceneView {
     this.#view = view;
     const g = view.geoms;
     for (let i = 0; i < g.count; i++) {
-      const mesh = new THREE.Mesh(geometryOf(g, i), new THREE.MeshStandardMaterial({ color: new THREE.Color(g.rgba[4 * i]!, g.rgba[4 * i + 1]!, g.rgba[4 * i + 2]!), roughness: 0.7, metalness: 0.05 }));
+      const mesh = new THREE.Mesh(
+        geometryOf(g, i),
+        new THREE.MeshStandardMaterial({
+          color: new THREE.Color(g.rgba[4 * i]!, g.rgba[4 * i + 1]!, g.rgba[4 * i + 2]!),
+          roughness: 0.7,
+          metalness: 0.05,
+        }),
+      );
       mesh.matrixAutoUpdate = false;
       mesh.visible = g.visible[i] === 1;
       this.#real.push(mesh);
@@ -70,7 +77,16 @@ export class SceneView {
     if (im) {
       for (let k = 0; k < im.members; k++) {
         // Pulled towards the camera: where a member agrees with reality its ghost tints the arm instead of z-fighting it.
-        const material = new THREE.MeshStandardMaterial({ color: 0x3477ff, transparent: true, opacity: ghostOpacity(im.members), depthWrite: false, roughness: 0.9, polygonOffset: true, polygonOffsetFactor: -1, polygonOffsetUnits: -4 });
+        const material = new THREE.MeshStandardMaterial({
+          color: 0x3477ff,
+          transparent: true,
+          opacity: ghostOpacity(im.members),
+          depthWrite: false,
+          roughness: 0.9,
+          polygonOffset: true,
+          polygonOffsetFactor: -1,
+          polygonOffsetUnits: -4,
+        });
         const meshes = im.ghostGeoms.map((geom) => {
           const mesh = new THREE.Mesh(this.#real[geom]!.geometry, material);
           mesh.matrixAutoUpdate = false;
@@ -79,7 +95,8 @@ export class SceneView {
           return mesh;
         });
         const ee = new Float32Array((im.horizon + 1) * 3);
-        for (let t = 0; t <= im.horizon; t++) ee.set(im.ghostEe.subarray((t * im.members + k) * 3, (t * im.members + k) * 3 + 3), t * 3);
+        for (let t = 0; t <= im.horizon; t++)
+          ee.set(im.ghostEe.subarray((t * im.members + k) * 3, (t * im.members + k) * 3 + 3), t * 3);
         const path = pathLine(ee, 0x3477ff, 0.8);
         this.#content.add(path);
         this.#ghosts.push({ meshes, material, path });
@@ -100,7 +117,9 @@ export class SceneView {
       const t = Math.min(this.#frame, im.horizon);
       const deviation = memberDeviation(im.ghostEe, t, im.members);
       this.#ghosts.forEach((ghost, k) => {
-        ghost.meshes.forEach((mesh, j) => setPose(mesh, im.ghostPoses, ((t * im.members + k) * im.ghostGeoms.length + j) * POSE));
+        ghost.meshes.forEach((mesh, j) =>
+          setPose(mesh, im.ghostPoses, ((t * im.members + k) * im.ghostGeoms.length + j) * POSE),
+        );
         const colour = deviationColour(deviation[k]!);
         ghost.material.color.copy(colour);
         (ghost.path.material as THREE.LineBasicMaterial).color.copy(colour);
@@ -171,7 +190,24 @@ function geometryOf(g: GeomList, i: number): THREE.BufferGeometry {
 
 function setPose(mesh: THREE.Object3D, poses: Float32Array, o: number): void {
   const p = poses;
-  mesh.matrix.set(p[o + 3]!, p[o + 4]!, p[o + 5]!, p[o]!, p[o + 6]!, p[o + 7]!, p[o + 8]!, p[o + 1]!, p[o + 9]!, p[o + 10]!, p[o + 11]!, p[o + 2]!, 0, 0, 0, 1);
+  mesh.matrix.set(
+    p[o + 3]!,
+    p[o + 4]!,
+    p[o + 5]!,
+    p[o]!,
+    p[o + 6]!,
+    p[o + 7]!,
+    p[o + 8]!,
+    p[o + 1]!,
+    p[o + 9]!,
+    p[o + 10]!,
+    p[o + 11]!,
+    p[o + 2]!,
+    0,
+    0,
+    0,
+    1,
+  );
   mesh.matrixWorldNeedsUpdate = true;
 }
 

@@ -36,7 +36,8 @@ export class Sidebar {
     this.#current = episode;
     this.#step = step;
     this.#renderEpisodes();
-    for (const li of this.#steps.querySelectorAll<HTMLElement>('li[data-step]')) li.classList.toggle('selected', Number(li.dataset.step) === step);
+    for (const li of this.#steps.querySelectorAll<HTMLElement>('li[data-step]'))
+      li.classList.toggle('selected', Number(li.dataset.step) === step);
   }
 
   setSteps(records: readonly MetricsRecord[]): void {
@@ -60,7 +61,8 @@ export class Sidebar {
     const origin = this.#origin.value;
     const shown = this.#episodes.filter(
       (e) =>
-        (origin === 'all' || (origin === 'step' ? e.origin === 'anchor' && e.step === this.#step : e.origin === origin)) &&
+        (origin === 'all' ||
+          (origin === 'step' ? e.origin === 'anchor' && e.step === this.#step : e.origin === origin)) &&
         (!text || e.instruction.toLowerCase().includes(text) || e.id.toLowerCase().startsWith(text)),
     );
     const items: HTMLLIElement[] = [];

@@ -37,10 +37,25 @@ export class StepStrip {
       const maxSpread = Math.max(0.05, ...im.disagreement);
       g.fillStyle = 'rgba(120,120,120,0.35)';
       im.disagreement.forEach((d, t) => g.fillRect(px(t) - 1.5, py(d / maxSpread), 3, (d / maxSpread) * (h - 8)));
-      line(g, Array.from({ length: im.horizon }, (_, t) => [px(t + 1), py(memberMean(im.successProb, t, im.members))]), '#2a6fdb', [5, 3]);
-      line(g, Array.from({ length: im.horizon }, (_, t) => [px(t + 1), py(memberMean(im.progress, t, im.members))]), '#2a6fdb', [1, 3]);
+      line(
+        g,
+        Array.from({ length: im.horizon }, (_, t) => [px(t + 1), py(memberMean(im.successProb, t, im.members))]),
+        '#2a6fdb',
+        [5, 3],
+      );
+      line(
+        g,
+        Array.from({ length: im.horizon }, (_, t) => [px(t + 1), py(memberMean(im.progress, t, im.members))]),
+        '#2a6fdb',
+        [1, 3],
+      );
     }
-    line(g, Array.from(view.progress, (p, t) => [px(t), py(p)]), '#222', []);
+    line(
+      g,
+      Array.from(view.progress, (p, t) => [px(t), py(p)]),
+      '#222',
+      [],
+    );
     g.fillStyle = '#1b8a3a';
     view.successes.forEach((s, t) => s && g.fillRect(px(t) - 1, 2, 2, 8));
     g.strokeStyle = '#d33';
@@ -50,7 +65,8 @@ export class StepStrip {
     g.stroke();
     const t = this.#frame;
     let text = `step ${t}/${T} · real progress ${view.progress[t]!.toFixed(2)} · success ${view.successes[t] ? 'yes' : 'no'}`;
-    if (im && t >= 1 && t <= im.horizon) text += ` · imagined success ${memberMean(im.successProb, t - 1, im.members).toFixed(2)}, progress ${memberMean(im.progress, t - 1, im.members).toFixed(2)}`;
+    if (im && t >= 1 && t <= im.horizon)
+      text += ` · imagined success ${memberMean(im.successProb, t - 1, im.members).toFixed(2)}, progress ${memberMean(im.progress, t - 1, im.members).toFixed(2)}`;
     if (im) text += ` · ensemble spread ${(100 * im.disagreement[Math.min(t, im.horizon)]!).toFixed(1)} cm`;
     this.#readout.textContent = text;
   }
