@@ -4,7 +4,7 @@
  * damped-least-squares inverse kinematics on MuJoCo Jacobians. Output is a normalised action.
  */
 import type { RobotDescription } from '../../src/core/robotDescription.ts';
-import { ArmKinematics, dampedLeastSquares } from '../armKinematics.ts';
+import { type ArmKinematics, dampedLeastSquares } from '../armKinematics.ts';
 
 export interface CartesianTarget {
   pos: readonly [number, number, number];

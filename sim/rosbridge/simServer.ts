@@ -434,8 +434,14 @@ export class RosbridgeSimServer {
       for (const c of readers) {
         const sub = c.subscriptions.get(topic)!;
         sub.lastSent = now;
-        if (sub.compression === 'cbor') c.socket.send((cbor ??= encodeCbor({ op: 'publish', topic, msg })));
-        else c.socket.send((json ??= JSON.stringify({ op: 'publish', topic, msg }, bytesAsBase64)));
+        // Encoded once per publish, for the first subscriber that needs each form.
+        if (sub.compression === 'cbor') {
+          cbor ??= encodeCbor({ op: 'publish', topic, msg });
+          c.socket.send(cbor);
+        } else {
+          json ??= JSON.stringify({ op: 'publish', topic, msg }, bytesAsBase64);
+          c.socket.send(json);
+        }
       }
     }
   }

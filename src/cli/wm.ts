@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { describeConfigSchema, resolveConfig } from '../core/config.ts';
 import { RunLog } from '../core/runLog.ts';
+import type { Episode } from '../core/types.ts';
 import { WorldModel } from '../worldmodel/worldModel.ts';
 import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
@@ -207,7 +208,7 @@ async function rank(argv: string[]): Promise<number> {
     const recorded = await readEpisodes(values.data);
     if (recorded.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
     const endEffector = await featuresOfModel(model, policy, recorded[0]!.robot);
-    let episodes;
+    let episodes: Episode[];
     try {
       episodes = worldModelEpisodes(policy, recorded, endEffector);
     } finally {

@@ -1,11 +1,11 @@
 /** File-system helpers for durable writes. */
 import { randomUUID } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** fsyncs a folder so that creations and renames in it are durable (best effort where unsupported). */
 export async function syncDir(dir: string): Promise<void> {
-  let fh;
+  let fh: FileHandle | undefined;
   try {
     fh = await open(dir, 'r');
     await fh.sync();

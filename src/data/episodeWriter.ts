@@ -35,7 +35,8 @@ export class EpisodeWriter {
   append(episode: Episode): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`${this.dir}: episode writer is closed`));
     return this.enqueue(async () => {
-      const chunk = this.current ?? (this.current = await this.openChunk());
+      this.current ??= await this.openChunk();
+      const chunk = this.current;
       try {
         await chunk.writer.append(episode);
       } catch (err) {

@@ -37,7 +37,8 @@ export async function evaluateController(o: EvaluationOptions): Promise<Evaluati
     ...o,
     onEpisode: (e, i) => {
       table.add(e);
-      const f = (perFamily[e.task.family] ??= { episodes: 0, successes: 0 });
+      perFamily[e.task.family] ??= { episodes: 0, successes: 0 };
+      const f = perFamily[e.task.family]!;
       f.episodes++;
       if (e.success) f.successes++;
       robotSeconds += e.steps / e.controlHz;

@@ -5,7 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import type { ImaginationPolicy, ImaginationStarts, ImagineOptions } from '../worldmodel/imagine.ts';
+import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from '../worldmodel/imagine.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { emptySamples, type PolicySamples } from './policySamples.ts';
 import { RolloutNoise, type NoiseSpec } from '../policy/rolloutNoise.ts';
@@ -58,7 +58,7 @@ export function imagineGroups(
   const tokenRows = new Int32Array(K * B * L);
   for (let r = 0; r < K * B; r++) tokenRows.set(policy.tokenizer.encode(repeated.instructions[r % B]!), r * L);
   const tokens = tf.tensor2d(tokenRows, [K * B, L], 'int32');
-  let imagined;
+  let imagined: ImaginedRollouts;
   try {
     imagined = model.imagine(
       sharedNoisePolicy(policy, tokens, {

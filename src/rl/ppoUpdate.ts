@@ -5,7 +5,7 @@
  * model was trained on it.
  */
 import * as tf from '@tensorflow/tfjs';
-import { Rng } from '../core/rng.ts';
+import type { Rng } from '../core/rng.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { ppoLoss } from './ppoLoss.ts';
 import { disposeSampleBatch, sampleBatch, type PolicySamples } from './policySamples.ts';

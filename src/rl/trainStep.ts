@@ -385,7 +385,7 @@ function stepMetrics(
 ): StepMetrics {
   const { config, method, learning } = t;
   const M = config.rolloutsPerGroup;
-  const mean = (a: Float32Array | undefined) => (a && a.length ? a.reduce((s, v) => s + v, 0) / a.length : null);
+  const mean = (a: Float32Array | undefined) => (a?.length ? a.reduce((s, v) => s + v, 0) / a.length : null);
   const startRows = r.imagined?.startRows ?? 0;
   const ensembleW = r.weighted.ensembleWeight;
   return {

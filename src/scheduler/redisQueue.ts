@@ -266,7 +266,8 @@ export class RedisQueue implements AnchorQueue {
     const entries = await this.#entries();
     let delay = 0;
     for (const e of entries) {
-      const r = (robots[e.robot] ??= { episodes: 0, robotSeconds: 0, firstStart: null, lastEnd: null, health: null });
+      robots[e.robot] ??= { episodes: 0, robotSeconds: 0, firstStart: null, lastEnd: null, health: null };
+      const r = robots[e.robot]!;
       r.episodes++;
       r.robotSeconds += e.robotSeconds;
       r.firstStart = Math.min(r.firstStart ?? Infinity, e.startedAt);
@@ -274,8 +275,8 @@ export class RedisQueue implements AnchorQueue {
       delay += e.startedAt - e.enqueuedAt;
     }
     for (const [name, raw] of Object.entries(await this.#redis.hgetall(this.#keys.robots))) {
-      (robots[name] ??= { episodes: 0, robotSeconds: 0, firstStart: null, lastEnd: null, health: null }).health =
-        JSON.parse(raw) as RobotHealth;
+      robots[name] ??= { episodes: 0, robotSeconds: 0, firstStart: null, lastEnd: null, health: null };
+      robots[name]!.health = JSON.parse(raw) as RobotHealth;
     }
     // A job charged whose completion was cut off still counts as done.
     counts.done = Math.max(counts.done, entries.length);

@@ -159,12 +159,19 @@ export class ViewerServer {
       socket.destroy();
     };
     const host = req.headers.host;
-    if (new URL(req.url ?? '/', this.url).pathname !== '/ws') return reject('404 Not Found');
-    if (!this.#ownHost(host)) return reject('421 Misdirected Request');
+    if (new URL(req.url ?? '/', this.url).pathname !== '/ws') {
+      reject('404 Not Found');
+      return;
+    }
+    if (!this.#ownHost(host)) {
+      reject('421 Misdirected Request');
+      return;
+    }
     // Only this server's own page may connect: another site's script in the same browser may not.
     if (req.headers.origin !== `http://${host}`) {
       this.#log(`refused a websocket from origin ${req.headers.origin ?? '(none)'}`);
-      return reject('403 Forbidden');
+      reject('403 Forbidden');
+      return;
     }
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#connect(ws));
   }

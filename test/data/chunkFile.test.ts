@@ -20,7 +20,7 @@ let dir = '';
 let file = '';
 let bytes: Buffer;
 /** Byte offset where each record starts, and the file size. */
-let recordStarts: number[] = [];
+const recordStarts: number[] = [];
 let dataStart = 0;
 const episodes = Array.from({ length: 6 }, (_, i) =>
   makeTestEpisode({ seed: 100 + i, steps: 2 + (i % 3), width: 3, height: 2 }),

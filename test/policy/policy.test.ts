@@ -17,6 +17,7 @@ import { pretrainPolicy } from '../../src/policy/pretrain.ts';
 import { loadPolicy, savePolicy } from '../../src/policy/policyFiles.ts';
 import { PolicyController } from '../../src/policy/policyController.ts';
 import { Tokenizer, UNK } from '../../src/policy/tokenizer.ts';
+import type { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
 
 let demos: Episode[];
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-policy-'));
@@ -82,7 +83,7 @@ test('behaviour cloning overfits a handful of demos (action error near zero)', a
 test('save → load gives identical actions; disposing frees every tensor', async () => {
   const baseline = tf.memory().numTensors;
   const { policy } = await pretrainPolicy(demos, config({ 'bc.epochs': '2' }));
-  let loaded;
+  let loaded: VlaPolicy | undefined;
   try {
     assert.ok(policy.parameterCount > 1000);
     await savePolicy(policy, join(dir, 'p'));

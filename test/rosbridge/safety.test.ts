@@ -90,6 +90,7 @@ test('sim server: a command beyond the limits reaches the arm clipped; NaN is re
       op: 'publish',
       id: 'inf-1',
       topic: COMMAND,
+      // biome-ignore lint/correctness/noPrecisionLoss: 1e400 is Infinity on purpose (JSON cannot spell it)
       msg: { data: [1e400, -0.35, 0.55, 0, 1.35, 0] },
     });
     for (const id of ['nan-1', 'null-1', 'inf-1']) {

@@ -81,15 +81,13 @@ test('state kind: training lowers validation loss, and tf.memory() does not grow
 test('ensemble members disagree more far from the training data than near it', async () => {
   const { model } = await WorldModel.train(episodes, tiny({ 'train.epochs': '6' }));
   try {
-    const obs = episodes
-      .slice(0, 8)
-      .map((e) => ({
-        qpos: e.qpos.slice(0, e.qposDim),
-        qvel: e.qvel.slice(0, e.qposDim),
-        state: e.state.slice(0, e.stateDim),
-        images: {},
-        instruction: e.task.instruction,
-      }));
+    const obs = episodes.slice(0, 8).map((e) => ({
+      qpos: e.qpos.slice(0, e.qposDim),
+      qvel: e.qvel.slice(0, e.qposDim),
+      state: e.state.slice(0, e.stateDim),
+      images: {},
+      instruction: e.task.instruction,
+    }));
     const near = model.startsFrom(
       obs,
       episodes.slice(0, 8).map((e) => e.task.family),
@@ -125,15 +123,13 @@ test('ensemble members disagree more far from the training data than near it', a
 test('imagination: B rollouts × K members × H steps with scores and variances', async () => {
   const { model } = await WorldModel.train(episodes, tiny({ 'train.epochs': '1' }));
   try {
-    const obs = episodes
-      .slice(0, 5)
-      .map((e) => ({
-        qpos: e.qpos.slice(0, e.qposDim),
-        qvel: e.qvel.slice(0, e.qposDim),
-        state: e.state.slice(0, e.stateDim),
-        images: {},
-        instruction: e.task.instruction,
-      }));
+    const obs = episodes.slice(0, 5).map((e) => ({
+      qpos: e.qpos.slice(0, e.qposDim),
+      qvel: e.qvel.slice(0, e.qposDim),
+      state: e.state.slice(0, e.stateDim),
+      images: {},
+      instruction: e.task.instruction,
+    }));
     let calls = 0;
     const policy: ImaginationPolicy = {
       act: (o) => {
@@ -173,15 +169,13 @@ test('save → load gives identical predictions; corrupt or mismatched checkpoin
   try {
     await saveWorldModel(model, dir);
     loaded = await loadWorldModel(dir);
-    const obs = episodes
-      .slice(0, 4)
-      .map((e) => ({
-        qpos: e.qpos.slice(0, e.qposDim),
-        qvel: e.qvel.slice(0, e.qposDim),
-        state: e.state.slice(0, e.stateDim),
-        images: {},
-        instruction: e.task.instruction,
-      }));
+    const obs = episodes.slice(0, 4).map((e) => ({
+      qpos: e.qpos.slice(0, e.qposDim),
+      qvel: e.qvel.slice(0, e.qposDim),
+      state: e.state.slice(0, e.stateDim),
+      images: {},
+      instruction: e.task.instruction,
+    }));
     const starts = model.startsFrom(
       obs,
       episodes.slice(0, 4).map((e) => e.task.family),
@@ -219,14 +213,12 @@ test('video kind: encoder latents drive the dynamics, imagined latents decode to
   let loaded: WorldModel | undefined;
   try {
     assert.ok(report.autoencoder!.at(-1)!.validationLoss < report.autoencoder![0]!.validationLoss + 1e-9);
-    const obs = episodes
-      .slice(0, 3)
-      .map((e) => ({
-        qpos: e.qpos.slice(0, e.qposDim),
-        qvel: e.qvel.slice(0, e.qposDim),
-        images: { scene: { width: 64, height: 64, data: e.cameras.scene!.frames.slice(0, 64 * 64 * 3) } },
-        instruction: e.task.instruction,
-      }));
+    const obs = episodes.slice(0, 3).map((e) => ({
+      qpos: e.qpos.slice(0, e.qposDim),
+      qvel: e.qvel.slice(0, e.qposDim),
+      images: { scene: { width: 64, height: 64, data: e.cameras.scene!.frames.slice(0, 64 * 64 * 3) } },
+      instruction: e.task.instruction,
+    }));
     const starts = model.startsFrom(
       obs,
       episodes.slice(0, 3).map((e) => e.task.family),
