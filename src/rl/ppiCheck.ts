@@ -8,7 +8,7 @@ import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 import { imagineGroups } from './imaginedGroups.ts';
 import { groupedPpiEstimate } from './ppiEstimate.ts';
 import { runRealGroups, type RealGroups } from './realGroups.ts';
-import { stepSeed } from './seeds.ts';
+import { type SeedPurpose, stepSeed } from './seeds.ts';
 import { groupStarts } from './startPool.ts';
 import type { Trainer } from './trainer.ts';
 import { imagineOptions, noiseSpec } from './wmrlConfig.ts';
@@ -65,7 +65,7 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
   const { policy, worldModel, calibrator } = t.learning;
   if (!worldModel || !method.corrects) return null;
   const step = t.learning.progress.step;
-  const seed = (purpose: Parameters<typeof stepSeed>[2]) => stepSeed(config.seed, step, purpose);
+  const seed = (purpose: SeedPurpose) => stepSeed(config.seed, step, purpose);
   const rng = new Rng(seed('ppiCheckStarts'));
   const M = config.rolloutsPerGroup;
   const pick = (n: number) => Array.from({ length: n }, () => rng.int(t.pool.specs.length));

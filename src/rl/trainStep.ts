@@ -22,8 +22,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../core/rng.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
-import type { RankAgreement } from '../eval/rankAgreement.ts';
-import { groupRankAgreement } from '../eval/rankAgreement.ts';
+import { groupRankAgreement, type RankAgreement } from '../eval/rankAgreement.ts';
 import { selectAnchorGroups, type AnchorSelection } from './anchorSelection.ts';
 import { branchStarts, concatStarts } from './branchStarts.ts';
 import { ensembleWeights } from './denoisingWeights.ts';
