@@ -85,10 +85,17 @@ mkdirSync('bench/results', { recursive: true });
 writeFileSync(outFile, JSON.stringify(results, null, 2) + '\n');
 const f = (x: unknown, d = 1) => (typeof x === 'number' ? x.toFixed(d) : 'n/a');
 console.log(
-  `backend ${backend}\n\n| preset | parameters | act latency batch 1 | act latency batch 64 | BC samples/s (end to end, from pixels) |\n|---|---|---|---|---|`,
+  `backend ${backend}\n\n| preset | parameters | act latency batch 1 | act latency ` +
+    `batch 64 | BC samples/s (end to end, from pixels) |\n|---|---|---|---|---|`,
 );
 for (const r of rows)
   console.log(
-    `| ${r.size} | ${(r.parameters as number).toLocaleString()}${(r.encoderParameters as number) > 0 ? ` (+ ${(r.encoderParameters as number).toLocaleString()} patch encoder)` : ''} | ${f(r.latencyMsBatch1, 2)} ms | ${f(r.latencyMsBatch64)} ms | ${f(r.bcSamplesPerSecond, 0)} |`,
+    `| ${r.size} | ${(r.parameters as number).toLocaleString()}` +
+      `${
+        (r.encoderParameters as number) > 0
+          ? ` (+ ${(r.encoderParameters as number).toLocaleString()} patch encoder)`
+          : ''
+      } ` +
+      `| ${f(r.latencyMsBatch1, 2)} ms | ${f(r.latencyMsBatch64)} ms | ${f(r.bcSamplesPerSecond, 0)} |`,
   );
 console.log(`\nwritten to ${outFile}`);

@@ -85,7 +85,8 @@ if (result.episodes.size !== budget) throw new Error(`only ${result.episodes.siz
 const makespanS = (t1 - t0) / 1000;
 const perRobot = pool.slots.map((s) => {
   const u = summary.robots[s.name]!;
-  // The robot's span: from the start of the schedule to the end of its last episode (after that no work was left for it).
+  // The robot's span: from the start of the schedule to the end
+  // of its last episode (after that no work was left for it).
   const spanS = ((u.lastEnd ?? t1) - t0) / 1000;
   const resetS = Math.max(0, u.episodes - 1) * resetSeconds;
   return {
@@ -115,7 +116,8 @@ const report = {
   utilisation: +(busy / (robotCount * makespanS)).toFixed(3),
   // The same, with the operator's reset time (which no scheduler can avoid) counted as working time.
   utilisationIncludingResets: +((busy + resets) / (robotCount * makespanS)).toFixed(3),
-  // Per robot, episode + reset time over its span until its last episode ended (the end-of-queue tail, when no work is left, excluded).
+  // Per robot, episode + reset time over its span until its last episode
+  // ended (the end-of-queue tail, when no work is left, excluded).
   utilisationWhileWorkRemained: +(
     perRobot.reduce((a, r) => a + r.utilisationWhileWorkRemained, 0) / robotCount
   ).toFixed(3),

@@ -118,6 +118,7 @@ for (const [k, v] of Object.entries(results.framesPerSecond)) console.log(`| fra
 console.log(`\n| family | split | noise | expert success | mean steps |\n|---|---|---|---|---|`);
 for (const r of results.expert)
   console.log(
-    `| ${r.family} | ${r.split} | ${r.noise} | ${(100 * r.successRate).toFixed(0)}% (n=${r.episodes}) | ${r.meanSteps.toFixed(1)} |`,
+    `| ${r.family} | ${r.split} | ${r.noise} | ${(100 * r.successRate).toFixed(0)}% ` +
+      `(n=${r.episodes}) | ${r.meanSteps.toFixed(1)} |`,
   );
 console.log(`\nwritten to ${outFile}`);

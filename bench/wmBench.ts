@@ -161,7 +161,8 @@ async function benchKind(kind: 'state' | 'video', episodes: Episode[]) {
 const { episodes } = await collect();
 const simStepsPerSecond = await simulatorSpeed(2000);
 console.error(
-  `collected ${episodes.length} episodes; simulator ${simStepsPerSecond.toFixed(0)} control steps/s with the scene camera`,
+  `collected ${episodes.length} episodes; ` +
+    `simulator ${simStepsPerSecond.toFixed(0)} control steps/s with the scene camera`,
 );
 const kinds = [await benchKind('state', episodes), await benchKind('video', episodes)];
 clearInterval(memTimer);
@@ -183,15 +184,21 @@ mkdirSync('bench/results', { recursive: true });
 writeFileSync(outFile, JSON.stringify(results, null, 2) + '\n');
 const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 console.log(
-  `backend ${backend}; dataset ${results.dataset.episodes} episodes / ${results.dataset.steps} steps; simulator ${f(simStepsPerSecond, 0)} control steps/s (64×64 camera)`,
+  `backend ${backend}; dataset ${results.dataset.episodes} episodes / ${results.dataset.steps} steps; ` +
+    `simulator ${f(simStepsPerSecond, 0)} control steps/s (64×64 camera)`,
 );
 console.log(
-  `\n| kind | train s | train samples/s | 1-step joint RMSE | 10-step joint RMSE | 10-step object RMSE | success AUROC (val / test split) | ECE | var–err Spearman | imagined transitions/s (member / rollout) |`,
+  `\n| kind | train s | train samples/s | 1-step joint RMSE | 10-step joint RMSE | 10-step object RMSE | ` +
+    `success AUROC (val / test split) | ECE | var–err Spearman | imagined transitions/s (member / rollout) |`,
 );
 console.log(`|---|---|---|---|---|---|---|---|---|---|`);
 for (const k of kinds) {
   console.log(
-    `| ${k.kind} | ${f(k.trainSeconds, 0)} | ${f(k.trainingSamplesPerSecond, 0)} | ${f(k.validation.oneStep.jointRmse)} | ${f(k.validation.hStep.jointRmse)} | ${f(k.validation.hStep.objectRmse)} | ${f(k.validation.success.auroc)} / ${f(k.testSplit.success.auroc)} | ${f(k.validation.success.ece)} | ${f(k.validation.varianceErrorSpearman)} | ${f(k.imagination.memberTransitionsPerSecond, 0)} / ${f(k.imagination.rolloutTransitionsPerSecond, 0)} |`,
+    `| ${k.kind} | ${f(k.trainSeconds, 0)} | ${f(k.trainingSamplesPerSecond, 0)} ` +
+      `| ${f(k.validation.oneStep.jointRmse)} | ${f(k.validation.hStep.jointRmse)} | ` +
+      `${f(k.validation.hStep.objectRmse)} | ${f(k.validation.success.auroc)} / ${f(k.testSplit.success.auroc)} ` +
+      `| ${f(k.validation.success.ece)} | ${f(k.validation.varianceErrorSpearman)} | ` +
+      `${f(k.imagination.memberTransitionsPerSecond, 0)} / ${f(k.imagination.rolloutTransitionsPerSecond, 0)} |`,
   );
 }
 console.log(`\npeak RSS ${f(results.peakRssMiB, 0)} MiB; written to ${outFile}`);

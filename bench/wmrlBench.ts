@@ -5,8 +5,11 @@
  * charged). Also: the PPI interval against the true success rate, and the small policy after
  * WMRL against a ≥4× larger policy trained by behaviour cloning only.
  *
- *   npm run bench             # full: 3 seeds, every arm, 12 steps (wmrl and anchors-only 28) (about 45 minutes on 2 cores with the set-up cached; the set-up takes about 3 more; --seeds 5: 73 minutes)
- *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps) (about 8 minutes from scratch, 4 with the set-up cached)
+ *   npm run bench             # full: 3 seeds, every arm, 12 steps (wmrl and anchors-only 28)
+ *                               (about 45 minutes on 2 cores with the set-up cached; the set-up takes about 3 more;
+ *                               --seeds 5: 73 minutes)
+ *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps)
+ *                               (about 8 minutes from scratch, 4 with the set-up cached)
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
  * --quick writes wmrl-quick.* so it never overwrites the full results; --seeds N (other than the
@@ -248,7 +251,10 @@ interface Run {
   computeSeconds: number;
   /** PPI checks: intervals covering the truth, checks made, and the summed interval width. */
   ppiCoverage: { covered: number; checked: number; width: number };
-  /** Within-group AUC of the anchors' imagined scores (same noise as executed) against their outcomes, pooled over steps. */
+  /**
+   * Within-group AUC of the anchors' imagined scores (same noise
+   * as executed) against their outcomes, pooled over steps.
+   */
   anchorRank: { auc: number | null; pairs: number };
   /** Mean over steps of λ, the weight of an imagined sample against a real one (null: nothing imagined). */
   imaginedWeight: number | null;
@@ -414,36 +420,61 @@ writeFileSync(`${outBase}.json`, JSON.stringify(results, null, 2) + '\n');
 writeFileSync(`${outBase}.svg`, plot(runs));
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const md = [
-  `WMRL benchmark (${preset.name}: ${seeds} seed${seeds > 1 ? 's' : ''}, ${preset.steps} steps (${[...LONG_ARMS].filter((a) => preset.arms.includes(a)).join(', ')}: ${preset.longSteps}), held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)})`,
+  `WMRL benchmark (${preset.name}: ${seeds} seed${seeds > 1 ? 's' : ''}, ${preset.steps} steps ` +
+    `(${[...LONG_ARMS].filter((a) => preset.arms.includes(a)).join(', ')}: ${preset.longSteps}), ` +
+    `held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)})`,
   '',
-  `| arm | steps | held-out success at the end (± sd over seeds) | gain over BC | at step ${preset.steps} | robot time used | robot time to reach real-only final | compute | rank AUC on anchors (paired) | mean λ |`,
+  `| arm | steps | held-out success at the end (± sd over seeds) | gain over BC | at step ${preset.steps} | ` +
+    `robot time used | robot time to reach real-only final | compute | rank AUC on anchors (paired) | mean λ |`,
   '|---|---|---|---|---|---|---|---|---|---|',
   ...table.map(
     (t) =>
-      `| ${t.arm} | ${t.steps} | ${pct(t.finalSuccess)} ± ${pct(t.finalSuccessSd)} | ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ${pct(t.successAtCommonStep)} ± ${pct(t.successAtCommonStepSd)} | ${t.robotSeconds.toFixed(0)} s | ${!realGained ? 'n/a' : t.robotSecondsToRealFinal === null ? `not reached (${t.reachedRealFinal}/${t.seeds} seeds)` : `${t.robotSecondsToRealFinal.toFixed(0)} s`} | ${t.computeSeconds.toFixed(0)} s | ${t.anchorRankAuc === null ? '–' : t.anchorRankAuc.toFixed(2)} | ${t.imaginedWeight === null ? '–' : t.imaginedWeight.toFixed(2)} |`,
+      `| ${t.arm} | ${t.steps} | ${pct(t.finalSuccess)} ± ${pct(t.finalSuccessSd)} ` +
+      `| ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ${pct(t.successAtCommonStep)} ` +
+      `± ${pct(t.successAtCommonStepSd)} | ${t.robotSeconds.toFixed(0)} s | ` +
+      `${
+        !realGained
+          ? 'n/a'
+          : t.robotSecondsToRealFinal === null
+            ? `not reached (${t.reachedRealFinal}/${t.seeds} seeds)`
+            : `${t.robotSecondsToRealFinal.toFixed(0)} s`
+      } ` +
+      `| ${t.computeSeconds.toFixed(0)} s | ${t.anchorRankAuc === null ? '–' : t.anchorRankAuc.toFixed(2)} ` +
+      `| ${t.imaginedWeight === null ? '–' : t.imaginedWeight.toFixed(2)} |`,
   ),
   '',
   !realGained
-    ? `Real-only GRPO did not improve held-out success over the BC start here: no robot-time saving can be measured from this run.`
+    ? `Real-only GRPO did not improve held-out success over the BC ` +
+      `start here: no robot-time saving can be measured from this run.`
     : saving
       ? `WMRL reached real-only GRPO's final held-out success with ${saving.toFixed(1)}× less robot time.`
       : `WMRL did not reach real-only GRPO's final held-out success in every seed: no robot-time saving is claimed.`,
   ...(anchorsRow
     ? [
         anchorsRow.robotSecondsToRealFinal !== null && realGained
-          ? `GRPO on the environment with WMRL's real budget alone (anchors-only: one group per step, nothing imagined) reached it with ${(realRow.robotSeconds / anchorsRow.robotSecondsToRealFinal).toFixed(1)}× less robot time: a saving WMRL shows only beyond that one is imagination's.`
-          : `GRPO on the environment with WMRL's real budget alone (anchors-only: one group per step, nothing imagined) did not reach it in every seed.`,
+          ? `GRPO on the environment with WMRL's real budget alone (anchors-only: one group per step, nothing ` +
+            `imagined) reached it with ${(realRow.robotSeconds / anchorsRow.robotSecondsToRealFinal).toFixed(1)}` +
+            `× less robot time: a saving WMRL shows only beyond that one is imagination's.`
+          : `GRPO on the environment with WMRL's real budget alone (anchors-only: ` +
+            `one group per step, nothing imagined) did not reach it in every seed.`,
       ]
     : []),
-  `Rank AUC on anchors: how often, within one anchor group, the world model's imagined score of a rollout (imagined with the noise it was then executed with) ranked a real success above a real failure (0.5 = no information; GRPO uses only this order). λ: the weight of one imagined policy sample against a real one (imaginedWeight 'trust': clip(2·AUC − 1, 0, 1) of that AUC, a moving average).`,
-  `PPI intervals (95%) covered the true success rate in ${runs.reduce((s, r) => s + r.ppiCoverage.covered, 0)} of ${runs.reduce((s, r) => s + r.ppiCoverage.checked, 0)} checks, mean width ${(
-    runs.reduce((s, r) => s + r.ppiCoverage.width, 0) /
-      Math.max(
-        1,
-        runs.reduce((s, r) => s + r.ppiCoverage.checked, 0),
-      )
-  ).toFixed(2)} (WMRL arm; truth: 60 real episodes of the same policy each).`,
-  `Small beats large? tiny (${smallReport.parameters.toLocaleString()} parameters) after WMRL: ${pct(wmrlRow.finalSuccess)}; base (${largeReport.parameters.toLocaleString()} parameters, ${(largeReport.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(largeSuccess)}.`,
+  `Rank AUC on anchors: how often, within one anchor group, the world model's imagined score of a ` +
+    `rollout (imagined with the noise it was then executed with) ranked a real success above a real ` +
+    `failure (0.5 = no information; GRPO uses only this order). λ: the weight of one imagined policy sample ` +
+    `against a real one (imaginedWeight 'trust': clip(2·AUC − 1, 0, 1) of that AUC, a moving average).`,
+  `PPI intervals (95%) covered the true success rate ` +
+    `in ${runs.reduce((s, r) => s + r.ppiCoverage.covered, 0)} ` +
+    `of ${runs.reduce((s, r) => s + r.ppiCoverage.checked, 0)} checks, mean width ${(
+      runs.reduce((s, r) => s + r.ppiCoverage.width, 0) /
+        Math.max(
+          1,
+          runs.reduce((s, r) => s + r.ppiCoverage.checked, 0),
+        )
+    ).toFixed(2)} (WMRL arm; truth: 60 real episodes of the same policy each).`,
+  `Small beats large? tiny (${smallReport.parameters.toLocaleString()} parameters) after ` +
+    `WMRL: ${pct(wmrlRow.finalSuccess)}; base (${largeReport.parameters.toLocaleString()} parameters, ` +
+    `${(largeReport.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(largeSuccess)}.`,
 ].join('\n');
 writeFileSync(`${outBase}.md`, md + '\n');
 console.log(md);
@@ -470,21 +501,32 @@ function plot(rs: Run[]): string {
   };
   const lines = rs.map(
     (r) =>
-      `<polyline fill="none" stroke="${colours[r.arm] ?? '#000'}" stroke-width="2" opacity="0.8" points="${r.curve.map((p) => `${x(p.robotSeconds).toFixed(1)},${y(p.success).toFixed(1)}`).join(' ')}"/>`,
+      `<polyline fill="none" stroke="${colours[r.arm] ?? '#000'}" stroke-width="2" opacity="0.8" points="` +
+      `${r.curve.map((p) => `${x(p.robotSeconds).toFixed(1)},${y(p.success).toFixed(1)}`).join(' ')}"/>`,
   );
   const ticks = [0, 0.25, 0.5, 0.75, 1].map(
     (v) =>
-      `<text x="${m.l - 8}" y="${y(v) + 4}" text-anchor="end" font-size="11">${(100 * v).toFixed(0)}%</text><line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>`,
+      `<text x="${m.l - 8}" y="${y(v) + 4}" text-anchor="end" font-size="11">${(100 * v).toFixed(0)}%` +
+      `</text><line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>`,
   );
   const xt = [0, 0.5, 1].map(
     (f) =>
-      `<text x="${x(f * maxX)}" y="${H - m.b + 16}" text-anchor="middle" font-size="11">${(f * maxX).toFixed(0)} s</text>`,
+      `<text x="${x(f * maxX)}" y="${H - m.b + 16}" text-anchor="middle" ` +
+      `font-size="11">${(f * maxX).toFixed(0)} s</text>`,
   );
   const legend = Object.entries(colours)
     .filter(([k]) => rs.some((r) => r.arm === k))
     .map(
       ([k, c], i) =>
-        `<rect x="${W - m.r + 15}" y="${m.t + 18 * i}" width="12" height="12" fill="${c}"/><text x="${W - m.r + 32}" y="${m.t + 18 * i + 10}" font-size="12">${k}</text>`,
+        `<rect x="${W - m.r + 15}" y="${m.t + 18 * i}" width="12" height="12" fill="${c}"/>` +
+        `<text x="${W - m.r + 32}" y="${m.t + 18 * i + 10}" font-size="12">${k}</text>`,
     );
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="${W}" height="${H}" fill="white"/>${ticks.join('')}${xt.join('')}<line x1="${m.l}" x2="${m.l}" y1="${m.t}" y2="${H - m.b}" stroke="#333"/><line x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}" stroke="#333"/>${lines.join('')}${legend.join('')}<text x="${(m.l + W - m.r) / 2}" y="${H - 12}" text-anchor="middle" font-size="12">robot time used for training (s)</text><text x="16" y="${H / 2}" transform="rotate(-90 16 ${H / 2})" text-anchor="middle" font-size="12">held-out success</text></svg>\n`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect ` +
+    `width="${W}" height="${H}" fill="white"/>${ticks.join('')}${xt.join('')}<line x1="${m.l}" x2="${m.l}" ` +
+    `y1="${m.t}" y2="${H - m.b}" stroke="#333"/><line x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}` +
+    `" stroke="#333"/>${lines.join('')}${legend.join('')}<text x="${(m.l + W - m.r) / 2}" y="${H - 12}" ` +
+    `text-anchor="middle" font-size="12">robot time used for training (s)</text><text x="16" y="${H / 2}" ` +
+    `transform="rotate(-90 16 ${H / 2})" text-anchor="middle" font-size="12">held-out success</text></svg>\n`
+  );
 }

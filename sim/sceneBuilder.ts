@@ -37,7 +37,8 @@ export function buildSceneXml(robot: RobotDescription, structure: SceneStructure
     .filter((c) => c.pos && c.lookAt)
     .map(
       (c) =>
-        `    <camera name="${c.name}" pos="${fmt(c.pos!)}" xyaxes="${fmt(lookAtXyAxes(c.pos!, c.lookAt!))}" fovy="${c.fovy}"/>`,
+        `    <camera name="${c.name}" pos="${fmt(c.pos!)}" ` +
+        `xyaxes="${fmt(lookAtXyAxes(c.pos!, c.lookAt!))}" fovy="${c.fovy}"/>`,
     );
   const objects = structure.objects.map((kind, i) => {
     const h = OBJECT_HALF_HEIGHT[kind];
@@ -51,14 +52,16 @@ export function buildSceneXml(robot: RobotDescription, structure: SceneStructure
     return [
       `    <body name="object${i}" pos="0 0 ${h}">`,
       `      <freejoint name="object${i}"/>`,
-      `      <geom name="object${i}" ${geom} mass="0.05" friction="1.5 0.01 0.0001" condim="4" solref="0.01 1" rgba="1 1 1 1"/>`,
+      `      <geom name="object${i}" ${geom} mass="0.05" friction="1.5 ` +
+        `0.01 0.0001" condim="4" solref="0.01 1" rgba="1 1 1 1"/>`,
       `    </body>`,
     ].join('\n');
   });
   const zones = Array.from({ length: structure.zones }, (_, i) =>
     [
       `    <body name="zone${i}" mocap="true" pos="0 0 0">`,
-      `      <geom name="zone${i}" type="cylinder" size="${ZONE_RADIUS} 0.0008" pos="0 0 0.0008" contype="0" conaffinity="0" rgba="1 1 1 1"/>`,
+      `      <geom name="zone${i}" type="cylinder" size="${ZONE_RADIUS} 0.0008" ` +
+        `pos="0 0 0.0008" contype="0" conaffinity="0" rgba="1 1 1 1"/>`,
       `    </body>`,
     ].join('\n'),
   );

@@ -69,7 +69,10 @@ export interface RayRendererOptions {
   near?: number;
   /** Far clipping distance, metres. Default Infinity. */
   far?: number;
-  /** Screen-rectangle culling of primary rays and light-space binning of shadow casters (default true; false = brute force, for testing). */
+  /**
+   * Screen-rectangle culling of primary rays and light-space binning of
+   * shadow casters (default true; false = brute force, for testing).
+   */
   cull?: boolean;
 }
 
@@ -508,7 +511,9 @@ export class RayRenderer {
     this.idBuf.fill(-1);
   }
 
-  /** Geom index per pixel of the last render (-1 = background), row-major, row 0 = top. Overwritten by the next render. */
+  /**
+   * Geom index per pixel of the last render (-1 = background), row-major, row 0 = top. Overwritten by the next render.
+   */
   get geomIds(): Int32Array {
     return this.idBuf;
   }

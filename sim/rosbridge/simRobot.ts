@@ -76,7 +76,10 @@ export class SimRobot {
     this.watchdog.clear();
   }
 
-  /** A position command for the arm joints (description order). A non-finite or misshaped one is refused; the last safe command stays. */
+  /**
+   * A position command for the arm joints (description order). A
+   * non-finite or misshaped one is refused; the last safe command stays.
+   */
   commandArm(values: ArrayLike<number>): void {
     // Check now so a refused command never displaces the last good one.
     this.filter.filter(values, this.#gripperCommand, this.sim.armQpos());

@@ -138,7 +138,8 @@ export class RosbridgeSimServer {
       const compressed = sameType(t.type, 'sensor_msgs/msg/CompressedImage');
       if (!compressed && !sameType(t.type, 'sensor_msgs/msg/Image'))
         throw new Error(
-          `robot '${this.robot.name}': camera topic ${t.topic} has type ${t.type}; the sim server publishes sensor_msgs/msg/Image or CompressedImage`,
+          `robot '${this.robot.name}': camera topic ${t.topic} has type ${t.type}; ` +
+            `the sim server publishes sensor_msgs/msg/Image or CompressedImage`,
         );
       this.#topics.set(t.topic, { type: t.type, kind: { kind: 'image', camera, compressed }, direction: 'out' });
     }
@@ -385,7 +386,8 @@ export class RosbridgeSimServer {
         false,
         allow && !allow.includes(service)
           ? `service ${service} is not in this server's allow-list`
-          : `service ${service} is not provided by robot '${this.robot.name}' (services: ${[...this.#services.keys()].join(', ')})`,
+          : `service ${service} is not provided by robot '${this.robot.name}' ` +
+              `(services: ${[...this.#services.keys()].join(', ')})`,
       );
       return;
     }

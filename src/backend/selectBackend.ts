@@ -40,7 +40,10 @@ export type BackendName = 'auto' | 'tensorflow-gpu' | 'tensorflow' | 'wasm' | 'c
 export const BACKEND_NAMES: readonly BackendName[] = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'];
 
 export interface SelectBackendOptions {
-  /** Kernel names (e.g. 'Conv2DBackpropFilter') the run will dispatch; a backend lacking any is skipped (auto) or rejected. */
+  /**
+   * Kernel names (e.g. 'Conv2DBackpropFilter') the run will
+   * dispatch; a backend lacking any is skipped (auto) or rejected.
+   */
   requiredKernels?: string[];
   /** Receives the one-line `backend: <name> (<reason>)` report; defaults to console.error. */
   log?: (line: string) => void;

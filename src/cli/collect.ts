@@ -1,4 +1,6 @@
-/** `wmrl collect`: run the expert or a random policy in the simulator (or on a rosbridge robot) and store the episodes. */
+/**
+ * `wmrl collect`: run the expert or a random policy in the simulator (or on a rosbridge robot) and store the episodes.
+ */
 import { join } from 'node:path';
 import { DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
@@ -125,7 +127,9 @@ export const command = {
       progress.stop();
       const seconds = (performance.now() - started) / 1000;
       console.log(
-        `collected ${result.episodes} episodes into ${config.out}: ${result.successes} successes (${((100 * result.successes) / Math.max(1, result.episodes)).toFixed(1)}%), ${seconds.toFixed(1)} s${result.aborted ? `; ${result.aborted} aborted (stored marked aborted, never served for training)` : ''}`,
+        `collected ${result.episodes} episodes into ${config.out}: ${result.successes} successes ` +
+          `(${((100 * result.successes) / Math.max(1, result.episodes)).toFixed(1)}%), ${seconds.toFixed(1)} s` +
+          `${result.aborted ? `; ${result.aborted} aborted (stored marked aborted, never served for training)` : ''}`,
       );
       console.log(`config: ${log.configFile}\nmetrics: ${log.metricsFile}`);
       return stop.signal.aborted ? 130 : 0;

@@ -29,7 +29,10 @@ import { Progress } from './progress.ts';
 
 const POST_TRAIN_TASKS = 'reach';
 
-/** Behaviours that make the demo data (train split). Experts teach the policy; the noisy ones give the world model failures too. */
+/**
+ * Behaviours that make the demo data (train split). Experts teach
+ * the policy; the noisy ones give the world model failures too.
+ */
 const BEHAVIOURS = [
   { label: 'expert', noise: 0, share: 1, folder: 'demos' },
   { label: 'expert, noise 0.1', noise: 0.1, share: 0.35, folder: 'demos' },
@@ -51,7 +54,8 @@ export const command = {
     });
     if (values.help) {
       console.log(
-        `usage: wmrl demo [--out DIR] [--robot NAME (default ${DEFAULT_ROBOT})] [--episodes N expert demos per family (default 100)] [--steps N post-training steps (default 6)] [--seed S]`,
+        `usage: wmrl demo [--out DIR] [--robot NAME (default ${DEFAULT_ROBOT})] [--episodes N expert ` +
+          `demos per family (default 100)] [--steps N post-training steps (default 6)] [--seed S]`,
       );
       return 0;
     }
@@ -117,7 +121,9 @@ export const command = {
     }
     const best = bc.bc[bc.bestEpoch]!;
     console.log(
-      `  ${bc.episodesUsed} demonstrations, ${bc.parameters.toLocaleString()} parameters, ${bc.seconds.toFixed(0)} s; validation action MSE ${best.validationMse.toFixed(4)}, instructed object found to ${best.validationImageRmsePx.toFixed(1)} px`,
+      `  ${bc.episodesUsed} demonstrations, ${bc.parameters.toLocaleString()} ` +
+        `parameters, ${bc.seconds.toFixed(0)} s; validation action MSE ${best.validationMse.toFixed(4)}, ` +
+        `instructed object found to ${best.validationImageRmsePx.toFixed(1)} px`,
     );
 
     const env = await makeSimEnv(robot);
@@ -127,7 +133,8 @@ export const command = {
       for (const mode of ['wmrl', 'real'] as const) {
         console.log(
           mode === 'wmrl'
-            ? '\n3/4 WMRL post-training: imagined groups in a world model over the policy perception, a few anchor episodes on the simulator'
+            ? '\n3/4 WMRL post-training: imagined groups in a world model over ' +
+                'the policy perception, a few anchor episodes on the simulator'
             : '\n4/4 for comparison: GRPO on the simulator alone (every rollout executed for real)',
         );
         reports[mode] = await runTraining({
@@ -148,7 +155,15 @@ export const command = {
           },
           onStep: (m) =>
             console.log(
-              `  step ${m.step}/${steps}: ${m.successImagined === null ? '' : `imagined success ${pct(m.successCalibrated ?? m.successImagined)}, `}${m.successAnchors === null ? '' : `real rollouts ${pct(m.successAnchors)}, `}${m.ppi ? `PPI ${pct(m.ppi.estimate)} [${pct(m.ppi.lower)}, ${pct(m.ppi.upper)}], ` : ''}robot time ${m.robotSeconds.toFixed(0)} s`,
+              `  step ${m.step}/${steps}: ` +
+                `${
+                  m.successImagined === null
+                    ? ''
+                    : `imagined success ${pct(m.successCalibrated ?? m.successImagined)}, `
+                }` +
+                `${m.successAnchors === null ? '' : `real rollouts ${pct(m.successAnchors)}, `}` +
+                `${m.ppi ? `PPI ${pct(m.ppi.estimate)} [${pct(m.ppi.lower)}, ${pct(m.ppi.upper)}], ` : ''}robot ` +
+                `time ${m.robotSeconds.toFixed(0)} s`,
             ),
           onEval: (e) =>
             console.log(
@@ -164,21 +179,25 @@ export const command = {
     const before = w.evaluations[0]!.successRate;
     const after = (rep: RunReport) => rep.evaluations.at(-1)!.successRate;
     console.log(
-      `\nheld-out ${POST_TRAIN_TASKS} instructions (${trainConfig.eval.episodes} evaluation episodes, never charged as robot time):`,
+      `\nheld-out ${POST_TRAIN_TASKS} instructions ` +
+        `(${trainConfig.eval.episodes} evaluation episodes, never charged as robot time):`,
     );
     console.log(`  behaviour cloning         ${pct(before)}`);
     console.log(
-      `  after WMRL                ${pct(after(w))}   robot time ${w.robotSeconds.toFixed(0)} s (${w.realEpisodes} real episodes)`,
+      `  after WMRL                ${pct(after(w))}   robot ` +
+        `time ${w.robotSeconds.toFixed(0)} s (${w.realEpisodes} real episodes)`,
     );
     console.log(
-      `  after real-only GRPO      ${pct(after(r))}   robot time ${r.robotSeconds.toFixed(0)} s (${r.realEpisodes} real episodes)`,
+      `  after real-only GRPO      ${pct(after(r))}   robot ` +
+        `time ${r.robotSeconds.toFixed(0)} s (${r.realEpisodes} real episodes)`,
     );
     // Less robot time is a saving only at an equal gain: print the gains and leave the ratio out.
     console.log(`  gains: WMRL ${signed(after(w) - before)}, real-only ${signed(after(r) - before)}.`);
     // One seed cannot back a claim: say how coarse the measurement is and where the real comparison is.
     const n = trainConfig.eval.episodes;
     console.log(
-      `  One seed and ${n} evaluation episodes (one episode = ${(100 / n).toFixed(1)} points) cannot separate these gains;`,
+      `  One seed and ${n} evaluation episodes (one episode ` +
+        `= ${(100 / n).toFixed(1)} points) cannot separate these gains;`,
     );
     console.log(`  npm run bench measures them over seeds (bench/results/wmrl.md; docs/benchmarks.md).`);
     log.log({
@@ -190,7 +209,8 @@ export const command = {
       robotSecondsReal: r.robotSeconds,
     });
     console.log(
-      `\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s. Outputs in ${out}: demos/ mixed/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, policy/), demo.metrics.jsonl`,
+      `\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s. Outputs in ${out}: demos/ mixed/ ` +
+        `(wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, policy/), demo.metrics.jsonl`,
     );
     return 0;
   },
@@ -235,7 +255,8 @@ async function collectDemos(
         });
         progress.stop();
         console.log(
-          `  ${b.label.padEnd(20)} ${r.episodes} episodes, ${((100 * r.successes) / r.episodes).toFixed(0)}% successful`,
+          `  ${b.label.padEnd(20)} ${r.episodes} episodes, ` +
+            `${((100 * r.successes) / r.episodes).toFixed(0)}% successful`,
         );
         log.log({ stage: 'collect', behaviour: b.label, successes: r.successes, episodes: r.episodes });
       } finally {

@@ -9,7 +9,9 @@ export const ENV_FLAGS = {
   'connect-timeout': { type: 'string' },
 } as const;
 
-export const ENV_HELP = `  --env E           sim (the in-process simulator; default) | rosbridge (a robot's rosbridge server)
+export const ENV_HELP =
+  `  --env E           sim (the in-process simulator; ` +
+  `default) | rosbridge (a robot's rosbridge server)
   --url URL         with --env rosbridge: ws://host:9090 (a real robot, or \`wmrl sim-server\`)
   --speed X         with --env rosbridge: the robot runs X times real time (a sim-server's --speed;
                     'max' for a --lockstep sim-server); default 1, as for a real robot

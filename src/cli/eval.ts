@@ -150,7 +150,8 @@ export const command = {
     if (values.json) console.log(JSON.stringify(table.rows(), null, 2));
     else {
       console.log(
-        `policy ${dir}${swap ? " (instructions swapped for another task's)" : ''}, ${random ? 'uniformly random' : values.stochastic ? 'sampled' : 'mean'} actions:`,
+        `policy ${dir}${swap ? " (instructions swapped for another task's)" : ''}, ` +
+          `${random ? 'uniformly random' : values.stochastic ? 'sampled' : 'mean'} actions:`,
       );
       console.log(table.format());
       console.log(`episodes stored in ${out} (wmrl info ${out})`);

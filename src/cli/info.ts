@@ -24,18 +24,22 @@ export const command = {
     }
     console.log(`dataset ${s.dir}  (robot ${s.robot}, id ${s.datasetId}, created ${s.createdAt})`);
     console.log(
-      `${s.episodes} episodes, ${s.totalSteps} steps, success ${(100 * s.successRate).toFixed(1)}%, ${s.aborted} aborted (never served for training)`,
+      `${s.episodes} episodes, ${s.totalSteps} steps, ` +
+        `success ${(100 * s.successRate).toFixed(1)}%, ${s.aborted} aborted (never served for training)`,
     );
     console.log(
-      `${s.chunks} chunk files${s.openChunks ? ` + ${s.openChunks} unfinished (.tmp)` : ''}, ${(s.bytesOnDisk / 1e6).toFixed(2)} MB on disk`,
+      `${s.chunks} chunk files${s.openChunks ? ` + ${s.openChunks} unfinished (.tmp)` : ''}` +
+        `, ${(s.bytesOnDisk / 1e6).toFixed(2)} MB on disk`,
     );
     console.log('');
     console.log(
-      `${'family'.padEnd(8)} ${'split'.padEnd(6)} ${'episodes'.padStart(8)} ${'success'.padStart(8)} ${'steps'.padStart(8)}`,
+      `${'family'.padEnd(8)} ${'split'.padEnd(6)} ${'episodes'.padStart(8)} ` +
+        `${'success'.padStart(8)} ${'steps'.padStart(8)}`,
     );
     for (const g of s.groups) {
       console.log(
-        `${g.family.padEnd(8)} ${g.split.padEnd(6)} ${String(g.episodes).padStart(8)} ${(100 * g.successRate).toFixed(1).padStart(7)}% ${String(g.steps).padStart(8)}`,
+        `${g.family.padEnd(8)} ${g.split.padEnd(6)} ${String(g.episodes).padStart(8)} ` +
+          `${(100 * g.successRate).toFixed(1).padStart(7)}% ${String(g.steps).padStart(8)}`,
       );
     }
     for (const issue of s.issues) console.log(`warning: ${issue.message}`);

@@ -12,7 +12,9 @@ import { parseFlags, UsageError } from './args.ts';
 import { configOverrides, readEpisodes, useBackend } from './common.ts';
 import { Progress } from './progress.ts';
 
-const HELP = `usage: wmrl pretrain --data DIR --out DIR [--config FILE]... [--encoder WM_DIR] [--backend B] [--key.path=value]...
+const HELP =
+  `usage: wmrl pretrain --data DIR --out DIR [--config FILE]... ` +
+  `[--encoder WM_DIR] [--backend B] [--key.path=value]...
 
   --data DIR      dataset folder(s) with expert demonstrations (train split is used)
   --out DIR       output: policy/ (checkpoint), resolved config, metrics JSONL, report.json
@@ -111,7 +113,11 @@ export const command = {
           log.log({ stage: s, ...m });
           if (s === 'bc')
             console.error(
-              `bc epoch ${(m.epoch as number) + 1}: train NLL ${(m.trainNll as number).toFixed(3)}, validation NLL ${(m.validationNll as number).toFixed(3)}, action MSE ${(m.validationMse as number).toFixed(4)}, object/goal position RMSE ${(m.validationAuxRmseCm as number).toFixed(1)} cm, in the image ${(m.validationImageRmsePx as number).toFixed(1)} px`,
+              `bc epoch ${(m.epoch as number) + 1}: train NLL ${(m.trainNll as number).toFixed(3)}, ` +
+                `validation NLL ${(m.validationNll as number).toFixed(3)}, ` +
+                `action MSE ${(m.validationMse as number).toFixed(4)}, object/goal ` +
+                `position RMSE ${(m.validationAuxRmseCm as number).toFixed(1)} cm, ` +
+                `in the image ${(m.validationImageRmsePx as number).toFixed(1)} px`,
             );
           else
             console.error(
@@ -122,7 +128,13 @@ export const command = {
     });
     try {
       console.error(
-        `policy '${config.size}': ${policy.parameterCount.toLocaleString()} parameters${policy.encoder ? ` (+ ${policy.encoderParameterCount.toLocaleString()} in the patch encoder, ${config.encoder.trainable ? 'trained end to end' : 'frozen'})` : ''}`,
+        `policy '${config.size}': ${policy.parameterCount.toLocaleString()} parameters` +
+          `${
+            policy.encoder
+              ? ` (+ ${policy.encoderParameterCount.toLocaleString()} in the patch encoder, ` +
+                `${config.encoder.trainable ? 'trained end to end' : 'frozen'})`
+              : ''
+          }`,
       );
       await savePolicy(policy, policyDir);
       writeFileSync(join(values.out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
@@ -134,7 +146,9 @@ export const command = {
       });
       const best = report.bc[report.bestEpoch];
       console.log(
-        `policy saved to ${policyDir}: ${report.episodesUsed} demonstrations (${report.samples} samples with augmentation), best epoch ${report.bestEpoch + 1}, validation action MSE ${best?.validationMse.toFixed(4)}, ${report.seconds.toFixed(0)} s`,
+        `policy saved to ${policyDir}: ${report.episodesUsed} demonstrations ` +
+          `(${report.samples} samples with augmentation), best epoch ${report.bestEpoch + 1}, ` +
+          `validation action MSE ${best?.validationMse.toFixed(4)}, ${report.seconds.toFixed(0)} s`,
       );
       return 0;
     } finally {

@@ -3,14 +3,16 @@ import { readPoolFile, writePoolFile } from '../scheduler/poolFile.ts';
 import { robotConfigSchema, type RobotConfig } from '../scheduler/robotConfig.ts';
 import { numberFlag, parseFlags, UsageError } from './args.ts';
 
-const HELP = `usage: wmrl robot add NAME (--sim | --url ws://host:9090) [options]
+const HELP =
+  `usage: wmrl robot add NAME (--sim | --url ws://host:9090) [options]
        wmrl robot remove NAME
        wmrl robot list
 
   --pool FILE          the pool file (default robots.json)
   --sim                an in-process simulator robot (paced by --speed)
   --url URL            a rosbridge robot (or \`wmrl sim-server\`)
-  --speed X            robot speed: 1 = real time (default); 'max' = as fast as it goes (sim, or a --lockstep sim-server)
+  --speed X            robot speed: 1 = real time (default); ` +
+  `'max' = as fast as it goes (sim, or a --lockstep sim-server)
   --window HH:MM-HH:MM daily UTC time range when the robot may run episodes (repeatable; default always)
   --reset-seconds S    reset / operator time between episodes (default 0)
   --backoff-seconds S  rest after a failure, doubling with each further failure (default 30)`;
@@ -83,5 +85,8 @@ export const command = {
 function describe(r: RobotConfig): string {
   const where = r.kind === 'sim' ? 'sim (in-process)' : r.url!;
   const speed = Number.isFinite(r.speed) ? `${r.speed}×` : 'max';
-  return `${r.name.padEnd(12)} ${where}  speed ${speed}  windows ${r.windows.join(',') || 'always'}  reset ${r.resetSeconds} s  backoff ${r.backoffSeconds} s`;
+  return (
+    `${r.name.padEnd(12)} ${where}  speed ${speed}  windows ${r.windows.join(',') || 'always'}  ` +
+    `reset ${r.resetSeconds} s  backoff ${r.backoffSeconds} s`
+  );
 }

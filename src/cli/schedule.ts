@@ -9,7 +9,9 @@ import { RedisQueue } from '../scheduler/redisQueue.ts';
 import { SqliteQueue } from '../scheduler/sqliteQueue.ts';
 import { parseFlags, UsageError } from './args.ts';
 
-const HELP = `usage: wmrl schedule status (--run DIR | --db FILE | --queue redis://host:port [--name Q]) [--pool FILE] [--json]
+const HELP =
+  `usage: wmrl schedule status (--run DIR | --db FILE | ` +
+  `--queue redis://host:port [--name Q]) [--pool FILE] [--json]
 
   --run DIR     a \`wmrl train --robots\` run folder (its schedule.db)
   --db FILE     a schedule store file
@@ -100,11 +102,13 @@ function print(
   const c = s.counts;
   console.log(`queue: ${c.queued} queued, ${c.running} running, ${c.done} done, ${c.failed} failed`);
   console.log(
-    `spent: ${s.total.episodes} episodes, ${s.total.robotSeconds.toFixed(1)} robot-s in all; today ${s.today.episodes} episodes, ${s.today.robotSeconds.toFixed(1)} robot-s`,
+    `spent: ${s.total.episodes} episodes, ${s.total.robotSeconds.toFixed(1)} robot-s in all; ` +
+      `today ${s.today.episodes} episodes, ${s.today.robotSeconds.toFixed(1)} robot-s`,
   );
   if (s.dayLeft)
     console.log(
-      `left today: ${s.dayLeft.episodes ?? 'unlimited'} episodes, ${s.dayLeft.robotSeconds?.toFixed(1) ?? 'unlimited'} robot-s`,
+      `left today: ${s.dayLeft.episodes ?? 'unlimited'} ` +
+        `episodes, ${s.dayLeft.robotSeconds?.toFixed(1) ?? 'unlimited'} robot-s`,
     );
   if (s.meanQueueDelayMs !== null) console.log(`mean queueing delay: ${(s.meanQueueDelayMs / 1000).toFixed(2)} s`);
   for (const [name, r] of Object.entries(s.robots)) {
@@ -115,7 +119,9 @@ function print(
         ? 'healthy'
         : `UNHEALTHY (${h.failures} failures, retry after ${new Date(h.retryAt).toISOString()}): ${h.lastError}`;
     console.log(
-      `  ${name.padEnd(12)} ${String(r.episodes).padStart(5)} episodes ${r.robotSeconds.toFixed(1).padStart(8)} robot-s  utilisation ${u === null || u === undefined ? '-' : (100 * u).toFixed(0) + '%'}  ${health}`,
+      `  ${name.padEnd(12)} ${String(r.episodes).padStart(5)} ` +
+        `episodes ${r.robotSeconds.toFixed(1).padStart(8)} robot-s  ` +
+        `utilisation ${u === null || u === undefined ? '-' : (100 * u).toFixed(0) + '%'}  ${health}`,
     );
   }
 }

@@ -72,7 +72,8 @@ export const command = {
     });
     // Tests and scripts read this line for the port.
     console.log(
-      `wmrl sim-server: robot ${robot.name} listening on ${server.url} (${server.lockstep ? 'lockstep' : `${robot.controlHz * server.speed} Hz`})`,
+      `wmrl sim-server: robot ${robot.name} listening on ${server.url} ` +
+        `(${server.lockstep ? 'lockstep' : `${robot.controlHz * server.speed} Hz`})`,
     );
     await untilStopped();
     await server.close();

@@ -151,7 +151,8 @@ export const command = {
         const onEvent = (e: SchedulerEvent) => {
           if (e.kind !== 'recovered')
             console.error(
-              `  anchor ${e.id} ${e.kind === 'retry' ? 'will be retried' : 'FAILED'} (attempt ${e.attempts}): ${e.error}`,
+              `  anchor ${e.id} ${e.kind === 'retry' ? 'will be retried' : 'FAILED'} ` +
+                `(attempt ${e.attempts}): ${e.error}`,
             );
         };
         anchors = poolAnchorRunner({
@@ -196,7 +197,8 @@ export const command = {
         },
         onStep: (m) =>
           console.error(
-            `step ${m.step}/${config.steps}: imagined ${fmt(m.successImagined)} calibrated ${fmt(m.successCalibrated)} anchors ${fmt(m.successAnchors)}` +
+            `step ${m.step}/${config.steps}: imagined ${fmt(m.successImagined)} ` +
+              `calibrated ${fmt(m.successCalibrated)} anchors ${fmt(m.successAnchors)}` +
               (m.ppi ? ` PPI ${fmt(m.ppi.estimate)} [${fmt(m.ppi.lower)}, ${fmt(m.ppi.upper)}]` : '') +
               (m.anchorRank?.auc != null ? ` rank AUC ${m.anchorRank.auc.toFixed(2)}` : '') +
               (m.imaginedWeight !== null ? ` λ ${m.imaginedWeight.toFixed(2)}` : '') +
@@ -204,24 +206,31 @@ export const command = {
           ),
         onEval: (e) =>
           console.error(
-            `eval at step ${e.step}: ${e.split} success ${e.successes}/${e.episodes} (${(100 * e.successRate).toFixed(0)}%)`,
+            `eval at step ${e.step}: ${e.split} success ${e.successes}` +
+              `/${e.episodes} (${(100 * e.successRate).toFixed(0)}%)`,
           ),
         onImaginationCheck: (c) =>
           console.error(
-            `imagination check at step ${c.step}: rank AUC ${c.rank.auc === null ? 'n/a' : c.rank.auc.toFixed(2)} over ${c.rank.pairs} success/failure pairs (imagined ${fmt(c.imaginedScore)}, real ${fmt(c.realSuccess)})`,
+            `imagination check at step ${c.step}: rank ` +
+              `AUC ${c.rank.auc === null ? 'n/a' : c.rank.auc.toFixed(2)} over ${c.rank.pairs} success/failure ` +
+              `pairs (imagined ${fmt(c.imaginedScore)}, real ${fmt(c.realSuccess)})`,
           ),
       });
       const first = report.evaluations[0];
       const last = report.evaluations.at(-1);
       console.log(
-        `trained ${report.steps} steps: held-out success ${first ? (100 * first.successRate).toFixed(0) : '?'}% → ${last ? (100 * last.successRate).toFixed(0) : '?'}%, robot time ${report.robotSeconds.toFixed(0)} s (${report.realEpisodes} real episodes), compute ${report.computeSeconds.toFixed(0)} s`,
+        `trained ${report.steps} steps: held-out success ${first ? (100 * first.successRate).toFixed(0) : '?'}` +
+          `% → ${last ? (100 * last.successRate).toFixed(0) : '?'}%, robot ` +
+          `time ${report.robotSeconds.toFixed(0)} s (${report.realEpisodes} real ` +
+          `episodes), compute ${report.computeSeconds.toFixed(0)} s`,
       );
       console.log(`policy: ${report.policyDir}\nmetrics: ${join(values.out, 'train.metrics.jsonl')}`);
       return 0;
     } catch (err) {
       if (err instanceof EpisodeAbortedError)
         throw new Error(
-          `${err.message}. The current step's episodes were not stored; run again with --resume to continue from the last checkpoint`,
+          `${err.message}. The current step's episodes were not stored; ` +
+            `run again with --resume to continue from the last checkpoint`,
         );
       throw err;
     } finally {

@@ -53,7 +53,8 @@ export const command = {
         onLog: (line) => console.error(`  ${line}`),
       });
       console.log(
-        `wmrl viewer: ${server.url} (${data.episodes.length} episodes${data.run ? `, watching ${data.run.dir}` : ''}); Ctrl-C to stop`,
+        `wmrl viewer: ${server.url} (${data.episodes.length} ` +
+          `episodes${data.run ? `, watching ${data.run.dir}` : ''}); Ctrl-C to stop`,
       );
       await untilStopped();
       await server.close();

@@ -1,4 +1,7 @@
-/** `wmrl wm train|eval|rank`: fit an ensemble world model on a dataset; evaluate it on held-out episodes; check how it ranks recorded groups of real rollouts. */
+/**
+ * `wmrl wm train|eval|rank`: fit an ensemble world model on a dataset; evaluate
+ * it on held-out episodes; check how it ranks recorded groups of real rollouts.
+ */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -17,7 +20,9 @@ import { intFlag, parseFlags, UsageError } from './args.ts';
 import { configOverrides, readEpisodes, useBackend } from './common.ts';
 import { Progress } from './progress.ts';
 
-const TRAIN_HELP = `usage: wmrl wm train --data DIR --out DIR [--config FILE]... [--kind state|video] [--backend B] [--key.path=value]...
+const TRAIN_HELP =
+  `usage: wmrl wm train --data DIR --out DIR [--config FILE]... ` +
+  `[--kind state|video] [--backend B] [--key.path=value]...
 
   --data DIR      dataset folder (repeat for several)
   --out DIR       output folder: model/ (checkpoint), resolved config, metrics JSONL, eval.json
@@ -103,11 +108,10 @@ async function train(argv: string[]): Promise<number> {
           reconstruction: m.validationLoss as number,
         };
         console.error(
-          `${s} epoch ${(m.epoch as number) + 1}: train ${(m.trainLoss as number).toFixed(4)} validation ${Object.entries(
-            v,
-          )
-            .map(([k, x]) => `${k} ${x.toFixed(4)}`)
-            .join(' ')}`,
+          `${s} epoch ${(m.epoch as number) + 1}: ` +
+            `train ${(m.trainLoss as number).toFixed(4)} validation ${Object.entries(v)
+              .map(([k, x]) => `${k} ${x.toFixed(4)}`)
+              .join(' ')}`,
         );
       },
     });
@@ -125,7 +129,9 @@ async function train(argv: string[]): Promise<number> {
         ) + '\n',
       );
       console.log(
-        `world model saved to ${modelDir} (${report.dynamics.epochs} epochs, best ${report.dynamics.bestEpoch + 1}, ${report.seconds.toFixed(0)} s); tensors in memory: ${tf.memory().numTensors}`,
+        `world model saved to ${modelDir} (${report.dynamics.epochs} epochs, ` +
+          `best ${report.dynamics.bestEpoch + 1}, ${report.seconds.toFixed(0)} s); ` +
+          `tensors in memory: ${tf.memory().numTensors}`,
       );
       printEvaluation(evaluation, 'validation episodes');
       return stop.signal.aborted ? 130 : 0;
@@ -149,7 +155,9 @@ async function evaluate(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
   });
   const usage =
-    'usage: wmrl wm eval --model DIR --data DIR [--horizon H] [--all] [--backend B] [--json]\n\nEvaluates on the episodes the model held out for validation when --data is its training data; on every episode otherwise (or with --all).';
+    'usage: wmrl wm eval --model DIR --data DIR [--horizon H] [--all] [--backend B] ' +
+    '[--json]\n\nEvaluates on the episodes the model held out for validation when ' +
+    '--data is its training data; on every episode otherwise (or with --all).';
   if (values.help) {
     console.log(usage);
     return 0;
@@ -171,7 +179,9 @@ async function evaluate(argv: string[]): Promise<number> {
   }
 }
 
-const RANK_HELP = `usage: wmrl wm rank --model DIR --policy DIR --data DIR --group-size M [--horizon H] [--backend B] [--json]
+const RANK_HELP =
+  `usage: wmrl wm rank --model DIR --policy DIR --data ` +
+  `DIR --group-size M [--horizon H] [--backend B] [--json]
 
 How well the perception world model of \`wmrl train\` (--model: its --world-model folder, or a
 run's checkpoint/worldmodel) ranks recorded groups of real rollouts that share a start (--data:
@@ -220,7 +230,8 @@ async function rank(argv: string[]): Promise<number> {
       const f = (a: { auc: number | null }) =>
         a.auc === null ? 'n/a (no group with both outcomes)' : a.auc.toFixed(3);
       console.log(
-        `within-group AUC against success, ${r.groups} groups of ${groupSize} (${r.truth.pairs} success/failure pairs), horizon ${horizon}:`,
+        `within-group AUC against success, ${r.groups} groups ` +
+          `of ${groupSize} (${r.truth.pairs} success/failure pairs), horizon ${horizon}:`,
       );
       console.log(`  true progress at step ${horizon}:          ${f(r.truth)}`);
       console.log(`  model, replayed open loop ${horizon} steps: ${f(r.replay)}`);
@@ -237,13 +248,16 @@ function printEvaluation(e: WorldModelEvaluation, what: string): void {
   const f = (x: number, d = 4) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
   console.log(`evaluation on ${e.episodes} ${what} (${e.starts} start states, horizon ${e.horizon}):`);
   console.log(
-    `  one-step: state MSE ${f(e.oneStep.stateMse)} (normalised), joints RMSE ${f(e.oneStep.jointRmse)} rad, target object RMSE ${f(e.oneStep.objectRmse)} m`,
+    `  one-step: state MSE ${f(e.oneStep.stateMse)} (normalised), joints ` +
+      `RMSE ${f(e.oneStep.jointRmse)} rad, target object RMSE ${f(e.oneStep.objectRmse)} m`,
   );
   console.log(
-    `  ${e.horizon}-step: state MSE ${f(e.hStep.stateMse)}, joints RMSE ${f(e.hStep.jointRmse)} rad, target object RMSE ${f(e.hStep.objectRmse)} m`,
+    `  ${e.horizon}-step: state MSE ${f(e.hStep.stateMse)}, joints ` +
+      `RMSE ${f(e.hStep.jointRmse)} rad, target object RMSE ${f(e.hStep.objectRmse)} m`,
   );
   console.log(
-    `  success within ${e.horizon} steps: AUROC ${f(e.success.auroc, 3)}, ECE ${f(e.success.ece, 3)} (${e.success.positives} positives of ${e.success.count})`,
+    `  success within ${e.horizon} steps: AUROC ${f(e.success.auroc, 3)}, ` +
+      `ECE ${f(e.success.ece, 3)} (${e.success.positives} positives of ${e.success.count})`,
   );
   console.log(`  ensemble variance vs error, Spearman: ${f(e.varianceErrorSpearman, 3)}`);
 }

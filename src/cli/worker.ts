@@ -129,7 +129,9 @@ export const command = {
           await queue.setRobotHealth(config.name, slot.health);
           const state = await queue.fail(r.id, config.name, `${config.name}: ${(err as Error).message}`, maxAttempts);
           console.error(
-            `${r.id}: ${(err as Error).message} (${state === 'failed' ? 'failed for good' : 'back to the queue'}); resting until ${new Date(slot.health.retryAt).toISOString()}`,
+            `${r.id}: ${(err as Error).message} ` +
+              `(${state === 'failed' ? 'failed for good' : 'back to the queue'}); ` +
+              `resting until ${new Date(slot.health.retryAt).toISOString()}`,
           );
         }
         idleSince = Date.now();

@@ -360,7 +360,10 @@ function checkSpecs(specs: Spec[], byteLength: number): string | null {
     if (!Number.isSafeInteger(bytes)) return `weight '${spec.name}' has an impossible shape [${spec.shape.join(', ')}]`;
     total += bytes;
     if (total > byteLength) {
-      return `the weight specs describe more than ${byteLength} bytes (at '${spec.name}'), weightsBytes is ${byteLength}`;
+      return (
+        `the weight specs describe more than ${byteLength} bytes ` +
+        `(at '${spec.name}'), weightsBytes is ${byteLength}`
+      );
     }
   }
   if (total !== byteLength) return `the weight specs describe ${total} bytes but weightsBytes is ${byteLength}`;

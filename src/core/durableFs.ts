@@ -28,7 +28,10 @@ export async function writeFileSynced(file: string, data: Uint8Array | string): 
   }
 }
 
-/** Replaces `file` atomically (temp file, fsync, rename, fsync the folder): a crash leaves the old file or the new one, never half of one. */
+/**
+ * Replaces `file` atomically (temp file, fsync, rename, fsync the
+ * folder): a crash leaves the old file or the new one, never half of one.
+ */
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
   const tmp = `${file}.${randomUUID()}.tmp`;
   await writeFileSynced(tmp, text);

@@ -31,7 +31,8 @@ export async function restoreModel<S extends z.ZodType, M extends Restorable>(
     if (!config.success) {
       throw new CheckpointError(
         dir,
-        `checkpoint ${dir}: its config is not a valid ${expect.what} config: ${config.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        `checkpoint ${dir}: its config is not a valid ${expect.what} ` +
+          `config: ${config.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
       );
     }
     model = build(config.data, manifest);

@@ -93,7 +93,10 @@ export const robotDescriptionSchema = z
         command: rosTopic,
         gripperCommand: rosTopic,
         images: z.record(z.string(), rosTopic),
-        /** Optional object poses (e.g. from motion capture), laid out as the simulator's privileged state; absent on most robots. */
+        /**
+         * Optional object poses (e.g. from motion capture), laid out
+         * as the simulator's privileged state; absent on most robots.
+         */
         objectState: rosTopic.optional(),
         services: z.object({ reset: rosService, taskStatus: rosService }).strict(),
       })

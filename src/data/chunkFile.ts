@@ -248,7 +248,9 @@ export class ChunkReader {
         const truncated = (reason: string): boolean => {
           if (!recoverTruncated) throw corrupt(`${reason}; file truncated?`);
           const bytesDropped = size - offset;
-          const message = `${file}: record ${index} at byte offset ${offset} is cut off (${reason}); ${bytesDropped} bytes dropped`;
+          const message =
+            `${file}: record ${index} at byte offset ${offset} is ` +
+            `cut off (${reason}); ${bytesDropped} bytes dropped`;
           this.report({ kind: 'truncated', file, offset, record: index, bytesDropped, message });
           return true;
         };

@@ -49,7 +49,8 @@ export async function collectEpisodes(
         const limit = options.maxConsecutiveAborts ?? 3;
         if (attempt >= limit)
           throw new Error(
-            `episode ${i} (seed ${planned.seed}) aborted ${attempt} times in a row; last: ${err.message}. Every earlier episode is stored.`,
+            `episode ${i} (seed ${planned.seed}) aborted ${attempt} times ` +
+              `in a row; last: ${err.message}. Every earlier episode is stored.`,
           );
         if (options.signal?.aborted) return { episodes: done, successes, aborted };
       }

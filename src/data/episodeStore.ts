@@ -122,13 +122,15 @@ export class EpisodeStore {
       const shown = entries.slice(0, 5).join(', ') + (entries.length > 5 ? `, … (${entries.length} entries)` : '');
       throw new DatasetError(
         dir,
-        `refusing to write episodes to ${dir}: it is not empty and is not a wmrl dataset (no ${MANIFEST_FILE}); it holds ${shown}`,
+        `refusing to write episodes to ${dir}: it is not empty and is ` +
+          `not a wmrl dataset (no ${MANIFEST_FILE}); it holds ${shown}`,
       );
     }
     if (manifest.robot !== options.robot) {
       throw new DatasetError(
         dir,
-        `refusing to append robot '${options.robot}' episodes to ${dir}: it holds a dataset of robot '${manifest.robot}'`,
+        `refusing to append robot '${options.robot}' episodes ` +
+          `to ${dir}: it holds a dataset of robot '${manifest.robot}'`,
       );
     }
     return new EpisodeStore(dir, manifest, options);
@@ -173,7 +175,8 @@ export class EpisodeStore {
           reader.file,
           0,
           null,
-          `chunk belongs to robot '${header.robot}' dataset ${header.datasetId}, not to this dataset (robot '${this.robot}', ${this.manifest.datasetId})`,
+          `chunk belongs to robot '${header.robot}' dataset ${header.datasetId}, ` +
+            `not to this dataset (robot '${this.robot}', ${this.manifest.datasetId})`,
         );
       }
       for await (const r of reader.records()) yield { episode: r.episode, file: reader.file, offset: r.offset };

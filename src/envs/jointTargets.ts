@@ -26,7 +26,8 @@ export class JointTargets {
     const joints = this.robot.arm.joints;
     if (action.length !== joints.length + 1) {
       throw new Error(
-        `action has ${action.length} values; robot '${this.robot.name}' needs ${joints.length + 1} (arm joints + gripper)`,
+        `action has ${action.length} values; robot '${this.robot.name}' ` +
+          `needs ${joints.length + 1} (arm joints + gripper)`,
       );
     }
     for (let i = 0; i < action.length; i++) {

@@ -322,7 +322,8 @@ export class RosbridgeEnv implements Env {
     this.#done = true;
     this.#abortReason = undefined;
     return new EpisodeAbortedError(
-      `episode aborted: ${reason} (rosbridge ${this.url}); nothing more was sent and the episode is never stored as complete`,
+      `episode aborted: ${reason} (rosbridge ${this.url}); ` +
+        `nothing more was sent and the episode is never stored as complete`,
     );
   }
 
@@ -361,7 +362,8 @@ export class RosbridgeEnv implements Env {
       const reading = joints.get(j.name);
       if (!reading)
         throw new Error(
-          `${r.jointStates.topic} has no joint '${j.name}' (it has ${[...joints.keys()].join(', ')}); check the robot description`,
+          `${r.jointStates.topic} has no joint '${j.name}' (it ` +
+            `has ${[...joints.keys()].join(', ')}); check the robot description`,
         );
       measured[i] = reading.position;
       qpos[i] = reading.position;

@@ -48,7 +48,8 @@ export function decodeCompressedImage(msg: unknown, topic: string): Image {
   const format = typeof msg.format === 'string' ? msg.format.toLowerCase() : '';
   if (!format.includes('png'))
     throw new RosMessageError(
-      `${topic}: CompressedImage format '${String(msg.format)}' is not supported; publish png (or a raw sensor_msgs/msg/Image)`,
+      `${topic}: CompressedImage format '${String(msg.format)}' is ` +
+        `not supported; publish png (or a raw sensor_msgs/msg/Image)`,
     );
   return decodePng(readBytes(msg.data, `${topic}.data`), topic);
 }

@@ -38,7 +38,9 @@ export class SuccessTable {
     const lines = [`${'split'.padEnd(6)} ${'family'.padEnd(7)} ${'success'.padStart(8)}   95% interval     episodes`];
     for (const r of this.rows()) {
       lines.push(
-        `${r.split.padEnd(6)} ${r.family.padEnd(7)} ${(100 * r.rate).toFixed(1).padStart(7)}%   [${(100 * r.low).toFixed(1).padStart(5)}, ${(100 * r.high).toFixed(1).padStart(5)}]%   ${String(r.episodes).padStart(5)}`,
+        `${r.split.padEnd(6)} ${r.family.padEnd(7)} ${(100 * r.rate).toFixed(1).padStart(7)}%   ` +
+          `[${(100 * r.low).toFixed(1).padStart(5)}, ` +
+          `${(100 * r.high).toFixed(1).padStart(5)}]%   ${String(r.episodes).padStart(5)}`,
       );
     }
     return lines.join('\n');

@@ -38,7 +38,10 @@ const SHIFTS: [number, number][] = [
   [0, -1],
 ];
 
-/** `actionChunk` > 1: each sample's target is the next `actionChunk` actions (the last one repeated past the episode's end). */
+/**
+ * `actionChunk` > 1: each sample's target is the next `actionChunk`
+ * actions (the last one repeated past the episode's end).
+ */
 export function buildBcSamples(
   tokenizer: Tokenizer,
   episodes: Episode[],

@@ -23,7 +23,8 @@ export const policyConfigSchema = z
       .max(16)
       .default(1)
       .describe(
-        'actions predicted per observation: the controller executes a chunk open loop, then observes again (1: act every tick; post-training needs 1)',
+        'actions predicted per observation: the controller executes a chunk open ' +
+          'loop, then observes again (1: act every tick; post-training needs 1)',
       ),
     encoder: z
       .object({
@@ -42,7 +43,8 @@ export const policyConfigSchema = z
           .min(0)
           .default(0)
           .describe(
-            'spatial-softmax keypoints added to the latent (language-blind; the grounded attention finds what the instruction names)',
+            'spatial-softmax keypoints added to the latent (language-blind; ' +
+              'the grounded attention finds what the instruction names)',
           ),
         camera: z.string().default('scene'),
         trainable: z
@@ -72,7 +74,8 @@ export const policyConfigSchema = z
           .boolean()
           .default(false)
           .describe(
-            "also pass each head's attended features (false: positions only, a compact latent the world model predicts well)",
+            "also pass each head's attended features (false: " +
+              'positions only, a compact latent the world model predicts well)',
           ),
       })
       .strict()
@@ -95,21 +98,24 @@ export const policyConfigSchema = z
           .boolean()
           .default(false)
           .describe(
-            'add four 1-pixel shifted copies of every frame (5× the samples; the grounded attention is translation-equivariant and did as well without)',
+            'add four 1-pixel shifted copies of every frame (5× the samples; ' +
+              'the grounded attention is translation-equivariant and did as well without)',
           ),
         auxWeight: z
           .number()
           .min(0)
           .default(1)
           .describe(
-            'weight of the auxiliary loss: the instructed object and goal positions from the vision features (simulator demos)',
+            'weight of the auxiliary loss: the instructed object and ' +
+              'goal positions from the vision features (simulator demos)',
           ),
         imageWeight: z
           .number()
           .min(0)
           .default(100)
           .describe(
-            'weight of the grounding loss: where the instructed object and the goal appear in the image (positions in half-frames; simulator demos with a fixed camera)',
+            'weight of the grounding loss: where the instructed object and the goal appear ' +
+              'in the image (positions in half-frames; simulator demos with a fixed camera)',
           ),
       })
       .strict()

@@ -63,7 +63,9 @@ export async function pretrainPolicy(
   const demos = selectDemonstrations(episodes, config);
   if (demos.length < 2) {
     throw new Error(
-      `only ${demos.length} usable demonstrations (train split, expert with noise <= ${config.bc.maxNoise}${config.bc.successOnly ? ', successful' : ''}); collect more with: wmrl collect --policy expert --split train`,
+      `only ${demos.length} usable demonstrations (train split, expert with noise ` +
+        `<= ${config.bc.maxNoise}${config.bc.successOnly ? ', successful' : ''}); ` +
+        `collect more with: wmrl collect --policy expert --split train`,
     );
   }
   const rng = new Rng(config.seed);

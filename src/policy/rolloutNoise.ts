@@ -40,7 +40,10 @@ export class RolloutNoise {
     this.#drawn = Array.from({ length: rollouts }, () => []);
   }
 
-  /** One rollout's sequence from its own seed: what rollout b of a batch under `seed` draws, given rolloutNoiseSeed(seed, b). */
+  /**
+   * One rollout's sequence from its own seed: what rollout b of
+   * a batch under `seed` draws, given rolloutNoiseSeed(seed, b).
+   */
   static single(rolloutSeed: number, actionDim: number, correlation: number): (t: number) => Float32Array {
     const noise = new RolloutNoise(0, actionDim, { seed: 0, correlation });
     noise.#rngs = [new Rng(rolloutSeed)];

@@ -14,7 +14,10 @@ export interface ImaginedGroups {
   /** G·M rollout scores (group-major) and their ensemble variances. */
   score: Float32Array;
   variance: Float32Array;
-  /** Rows: one per step a member's rollout acted in (at most H·K·G·M), with `rolloutOf[row]` the rollout (group-major index) each belongs to. */
+  /**
+   * Rows: one per step a member's rollout acted in (at most H·K·G·M), with
+   * `rolloutOf[row]` the rollout (group-major index) each belongs to.
+   */
   samples: PolicySamples;
   rolloutOf: Int32Array;
   members: number;
@@ -74,7 +77,8 @@ export function imagineGroups(
     tokens.dispose();
   }
   const A = imagined.actionDim;
-  // The policy's latent leads the model state after proprio; world-model features may follow it (end-effector position).
+  // The policy's latent leads the model state after proprio;
+  // world-model features may follow it (end-effector position).
   const Z = policy.latentDim;
   // Only the steps a rollout acted in (it may end at predicted success) are samples.
   const rows = imagined.acting.reduce((n, a) => n + a, 0);

@@ -56,7 +56,8 @@ export class IsotonicCalibrator {
       )
     ) {
       throw new Error(
-        `isotonic calibration: need bins, minPairs, refitEvery >= 1, window >= minPairs and a finite orderSlope >= 0, got ${JSON.stringify(options)}`,
+        `isotonic calibration: need bins, minPairs, refitEvery >= 1, window >= ` +
+          `minPairs and a finite orderSlope >= 0, got ${JSON.stringify(options)}`,
       );
     }
     this.options = options;

@@ -13,7 +13,10 @@ import { groupStarts } from './startPool.ts';
 import type { Trainer } from './trainer.ts';
 import { imagineOptions, noiseSpec } from './wmrlConfig.ts';
 
-/** Measurement groups (pool indices): imagined, then executed on the env with the same noise, rollout by rollout; returns the raw imagined scores and the real groups. */
+/**
+ * Measurement groups (pool indices): imagined, then executed on the env with the same
+ * noise, rollout by rollout; returns the raw imagined scores and the real groups.
+ */
 export async function imagineAndRun(
   t: Trainer,
   indices: number[],

@@ -51,7 +51,8 @@ export function groupedPpiEstimate(
   const anchorGroups = groupMeans(anchorOutcomes, groupSize);
   if (imaginedGroups.length < 2 || anchorGroups.length < 1)
     throw new Error(
-      `grouped PPI needs at least 2 imagined groups and 1 anchor group (got ${imaginedGroups.length} and ${anchorGroups.length})`,
+      `grouped PPI needs at least 2 imagined groups and 1 anchor ` +
+        `group (got ${imaginedGroups.length} and ${anchorGroups.length})`,
     );
   return ppiFromUnits(imaginedGroups, groupMeans(anchorPredicted, groupSize), anchorGroups, z);
 }

@@ -52,7 +52,10 @@ export interface RunOptions {
   resume: boolean;
   /** World-model preset files and overrides (trained here over the policy's perception). */
   worldModelConfig: { files: string[]; overrides?: Record<string, string> };
-  /** A perception world model to start from: loaded when the folder holds one, else trained and saved there (shared by runs). */
+  /**
+   * A perception world model to start from: loaded when the folder
+   * holds one, else trained and saved there (shared by runs).
+   */
   worldModelDir?: string;
   onProgress?: (what: string) => void;
   onEpisode?: (done: number, total: number) => void;
@@ -107,7 +110,8 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   if (reference.config.actionChunk !== 1) {
     reference.dispose();
     throw new Error(
-      `${o.policyDir} predicts chunks of ${reference.config.actionChunk} actions; post-training acts every tick and needs a policy with actionChunk 1`,
+      `${o.policyDir} predicts chunks of ${reference.config.actionChunk} actions; ` +
+        `post-training acts every tick and needs a policy with actionChunk 1`,
     );
   }
   setStd(reference, config.ppo.std);
@@ -174,7 +178,10 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   }
 }
 
-/** A new run: the policy from the BC checkpoint, the world model loaded or trained, an evaluation at step 0, a first checkpoint. */
+/**
+ * A new run: the policy from the BC checkpoint, the world model
+ * loaded or trained, an evaluation at step 0, a first checkpoint.
+ */
 async function startLearning(
   o: RunOptions,
   optimizer: tf.Optimizer,
@@ -209,7 +216,10 @@ async function startLearning(
   }
 }
 
-/** The run's world model: loaded from --world-model when that folder holds one (checked against this run), else trained over the policy's perception. */
+/**
+ * The run's world model: loaded from --world-model when that folder holds
+ * one (checked against this run), else trained over the policy's perception.
+ */
 async function startWorldModel(
   o: RunOptions,
   reference: VlaPolicy,
@@ -229,7 +239,8 @@ async function startWorldModel(
           ? 'it was trained with worldModel.endEffector: true; drop --worldModel.endEffector=false'
           : 'it was trained without the end-effector position: pass --worldModel.endEffector=false, or train a new one';
         throw new Error(
-          `${o.worldModelDir} ${modelHasIt ? 'has' : 'lacks'} the end-effector position in its state, which this run's worldModel.endEffector ${endEffector ? 'asks for' : 'leaves out'} (${fix})`,
+          `${o.worldModelDir} ${modelHasIt ? 'has' : 'lacks'} the end-effector position in its state, ` +
+            `which this run's worldModel.endEffector ${endEffector ? 'asks for' : 'leaves out'} (${fix})`,
         );
       }
       return worldModel;
@@ -264,7 +275,10 @@ async function startWorldModel(
   return worldModel;
 }
 
-/** A resumed run: everything from the last checkpoint; only anchors of completed steps count (a killed step's partial ones run again). */
+/**
+ * A resumed run: everything from the last checkpoint; only anchors
+ * of completed steps count (a killed step's partial ones run again).
+ */
 async function resumeLearning(
   o: RunOptions,
   optimizer: tf.Optimizer,
@@ -327,7 +341,8 @@ function refuseChangedConfig(runDir: string, config: WmrlConfig): void {
     JSON.stringify(key.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], root));
   const list = changed.map((k) => `${k} (run: ${value(recorded, k)}, now: ${value(config, k)})`).join(', ');
   throw new Error(
-    `--resume with a config that differs from the run's (${file}): ${list}. Resume with the run's config (only ${[...RESUMABLE_KEYS].join(', ')} may change), or start a new run in another --out`,
+    `--resume with a config that differs from the run's (${file}): ${list}. Resume with the run's ` +
+      `config (only ${[...RESUMABLE_KEYS].join(', ')} may change), or start a new run in another --out`,
   );
 }
 
@@ -362,7 +377,8 @@ async function checkImagination(trainer: Trainer, log: RunLog, o: RunOptions): P
   const groups = trainer.config.imaginationCheckGroups;
   if (groups === 0) return;
   o.onProgress?.(
-    `imagination check: ${groups}×${trainer.config.rolloutsPerGroup} rollouts imagined and executed with the same noise`,
+    `imagination check: ${groups}×${trainer.config.rolloutsPerGroup} ` +
+      `rollouts imagined and executed with the same noise`,
   );
   const check = await imaginationCheck(trainer, groups);
   if (!check) return;
@@ -370,12 +386,16 @@ async function checkImagination(trainer: Trainer, log: RunLog, o: RunOptions): P
   o.onImaginationCheck?.(check);
 }
 
-/** worldModel.scoreRefitEvery refits the scene score head alone: a world model without one is refused before any work, not silently left unrefitted. */
+/**
+ * worldModel.scoreRefitEvery refits the scene score head alone: a world model
+ * without one is refused before any work, not silently left unrefitted.
+ */
 function refuseScoreRefit(config: WmrlConfig, scoreHead: 'joint' | 'scene', source: string): void {
   if (config.mode !== 'wmrl' || !config.refit || config.worldModel.scoreRefitEvery === 0 || scoreHead === 'scene')
     return;
   throw new Error(
-    `worldModel.scoreRefitEvery refits the scene score head alone, but ${source} scores with the joint head: use a world model with scoreHead: scene, or drop scoreRefitEvery`,
+    `worldModel.scoreRefitEvery refits the scene score head alone, but ${source} scores ` +
+      `with the joint head: use a world model with scoreHead: scene, or drop scoreRefitEvery`,
   );
 }
 

@@ -133,7 +133,8 @@ export async function loadTrainCheckpoint(
     .sort();
   if (names.length !== (manifest.config as { count: number }).count)
     throw new Error(
-      `optimizer checkpoint in ${final} holds ${names.length} of ${(manifest.config as { count: number }).count} tensors`,
+      `optimizer checkpoint in ${final} holds ${names.length} ` +
+        `of ${(manifest.config as { count: number }).count} tensors`,
     );
   if (names.length > 0) await optimizer.setWeights(names.map((name) => ({ name, tensor: tensors[name]! })));
   const powers = adamPowers(optimizer);

@@ -55,9 +55,15 @@ export interface StepMetrics {
   successImagined: number | null;
   successCalibrated: number | null;
   successAnchors: number | null;
-  /** Within-group AUC of this step's anchor rollouts: imagined (with the noise they were executed with) raw scores against real outcomes. */
+  /**
+   * Within-group AUC of this step's anchor rollouts: imagined (with the
+   * noise they were executed with) raw scores against real outcomes.
+   */
   anchorRank: RankAgreement | null;
-  /** λ, the weight of one imagined policy sample relative to a real one (null: no imagined groups), and the moving paired AUC behind it (wmrl mode, imaginedWeight 'trust'). */
+  /**
+   * λ, the weight of one imagined policy sample relative to a real one (null: no imagined
+   * groups), and the moving paired AUC behind it (wmrl mode, imaginedWeight 'trust').
+   */
   imaginedWeight: number | null;
   trustAuc: number | null;
   ppi: PpiEstimate | null;
@@ -69,7 +75,10 @@ export interface StepMetrics {
   kl: number;
   clipFraction: number;
   worldModelRefit: 'full' | 'score head' | false;
-  /** Episodes of the starting policy run before this step to refit the world model (config worldModel.warmupEpisodes; step 1 only). */
+  /**
+   * Episodes of the starting policy run before this step to refit
+   * the world model (config worldModel.warmupEpisodes; step 1 only).
+   */
   worldModelWarmupEpisodes: number;
   robotSeconds: number;
   computeSeconds: number;
@@ -121,7 +130,9 @@ function drawGroups(t: Trainer, step: number): GroupDraw {
   return { groupIdx, selection, anchorGroups: selection.anchors, imaginedGroups };
 }
 
-/** Per-group ensemble disagreement (mean variance of 2 imagined rollouts each, a seed of its own), for active anchors. */
+/**
+ * Per-group ensemble disagreement (mean variance of 2 imagined rollouts each, a seed of its own), for active anchors.
+ */
 function groupDisagreement(t: Trainer, groupIdx: number[], step: number): Float32Array {
   const R = 2;
   const noise = noiseSpec(t.config, stepSeed(t.config.seed, step, 'disagreementNoise'));
@@ -140,11 +151,17 @@ function groupDisagreement(t: Trainer, groupIdx: number[], step: number): Float3
   );
 }
 
-/** 2. The imagined groups, the last `branched` of them starting from recent anchor rollouts' states (their pool draws go unused). */
+/**
+ * 2. The imagined groups, the last `branched` of them starting from
+ * recent anchor rollouts' states (their pool draws go unused).
+ */
 interface Imagined {
   out: ImaginedGroups;
   branched: number;
-  /** Rows of the groups imagined from episode starts (the first ones): branches start mid-episode, so they estimate no episode success rate. */
+  /**
+   * Rows of the groups imagined from episode starts (the first ones):
+   * branches start mid-episode, so they estimate no episode success rate.
+   */
   startRows: number;
 }
 
@@ -184,7 +201,10 @@ function imagine(t: Trainer, step: number, draw: GroupDraw): Imagined | undefine
   return { out, branched, startRows: (imaginedGroups.length - branched) * M };
 }
 
-/** 2b. The anchor groups imagined with the noise they run with: what imagination says of these very rollouts (wmrl mode). */
+/**
+ * 2b. The anchor groups imagined with the noise they run with:
+ * what imagination says of these very rollouts (wmrl mode).
+ */
 function predictAnchors(t: Trainer, step: number, draw: GroupDraw): Float32Array | undefined {
   const { config, learning } = t;
   if (draw.anchorGroups.length === 0 || !t.method.corrects || !learning.worldModel) return undefined;
@@ -285,7 +305,8 @@ function weight(
     );
     parts.push(real.samples);
   }
-  // Imagined samples weigh λ each against a real one (every ensemble member's copy of a rollout 1/K of that); at λ = 0 they are left out.
+  // Imagined samples weigh λ each against a real one (every ensemble
+  // member's copy of a rollout 1/K of that); at λ = 0 they are left out.
   const lambda = imagined ? (method.imaginedWeight === 'trust' ? learning.trust.weight : method.imaginedWeight) : null;
   if (imagined && lambda! > 0) {
     imagined.out.samples.weight.fill(lambda! / imagined.out.members);
@@ -360,7 +381,9 @@ async function refit(t: Trainer, step: number): Promise<'full' | 'score head' | 
   const { refitEvery, scoreRefitEvery } = t.config.worldModel;
   let refitted: 'full' | 'score head' | false = false;
   if (step % refitEvery === 0) refitted = 'full';
-  else if (scoreRefitEvery > 0 && step % scoreRefitEvery === 0) refitted = 'score head'; // a joint-head model is refused at start-up
+  else if (scoreRefitEvery > 0 && step % scoreRefitEvery === 0)
+    // a joint-head model is refused at start-up
+    refitted = 'score head';
   if (!refitted) return false;
   t.onProgress?.(refitted === 'full' ? 'refitting the world model' : 'refitting the scene score head');
   await refitWorldModel(t, learning.worldModel, stepSeed(t.config.seed, step, 'refit'), refitted === 'score head');

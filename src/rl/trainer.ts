@@ -46,7 +46,10 @@ export interface LearningState {
   anchorWeight: AnchorWeight;
   trust: ImaginationTrust;
   progress: TrainingProgress;
-  /** Anchor episodes of completed steps in the world model's layout, for refits and branches (rebuilt from anchors/ on resume). */
+  /**
+   * Anchor episodes of completed steps in the world model's layout,
+   * for refits and branches (rebuilt from anchors/ on resume).
+   */
   anchorModelEpisodes: Episode[];
 }
 

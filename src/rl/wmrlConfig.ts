@@ -12,7 +12,8 @@ export const wmrlConfigSchema = z
       .enum(TRAIN_MODES)
       .default('wmrl')
       .describe(
-        'wmrl (imagination + anchors) | real (every group executed: GRPO on the environment, the baseline) | wm-only (no anchors, no correction)',
+        'wmrl (imagination + anchors) | real (every group executed: GRPO on ' +
+          'the environment, the baseline) | wm-only (no anchors, no correction)',
       ),
     debias: z
       .boolean()
@@ -42,20 +43,24 @@ export const wmrlConfigSchema = z
       .min(0)
       .default(0)
       .describe(
-        'wmrl mode: extra anchor groups per step drawn where the world-model ensemble disagrees most (πps sampling, inclusion probabilities recorded; the PPI estimate is then importance-weighted). 0: uniform anchors only',
+        'wmrl mode: extra anchor groups per step drawn where the world-model ' +
+          'ensemble disagrees most (πps sampling, inclusion probabilities recorded; ' +
+          'the PPI estimate is then importance-weighted). 0: uniform anchors only',
       ),
     tasks: z
       .string()
       .default('all')
       .describe(
-        "task selectors post-trained on (e.g. 'reach' or 'reach,pick'): group starts are drawn from the data's train-split episodes of these tasks",
+        "task selectors post-trained on (e.g. 'reach' or 'reach,pick'): " +
+          "group starts are drawn from the data's train-split episodes of these tasks",
       ),
     horizon: z.number().int().min(1).default(30).describe('imagination horizon (control steps)'),
     score: z
       .enum(['final', 'max', 'progress'])
       .default('final')
       .describe(
-        "world-model score of a rollout: success probability of its final state, the best over its steps ('max' ranks noisy failures high), or the predicted task progress of its final state",
+        'world-model score of a rollout: success probability of its final state, the best over its ' +
+          "steps ('max' ranks noisy failures high), or the predicted task progress of its final state",
       ),
     terminateAt: z
       .number()
@@ -63,7 +68,9 @@ export const wmrlConfigSchema = z
       .max(1)
       .optional()
       .describe(
-        "end an imagined rollout, as the environment ends an episode at success, once its member's predicted success probability reaches this (its state then holds and its later steps are not policy samples); unset: imagine the whole horizon",
+        'end an imagined rollout, as the environment ends an episode at success, ' +
+          "once its member's predicted success probability reaches this (its state then holds " +
+          'and its later steps are not policy samples); unset: imagine the whole horizon',
       ),
     isotonic: z
       .object({
@@ -81,7 +88,9 @@ export const wmrlConfigSchema = z
           .min(0)
           .default(0.001)
           .describe(
-            "slope added to the fitted map so it is strictly increasing: where pooling flattened it, a group's rollouts keep the world model's order instead of tying (which zeroes or inflates their advantages); levels move by at most slope/2. 0: the paper's map",
+            'slope added to the fitted map so it is strictly increasing: where pooling flattened it, ' +
+              "a group's rollouts keep the world model's order instead of tying (which zeroes " +
+              "or inflates their advantages); levels move by at most slope/2. 0: the paper's map",
           ),
       })
       .strict()
@@ -111,7 +120,11 @@ export const wmrlConfigSchema = z
           .max(1)
           .default(0)
           .describe(
-            "wmrl mode: share of the imagined groups that start from a real anchor rollout's state at a random step (MBPO-style branches: the policy judged where its real rollouts go, each branch H steps from a real state) instead of an episode's first frame; 0: every imagined group starts at an episode start. Branches begin once anchors exist; the PPI estimate uses the start groups only (and is not made in a step with active anchors and branches)",
+            "wmrl mode: share of the imagined groups that start from a real anchor rollout's state " +
+              'at a random step (MBPO-style branches: the policy judged where its real rollouts go, ' +
+              "each branch H steps from a real state) instead of an episode's first frame; 0: every imagined " +
+              'group starts at an episode start. Branches begin once anchors exist; the PPI estimate ' +
+              'uses the start groups only (and is not made in a step with active anchors and branches)',
           ),
         recentEpisodes: z
           .number()
@@ -126,13 +139,18 @@ export const wmrlConfigSchema = z
       .enum(['std', 'centered'])
       .default('std')
       .describe(
-        "imagined groups' advantages: 'std' standardises within the group (GRPO); 'centered' only subtracts the group mean (Dr. GRPO), so a flat calibration map gives small advantages instead of amplified noise",
+        "imagined groups' advantages: 'std' standardises within the group (GRPO); " +
+          "'centered' only subtracts the group mean (Dr. GRPO), so a flat " +
+          'calibration map gives small advantages instead of amplified noise',
       ),
     imaginedWeight: z
       .union([z.literal('trust'), z.number().min(0).max(1)])
       .default('trust')
       .describe(
-        "wmrl mode: the weight λ of one imagined policy sample relative to one real sample. 'trust': λ = clip(2·AUC − 1, 0, 1), the within-group AUC of anchor groups imagined with the noise they were executed with (a moving average, see trust); a number fixes λ (1: imagined and real samples count alike, the paper's form). wm-only mode uses 1 for 'trust'",
+        'wmrl mode: the weight λ of one imagined policy sample relative to one real sample. ' +
+          "'trust': λ = clip(2·AUC − 1, 0, 1), the within-group AUC of anchor groups imagined with " +
+          'the noise they were executed with (a moving average, see trust); a number fixes λ (1: ' +
+          "imagined and real samples count alike, the paper's form). wm-only mode uses 1 for 'trust'",
       ),
     trust: z
       .object({
@@ -146,7 +164,8 @@ export const wmrlConfigSchema = z
           .min(0)
           .default(16)
           .describe(
-            'pseudo (success, failure) pairs at AUC 0.5: λ stays near 0 until the anchors show imagination ranks rollouts',
+            'pseudo (success, failure) pairs at AUC 0.5: λ stays ' +
+              'near 0 until the anchors show imagination ranks rollouts',
           ),
       })
       .strict()
@@ -161,14 +180,16 @@ export const wmrlConfigSchema = z
           .min(1)
           .default(4)
           .describe(
-            'minibatches per epoch: the same number of updates per step whatever the sample count (fair between imagined and real-only runs)',
+            'minibatches per epoch: the same number of updates per step ' +
+              'whatever the sample count (fair between imagined and real-only runs)',
           ),
         learningRate: z
           .number()
           .positive()
           .default(1e-4)
           .describe(
-            "Adam's step: it moves every weight by about this much per update whatever the gradient's size, so the whole network's output moves coherently; watch the KL in the metrics",
+            "Adam's step: it moves every weight by about this much per update whatever the gradient's " +
+              "size, so the whole network's output moves coherently; watch the KL in the metrics",
           ),
         clip: z.number().positive().default(0.2),
         klCoef: z.number().min(0).default(0.1).describe('weight of KL(π ‖ π_BC)'),
@@ -178,14 +199,18 @@ export const wmrlConfigSchema = z
           .max(1)
           .default(0)
           .describe(
-            'step-to-step correlation ρ of the exploration noise (AR(1), marginal std `std`): 0 draws afresh every control step; near 1 holds one offset per episode (src/rl/rolloutNoise.ts)',
+            'step-to-step correlation ρ of the exploration noise (AR(1), marginal std `std`): ' +
+              '0 draws afresh every control step; near 1 holds one offset per episode (src/rl/rolloutNoise.ts)',
           ),
         std: z
           .number()
           .min(0)
           .default(0.2)
           .describe(
-            "action noise standard deviation (normalised units) at the start of RL, set on the policy and the KL reference alike; 0 keeps the policy's own. Behaviour cloning fits only the mean, so the std is an exploration choice: too small and a group's rollouts do not differ, too large and most sampled episodes fail (tiny reach: 0.37 → 12% sampled vs 92% deterministic)",
+            'action noise standard deviation (normalised units) at the start of RL, set on the policy ' +
+              "and the KL reference alike; 0 keeps the policy's own. Behaviour cloning fits only the mean, " +
+              "so the std is an exploration choice: too small and a group's rollouts do not differ, " +
+              'too large and most sampled episodes fail (tiny reach: 0.37 → 12% sampled vs 92% deterministic)',
           ),
       })
       .strict()
@@ -200,7 +225,10 @@ export const wmrlConfigSchema = z
           .min(0)
           .default(0)
           .describe(
-            "steps between refits of the scene score head alone (world-model scoreHead: scene) on the data + anchors, at steps without a full refit; 0: only with the full refit. A world model with the joint head has none and is refused. The head learns the policy's near misses from the anchors; refitting it alone took about half the time of a full refit on the benchmark's set-up",
+            'steps between refits of the scene score head alone (world-model scoreHead: scene) on the data ' +
+              '+ anchors, at steps without a full refit; 0: only with the full refit. A world model with the ' +
+              "joint head has none and is refused. The head learns the policy's near misses from the anchors; " +
+              "refitting it alone took about half the time of a full refit on the benchmark's set-up",
           ),
         anchorRepeat: z
           .number()
@@ -208,13 +236,20 @@ export const wmrlConfigSchema = z
           .min(1)
           .default(1)
           .describe(
-            "each anchor episode appears this many times in a refit's data: the anchors are the only episodes of the policy being trained, a few hundred against thousands of demonstrations and noisy-expert episodes, and the scene score head ranks the policy's rollouts only once it has seen enough of them. Copies of one episode can fall on both sides of the refit's validation split, so its best-epoch choice then sees some training episodes",
+            "each anchor episode appears this many times in a refit's data: the anchors are the only " +
+              'episodes of the policy being trained, a few hundred against thousands of demonstrations ' +
+              "and noisy-expert episodes, and the scene score head ranks the policy's rollouts only " +
+              'once it has seen enough of them. Copies of one episode can fall on both sides of the ' +
+              "refit's validation split, so its best-epoch choice then sees some training episodes",
           ),
         endEffector: z
           .boolean()
           .default(true)
           .describe(
-            "append the end effector's position (forward kinematics of the joint positions, from the robot description) to the world model's state: a scene score head (world-model scoreHead: scene, configs/wm/perception.yaml) then sees where the gripper is instead of inferring it from joint angles. A world model trained without it cannot be loaded with it, and the other way round",
+            "append the end effector's position (forward kinematics of the joint positions, from the robot " +
+              "description) to the world model's state: a scene score head (world-model scoreHead: scene, " +
+              'configs/wm/perception.yaml) then sees where the gripper is instead of inferring it from joint ' +
+              'angles. A world model trained without it cannot be loaded with it, and the other way round',
           ),
         warmupEpisodes: z
           .number()
@@ -222,7 +257,10 @@ export const wmrlConfigSchema = z
           .min(0)
           .default(0)
           .describe(
-            "wmrl mode: before the first step, this many episodes of the starting policy run on the environment from distinct starts (charged as robot time, stored with the anchors) and the world model is refitted with them. A model fitted on demonstrations has never seen the policy's own near misses",
+            'wmrl mode: before the first step, this many episodes of the starting ' +
+              'policy run on the environment from distinct starts (charged as robot time, ' +
+              'stored with the anchors) and the world model is refitted with them. ' +
+              "A model fitted on demonstrations has never seen the policy's own near misses",
           ),
       })
       .strict()
@@ -255,7 +293,9 @@ export const wmrlConfigSchema = z
       .min(0)
       .default(0)
       .describe(
-        'at the start and at each evaluation, imagine this many groups and execute the same rollouts with the same exploration noise: the within-group AUC of imagined scores against real outcomes says whether imagination can teach (0: off; measurement, not charged)',
+        'at the start and at each evaluation, imagine this many groups and execute the same ' +
+          'rollouts with the same exploration noise: the within-group AUC of imagined scores against ' +
+          'real outcomes says whether imagination can teach (0: off; measurement, not charged)',
       ),
     ppiCheckEpisodes: z
       .number()
@@ -263,7 +303,8 @@ export const wmrlConfigSchema = z
       .min(0)
       .default(0)
       .describe(
-        'at each evaluation, check the PPI interval against this many real episodes of the sampling policy (0: off; measurement, not charged)',
+        'at each evaluation, check the PPI interval against this many real ' +
+          'episodes of the sampling policy (0: off; measurement, not charged)',
       ),
     seed: z.number().int().default(0),
     backend: z.enum(BACKEND_NAMES as unknown as [string, ...string[]]).default('auto'),

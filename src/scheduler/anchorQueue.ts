@@ -66,7 +66,10 @@ export interface AnchorQueue {
   complete(id: string, robot: string, outcome: EpisodeOutcome): Promise<boolean>;
   /** A failed attempt: back to the queue, or `failed` for good after `maxAttempts` attempts. */
   fail(id: string, robot: string, error: string, maxAttempts: number): Promise<'queued' | 'failed'>;
-  /** Asked for again after it was reported failed (the robots were fixed): back to `queued` with its attempts reset. False when it was not failed. */
+  /**
+   * Asked for again after it was reported failed (the robots were fixed):
+   * back to `queued` with its attempts reset. False when it was not failed.
+   */
   requeueFailed(id: string): Promise<boolean>;
   /** After a crash: every `running` request goes back to `queued` (not counted as an attempt). Returns how many. */
   requeueRunning(): Promise<number>;

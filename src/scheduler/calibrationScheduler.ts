@@ -28,7 +28,10 @@ import type { RobotPool, RobotSlot } from './robotPool.ts';
 
 export interface SchedulerOptions {
   queue: AnchorQueue;
-  /** Robots this process drives. Absent: remote workers (`wmrl worker`) run the requests, and the episodes come back through the queue. */
+  /**
+   * Robots this process drives. Absent: remote workers (`wmrl worker`)
+   * run the requests, and the episodes come back through the queue.
+   */
   pool?: RobotPool;
   /** Episode store folder of the anchor episodes (created on the first append). */
   storeDir: string;
@@ -39,7 +42,10 @@ export interface SchedulerOptions {
   budget?: Budget;
   /** Attempts per episode before it is reported failed (default 3). */
   maxAttempts?: number;
-  /** This process alone runs the queue's requests (embedded store): requests left running by a killed process return to the queue on the first `request`. Default true. */
+  /**
+   * This process alone runs the queue's requests (embedded store): requests left running
+   * by a killed process return to the queue on the first `request`. Default true.
+   */
   ownsQueue?: boolean;
   /** Longest wait between two looks at the robots, ms (default 200). */
   pollMs?: number;
@@ -103,7 +109,8 @@ export class CalibrationScheduler {
       else if (rec?.state === 'done' && !this.#o.pool) doneRemotely.push(r.id);
       else if (rec?.state === 'done')
         throw new Error(
-          `the ledger charges '${r.id}' but ${this.#o.storeDir} does not hold its episode: the store and the ledger disagree`,
+          `the ledger charges '${r.id}' but ${this.#o.storeDir} does ` +
+            `not hold its episode: the store and the ledger disagree`,
         );
       else {
         // Reported failed before and asked for again (e.g. --resume after fixing the robots): retry it afresh.
@@ -220,7 +227,8 @@ export class CalibrationScheduler {
     for (;;) {
       const now = Date.now();
       for (const slot of pool.ready(now)) {
-        // Only what this call asks for: a stale request (of a step killed earlier) may already be stored, and is not checked here.
+        // Only what this call asks for: a stale request (of a step killed
+        // earlier) may already be stored, and is not checked here.
         const rec = await queue.claim(slot.name, { poolSize: pool.slots.length, ids: want });
         if (!rec) break;
         slot.busy = true;

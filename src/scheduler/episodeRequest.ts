@@ -15,7 +15,10 @@ export interface EpisodeRequest {
   task: TaskSpec;
   /** Scene seed. */
   seed: number;
-  /** Seed of the policy's action noise for this rollout, and its step-to-step correlation (src/rl/rolloutNoise.ts; absent: 0). */
+  /**
+   * Seed of the policy's action noise for this rollout, and its
+   * step-to-step correlation (src/rl/rolloutNoise.ts; absent: 0).
+   */
   noiseSeed: number;
   noiseCorrelation?: number;
   /** Longest this episode can take on a robot, in seconds (horizon / control rate): reserved against the budget. */
@@ -52,7 +55,10 @@ export interface RequestRecord {
   error: string | null;
 }
 
-/** `run.s<step>.g<group>.r<rollout>` (no colons: BullMQ job ids may not hold them): stable across restarts, unique within a run. */
+/**
+ * `run.s<step>.g<group>.r<rollout>` (no colons: BullMQ job ids may
+ * not hold them): stable across restarts, unique within a run.
+ */
 export function requestId(run: string, step: number, group: number, rollout: number): string {
   if (!/^[\w.-]+$/.test(run)) throw new Error(`run id '${run}' may hold only letters, digits, '.', '_' and '-'`);
   return `${run}.s${step}.g${group}.r${rollout}`;

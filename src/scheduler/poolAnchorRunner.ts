@@ -25,7 +25,9 @@ export interface PoolAnchorOptions {
   queue: AnchorQueue;
   /** Robots driven from this process; absent: remote `wmrl worker`s run the episodes. */
   pool?: RobotPool;
-  /** Remote workers: each step's policy is saved under this folder, which they must be able to read (shared storage). */
+  /**
+   * Remote workers: each step's policy is saved under this folder, which they must be able to read (shared storage).
+   */
   policySnapshots?: string;
   /** The run's anchors/ episode store. */
   storeDir: string;
@@ -93,12 +95,16 @@ export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAncho
       if (result.failed.length > 0) {
         const f = result.failed[0]!;
         throw new Error(
-          `${result.failed.length} anchor episode(s) failed on every attempt (e.g. ${f.request.id} after ${f.attempts} attempts: ${f.error}); nothing of step ${step} was used. Fix the robots and continue with --resume`,
+          `${result.failed.length} anchor episode(s) failed on every attempt ` +
+            `(e.g. ${f.request.id} after ${f.attempts} attempts: ${f.error}); ` +
+            `nothing of step ${step} was used. Fix the robots and continue with --resume`,
         );
       }
       if (result.refused.length > 0)
         throw new Error(
-          `the real-robot budget does not allow step ${step}'s ${requests.length} anchor episodes (${result.refused.length} refused); raise the budget in the pool file or continue tomorrow with --resume`,
+          `the real-robot budget does not allow step ${step}'s ${requests.length} anchor ` +
+            `episodes (${result.refused.length} refused); raise the ` +
+            `budget in the pool file or continue tomorrow with --resume`,
         );
       return requests.map((r) => result.episodes.get(r.id)!);
     },

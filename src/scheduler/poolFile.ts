@@ -18,7 +18,8 @@ export function readPoolFile(file: string, options: { mustExist?: boolean } = {}
   const parsed = poolFileSchema.safeParse(raw);
   if (!parsed.success)
     throw new Error(
-      `robot pool file ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`,
+      `robot pool file ${file}: ` +
+        `${parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`,
     );
   return parsed.data;
 }

@@ -52,7 +52,10 @@ export interface RedisQueueOptions {
   url: string;
   /** Queue name (one per run or per fleet). */
   name?: string;
-  /** How long a claim holds its request before BullMQ's stalled check may give it to another worker (ms). Default 15 min: longer than any episode. */
+  /**
+   * How long a claim holds its request before BullMQ's stalled check may
+   * give it to another worker (ms). Default 15 min: longer than any episode.
+   */
   lockMs?: number;
 }
 

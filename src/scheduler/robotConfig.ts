@@ -27,7 +27,8 @@ export const robotConfigSchema = z
       .default(1)
       .transform((v) => (v === 'max' ? Infinity : v))
       .describe(
-        "rosbridge: the robot's speed (a sim-server's --speed; 'max' for --lockstep); sim: pacing (1 = real time, 'max' = unpaced)",
+        "rosbridge: the robot's speed (a sim-server's --speed; " +
+          "'max' for --lockstep); sim: pacing (1 = real time, 'max' = unpaced)",
       ),
     windows: z
       .array(z.string().regex(WINDOW, 'windows look like 08:00-18:00 (UTC)'))

@@ -134,7 +134,8 @@ export class SqliteQueue implements AnchorQueue {
       const r = JSON.parse(row.body) as EpisodeRequest;
       this.#db
         .prepare(
-          'INSERT INTO ledger (id, run, step, day, robot, episode_id, success, robot_seconds, started_at, finished_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          'INSERT INTO ledger (id, run, step, day, robot, episode_id, success, robot_seconds, ' +
+            'started_at, finished_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         )
         .run(
           id,
@@ -173,7 +174,8 @@ export class SqliteQueue implements AnchorQueue {
     return (
       this.#db
         .prepare(
-          "UPDATE requests SET state = 'queued', attempts = 0, failed_on = '[]', robot = NULL, error = NULL WHERE id = ? AND state = 'failed'",
+          "UPDATE requests SET state = 'queued', attempts = 0, failed_on = '[]', " +
+            "robot = NULL, error = NULL WHERE id = ? AND state = 'failed'",
         )
         .run(id).changes === 1
     );
@@ -198,7 +200,8 @@ export class SqliteQueue implements AnchorQueue {
     if (filter.step !== undefined) where.push('step = ?'), args.push(filter.step);
     const row = this.#db
       .prepare(
-        `SELECT COUNT(*) AS n, COALESCE(SUM(robot_seconds), 0) AS s FROM ledger ${where.length ? 'WHERE ' + where.join(' AND ') : ''}`,
+        `SELECT COUNT(*) AS n, COALESCE(SUM(robot_seconds), 0) AS s FROM ` +
+          `ledger ${where.length ? 'WHERE ' + where.join(' AND ') : ''}`,
       )
       .get(...args) as { n: number; s: number };
     return { episodes: row.n, robotSeconds: row.s };
@@ -224,7 +227,8 @@ export class SqliteQueue implements AnchorQueue {
     const robots: Record<string, RobotUsage> = {};
     const usage = this.#db
       .prepare(
-        'SELECT robot, COUNT(*) AS n, SUM(robot_seconds) AS s, MIN(started_at) AS a, MAX(finished_at) AS b FROM ledger GROUP BY robot',
+        'SELECT robot, COUNT(*) AS n, SUM(robot_seconds) AS s, ' +
+          'MIN(started_at) AS a, MAX(finished_at) AS b FROM ledger GROUP BY robot',
       )
       .all() as { robot: string; n: number; s: number; a: number; b: number }[];
     for (const u of usage)

@@ -52,7 +52,9 @@ export class RunImagination implements Imagination {
     /** The world model's end-effector features, when its state has them (src/rl/endEffectorFeatures.ts). */
     readonly endEffector?: EndEffectorFeatures,
   ) {
-    this.description = `the run's perception world model (${model.members} members${step === null ? '' : `, checkpoint at step ${step}`}), replaying each episode's actions`;
+    this.description =
+      `the run's perception world model (${model.members} members` +
+      `${step === null ? '' : `, checkpoint at step ${step}`}), replaying each episode's actions`;
   }
 
   imagine(episode: Episode): ImaginedEpisode {
@@ -84,7 +86,8 @@ export class ModelImagination implements Imagination {
     readonly model: WorldModel,
     dir: string,
   ) {
-    this.description = `the ${model.kind} world model ${dir} (${model.members} members), replaying each episode's actions`;
+    this.description =
+      `the ${model.kind} world model ${dir} (${model.members} members), ` + `replaying each episode's actions`;
   }
 
   imagine(episode: Episode): ImaginedEpisode {

@@ -15,7 +15,9 @@ import type { GeomList, GeomRole } from './messages.ts';
 /** Floats per geom pose: position (3) + row-major rotation (9). */
 export const POSE_FLOATS = 12;
 
-/** A state to pose: the episode layout of qpos (arm joints, then gripper opening in [0,1]) and optional object poses. */
+/**
+ * A state to pose: the episode layout of qpos (arm joints, then gripper opening in [0,1]) and optional object poses.
+ */
 export interface PoseState {
   qpos: ArrayLike<number>;
   /** Per object: xyz + quaternion wxyz (the simulator's privileged state layout). */
@@ -89,7 +91,8 @@ export class SceneKinematics {
     states.forEach((s, i) => {
       if (s.qpos.length < arm + 1)
         throw new Error(
-          `a state has ${s.qpos.length} joint values; robot '${this.robot.name}' needs ${arm + 1} (arm joints, then gripper opening)`,
+          `a state has ${s.qpos.length} joint values; robot '${this.robot.name}' ` +
+            `needs ${arm + 1} (arm joints, then gripper opening)`,
         );
       const opening = Math.min(1, Math.max(0, s.qpos[arm]!));
       this.#sim.setPose({

@@ -110,7 +110,8 @@ export class ViewerData {
       if (imagination) imagined = imagination.imagine(episode);
       else
         note = this.run
-          ? 'no world model in this run yet (checkpoint/worldmodel appears after the first checkpoint; mode "real" has none)'
+          ? 'no world model in this run yet (checkpoint/worldmodel ' +
+            'appears after the first checkpoint; mode "real" has none)'
           : 'no world model: pass --run or --world-model to see imagined rollouts';
     } catch (err) {
       note = `imagination failed: ${(err as Error).message}`;
@@ -199,7 +200,8 @@ function buildView(
 ): EpisodeView {
   const geoms = scene.load(episode);
   const states = episodeStates(episode, scene.objectCount);
-  // A real robot's scene is not the simulator's layout for its seed: without recorded object poses, show no objects rather than made-up ones.
+  // A real robot's scene is not the simulator's layout for its seed: without
+  // recorded object poses, show no objects rather than made-up ones.
   if (episode.source !== 'sim' && !states[0]?.objects)
     geoms.visible = geoms.visible.map((v, g) => (geoms.role[g] === 'object' || geoms.role[g] === 'zone' ? 0 : v));
   const real = scene.poses(states);

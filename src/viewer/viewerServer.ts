@@ -148,7 +148,9 @@ export class ViewerServer {
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       // Everything comes from this server: no CDN, no inline script, nothing framed.
-      'content-security-policy': `default-src 'self'; connect-src 'self' ws://${req.headers.host}; img-src 'self' data: blob:; style-src 'self'; frame-ancestors 'none'`,
+      'content-security-policy':
+        `default-src 'self'; connect-src 'self' ws://${req.headers.host}; ` +
+        `img-src 'self' data: blob:; style-src 'self'; frame-ancestors 'none'`,
     });
     res.end(req.method === 'HEAD' ? undefined : file.body);
   }

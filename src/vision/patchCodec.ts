@@ -103,7 +103,9 @@ export class PatchEncoder {
     return codecOutputDim(this.config);
   }
 
-  /** images [N, S, S, 3] in [0,1] → latents [N, outputDim]: dense part in (-1, 1), then keypoint x/y pairs in [-1, 1]. */
+  /**
+   * images [N, S, S, 3] in [0,1] → latents [N, outputDim]: dense part in (-1, 1), then keypoint x/y pairs in [-1, 1].
+   */
   encode(images: tf.Tensor4D): tf.Tensor2D {
     return tf.tidy(() => {
       const n = images.shape[0];

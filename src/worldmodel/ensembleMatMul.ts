@@ -16,7 +16,10 @@ import * as tf from '@tensorflow/tfjs';
  * tens of µs whatever its size, so K Slice calls would cost more). */
 const members = (t: tf.Tensor3D) => tf.split(t, t.shape[0], 0) as tf.Tensor3D[];
 
-/** Member-wise products a[m] · b[m], each 3-D with a batch of one (XNNPACK's path, and no reshape copies), concatenated to [K, N, O]. */
+/**
+ * Member-wise products a[m] · b[m], each 3-D with a batch of one
+ * (XNNPACK's path, and no reshape copies), concatenated to [K, N, O].
+ */
 const products = (as: tf.Tensor3D[], bs: tf.Tensor3D[]) =>
   tf.concat(
     as.map((a, m) => tf.matMul(a, bs[m]!)),

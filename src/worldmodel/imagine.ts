@@ -181,7 +181,10 @@ export function imagine(
  */
 export type ScoreRule = 'final' | 'max' | 'progress';
 
-/** Per member: the rollout's score over the horizon from per-step values (H × K × B); then mean and variance over members. */
+/**
+ * Per member: the rollout's score over the horizon from per-step
+ * values (H × K × B); then mean and variance over members.
+ */
 export function rolloutScores(
   values: Float32Array,
   horizon: number,

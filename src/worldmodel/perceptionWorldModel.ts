@@ -51,7 +51,9 @@ export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk
   });
 }
 
-/** Train the dynamics on episodes already in the world model's layout (see worldModelEpisodes), and record that layout. */
+/**
+ * Train the dynamics on episodes already in the world model's layout (see worldModelEpisodes), and record that layout.
+ */
 export async function trainPerceptionWorldModel(
   modelEpisodes: Episode[],
   config: WorldModelConfig,
@@ -80,14 +82,17 @@ export function perceptionLayout(model: WorldModel, policy: VlaPolicy): Percepti
     const expected = base + (recorded.endEffector ? END_EFFECTOR_DIM : 0);
     if (width !== expected)
       throw new Error(
-        `the world model's ${width}-dim state is not this policy's perception${recorded.endEffector ? ' with the end-effector position' : ''} (${expected}): it was trained for another policy`,
+        `the world model's ${width}-dim state is not this policy's ` +
+          `perception${recorded.endEffector ? ' with the end-effector position' : ''} ` +
+          `(${expected}): it was trained for another policy`,
       );
     return { ...recorded };
   }
   if (width === base) return { endEffector: false };
   if (width === base + END_EFFECTOR_DIM) return { endEffector: true };
   throw new Error(
-    `the world model's ${width}-dim state is neither this policy's perception (${base}) nor that with the end-effector position (${base + END_EFFECTOR_DIM}): it was trained for another policy`,
+    `the world model's ${width}-dim state is neither this policy's perception (${base}) nor that ` +
+      `with the end-effector position (${base + END_EFFECTOR_DIM}): it was trained for another policy`,
   );
 }
 

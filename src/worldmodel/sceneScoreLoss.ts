@@ -16,7 +16,8 @@ export function sceneScoreTrainable(model: StateWorldModel): Trainable {
   const scoreNet = model.scoreNet;
   if (!scoreNet)
     throw new Error(
-      'this world model scores with the joint head: there is no scene score network to refit alone (world-model scoreHead: scene)',
+      'this world model scores with the joint head: there is no scene ' +
+        'score network to refit alone (world-model scoreHead: scene)',
     );
   return {
     members: model.members,

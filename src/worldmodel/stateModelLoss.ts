@@ -44,7 +44,8 @@ export function stateModelLoss(model: StateWorldModel, batch: WindowBatch): Loss
         deltaMse,
         masked(tf.mean(tf.square(tf.sub(out.deltaMean, model.deltaNorm.normalize(tf.sub(target, x)))), 2)),
       );
-      // A scene score network learns from the real next state (it scores states, whoever predicted them); the joint head from the model's own step.
+      // A scene score network learns from the real next state (it scores states,
+      // whoever predicted them); the joint head from the model's own step.
       const scored = model.scoreNet ? model.sceneScore(target, batch.context) : out;
       bce = tf.add(
         bce,

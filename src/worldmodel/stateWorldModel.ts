@@ -108,7 +108,10 @@ export class StateWorldModel {
     return this.config.members;
   }
 
-  /** One transition for every member: x [K,N,D] raw, action [K,N,A], context [K,N,C]; the next state scored by the scene score network where there is one. */
+  /**
+   * One transition for every member: x [K,N,D] raw, action [K,N,A], context
+   * [K,N,C]; the next state scored by the scene score network where there is one.
+   */
   step(x: tf.Tensor3D, action: tf.Tensor3D, context: tf.Tensor3D): StepOutput {
     if (!this.scoreNet) return this.transition(x, action, context);
     return tf.tidy(() => {
@@ -117,7 +120,10 @@ export class StateWorldModel {
     });
   }
 
-  /** One transition with the dynamics network's own success / progress head (the training loss scores real states instead: stateModelLoss). */
+  /**
+   * One transition with the dynamics network's own success / progress
+   * head (the training loss scores real states instead: stateModelLoss).
+   */
   transition(x: tf.Tensor3D, action: tf.Tensor3D, context: tf.Tensor3D): StepOutput {
     return tf.tidy(() => {
       const D = this.dims.state;

@@ -19,7 +19,10 @@ export const worldModelConfigSchema = z
       .enum(['joint', 'scene'])
       .default('joint')
       .describe(
-        "'joint': success and progress are two more outputs of each dynamics network; 'scene': a separate network per member scores a state from its scene part only (after the joint positions and velocities: perception latents and, with the trainer's worldModel.endEffector, the gripper position), trained on real states",
+        "'joint': success and progress are two more outputs of each dynamics network; " +
+          "'scene': a separate network per member scores a state from its scene part only " +
+          '(after the joint positions and velocities: perception latents and, with the ' +
+          "trainer's worldModel.endEffector, the gripper position), trained on real states",
       ),
     minLogVar: z.number().default(-3).describe('soft lower bound of the predicted log-variance (normalised units)'),
     maxLogVar: z.number().default(2).describe('soft upper bound of the predicted log-variance'),

@@ -5,15 +5,18 @@ import { importsOf, importViolations, layerOf, repositoryModules } from './impor
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-test('imports flow one way: no module imports a later layer (core → tasks → ros → sim → envs → … → cli → bench)', () => {
-  const files = repositoryModules(root);
-  assert.ok(files.size > 150, `found only ${files.size} modules under ${root}`);
-  const violations = importViolations(files);
-  assert.deepEqual(
-    violations.map((v) => `${v.file}:${v.line}: ${v.why}`),
-    [],
-  );
-});
+test(
+  'imports flow one way: no module imports a later layer ' + '(core → tasks → ros → sim → envs → … → cli → bench)',
+  () => {
+    const files = repositoryModules(root);
+    assert.ok(files.size > 150, `found only ${files.size} modules under ${root}`);
+    const violations = importViolations(files);
+    assert.deepEqual(
+      violations.map((v) => `${v.file}:${v.line}: ${v.why}`),
+      [],
+    );
+  },
+);
 
 test('the import check: finds every form of import and fails on a forbidden one', () => {
   const source = [

@@ -47,8 +47,14 @@ export function layerOf(path: string): string | undefined {
   return [...LAYERS].sort((a, b) => b.length - a.length).find((layer) => p === layer || p.startsWith(`${layer}/`));
 }
 
-const SPECIFIER =
-  /(?:^|[\s;])(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+const SPECIFIER = new RegExp(
+  [
+    /(?:^|[\s;])(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/.source,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/.source,
+    /^\s*import\s+['"]([^'"]+)['"]/.source,
+  ].join('|'),
+  'gm',
+);
 
 /** Relative import specifiers of a module's source, with their line numbers. */
 export function importsOf(source: string): { specifier: string; line: number }[] {
@@ -73,7 +79,9 @@ export function importViolations(files: Map<string, string>): Violation[] {
         file,
         line: 1,
         target: '',
-        why: `${dirname(file)} is in no layer: place the folder in LAYERS (test/architecture/importRules.ts) and docs/design.md`,
+        why:
+          `${dirname(file)} is in no layer: place the folder in ` +
+          `LAYERS (test/architecture/importRules.ts) and docs/design.md`,
       });
       continue;
     }

@@ -154,7 +154,8 @@ test('a flipped byte in a record is detected with the file and the record offset
 test('every flipped byte in record prefixes and payloads is detected', async () => {
   const bad = join(dir, 'flip-any.wmrl');
   const spots = new Set<number>();
-  for (const start of recordStarts) for (let i = 0; i < 10; i++) spots.add(start + i); // the 8-byte prefix and just after
+  // the 8-byte prefix and just after
+  for (const start of recordStarts) for (let i = 0; i < 10; i++) spots.add(start + i);
   for (let at = dataStart; at < bytes.length; at += 17) spots.add(at);
   spots.add(bytes.length - 1);
   for (const at of spots) {

@@ -47,19 +47,26 @@ const groups = [
   ],
 ].flat();
 
-test('replayRanking: a model that predicts progress exactly ranks as the truth does; a backwards head ranks every pair wrong', () => {
-  const right = replayRanking(imaginer(1), groups, 4, 6);
-  assert.equal(right.groups, 2);
-  assert.deepEqual([right.truth.auc, right.replay.auc, right.head.auc], [1, 1, 1]);
-  assert.equal(right.truth.pairs, 2 * 2 + 1 * 3);
-  const wrong = replayRanking(imaginer(-1), groups, 4, 6);
-  assert.equal(wrong.truth.auc, 1, 'the truth does not depend on the model');
-  assert.deepEqual([wrong.replay.auc, wrong.head.auc], [0, 0]);
-});
+test(
+  'replayRanking: a model that predicts progress exactly ranks ' +
+    'as the truth does; a backwards head ranks every pair wrong',
+  () => {
+    const right = replayRanking(imaginer(1), groups, 4, 6);
+    assert.equal(right.groups, 2);
+    assert.deepEqual([right.truth.auc, right.replay.auc, right.head.auc], [1, 1, 1]);
+    assert.equal(right.truth.pairs, 2 * 2 + 1 * 3);
+    const wrong = replayRanking(imaginer(-1), groups, 4, 6);
+    assert.equal(wrong.truth.auc, 1, 'the truth does not depend on the model');
+    assert.deepEqual([wrong.replay.auc, wrong.head.auc], [0, 0]);
+  },
+);
 
-test('replayRanking: a trailing partial group is ignored; bad group sizes, horizons and empty input are clear errors', () => {
-  assert.equal(replayRanking(imaginer(1), [...groups, groups[0]!], 4, 6).groups, 2);
-  assert.throws(() => replayRanking(imaginer(1), groups, 1, 6), /group size/);
-  assert.throws(() => replayRanking(imaginer(1), groups, 4, 0), /horizon/);
-  assert.throws(() => replayRanking(imaginer(1), groups.slice(0, 3), 4, 6), /no group of 4/);
-});
+test(
+  'replayRanking: a trailing partial group is ignored; ' + 'bad group sizes, horizons and empty input are clear errors',
+  () => {
+    assert.equal(replayRanking(imaginer(1), [...groups, groups[0]!], 4, 6).groups, 2);
+    assert.throws(() => replayRanking(imaginer(1), groups, 1, 6), /group size/);
+    assert.throws(() => replayRanking(imaginer(1), groups, 4, 0), /horizon/);
+    assert.throws(() => replayRanking(imaginer(1), groups.slice(0, 3), 4, 6), /no group of 4/);
+  },
+);

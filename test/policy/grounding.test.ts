@@ -100,7 +100,8 @@ test('language encoder: word pairs make order matter, position in the sentence d
     ]);
     const dist = (x: number[], y: number[]) => Math.hypot(...x.map((v, i) => v - y[i]!));
     assert.ok(dist(a!, swapped!) > 1e-4, 'reordered words change the features');
-    // Prepending a word keeps every pair of the original (one padding pair fewer, already present): max pooling can only grow.
+    // Prepending a word keeps every pair of the original (one padding
+    // pair fewer, already present): max pooling can only grow.
     a!.forEach((v, i) => assert.ok(shifted![i]! >= v - 1e-6));
   } finally {
     tf.dispose(lang.variables());

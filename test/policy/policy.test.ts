@@ -116,40 +116,43 @@ test('demonstrations: only train-split expert episodes with little noise are clo
   await assert.rejects(pretrainPolicy([...noisy, ...held], config()), /only 0 usable demonstrations/);
 });
 
-test('action chunks: the head predicts several ticks; the controller executes them in order, then observes again', async () => {
-  const { policy } = await pretrainPolicy(demos, config({ actionChunk: '3', 'bc.epochs': '2' }));
-  try {
-    assert.equal(policy.outputDim, 3 * policy.actionDim);
-    const robot = loadRobot('vx300');
-    const env = await SimEnv.create({ robot });
+test(
+  'action chunks: the head predicts several ticks; ' + 'the controller executes them in order, then observes again',
+  async () => {
+    const { policy } = await pretrainPolicy(demos, config({ actionChunk: '3', 'bc.epochs': '2' }));
     try {
-      const [p] = planEpisodes([{ family: 'reach' }], 'train', 1, 9);
-      const obs = await env.reset(p!);
-      const controller = new PolicyController(policy, { deterministic: true });
-      controller.reset(p!.task, 1);
-      const { observationInput, disposeInput } = await import('../../src/policy/policyInputs.ts');
-      const input = observationInput(policy.tokenizer, 'scene', policy.config.encoder.imageSize, [obs]);
-      const whole = tf.tidy(() => policy.act(input, { deterministic: true }).action.dataSync());
-      disposeInput(input);
-      const A = policy.actionDim;
-      for (let c = 0; c < 3; c++)
-        assert.deepEqual(
-          Array.from(controller.act(obs)),
-          Array.from(whole.subarray(c * A, (c + 1) * A)),
-          `tick ${c} of the chunk`,
-        );
-      // The fourth tick is a fresh prediction (of the same observation here: the chunk's first action again).
-      assert.deepEqual(Array.from(controller.act(obs)), Array.from(whole.subarray(0, A)));
-      // Running an episode with it works end to end.
-      const e = await runEpisode(env, new PolicyController(policy, { deterministic: true }), p!);
-      assert.equal(e.actionDim, A);
+      assert.equal(policy.outputDim, 3 * policy.actionDim);
+      const robot = loadRobot('vx300');
+      const env = await SimEnv.create({ robot });
+      try {
+        const [p] = planEpisodes([{ family: 'reach' }], 'train', 1, 9);
+        const obs = await env.reset(p!);
+        const controller = new PolicyController(policy, { deterministic: true });
+        controller.reset(p!.task, 1);
+        const { observationInput, disposeInput } = await import('../../src/policy/policyInputs.ts');
+        const input = observationInput(policy.tokenizer, 'scene', policy.config.encoder.imageSize, [obs]);
+        const whole = tf.tidy(() => policy.act(input, { deterministic: true }).action.dataSync());
+        disposeInput(input);
+        const A = policy.actionDim;
+        for (let c = 0; c < 3; c++)
+          assert.deepEqual(
+            Array.from(controller.act(obs)),
+            Array.from(whole.subarray(c * A, (c + 1) * A)),
+            `tick ${c} of the chunk`,
+          );
+        // The fourth tick is a fresh prediction (of the same observation here: the chunk's first action again).
+        assert.deepEqual(Array.from(controller.act(obs)), Array.from(whole.subarray(0, A)));
+        // Running an episode with it works end to end.
+        const e = await runEpisode(env, new PolicyController(policy, { deterministic: true }), p!);
+        assert.equal(e.actionDim, A);
+      } finally {
+        await env.close();
+      }
     } finally {
-      await env.close();
+      policy.dispose();
     }
-  } finally {
-    policy.dispose();
-  }
-});
+  },
+);
 
 test('shift augmentation shifts the image targets with the frame', async () => {
   const { buildBcSamples } = await import('../../src/policy/bcDataset.ts');

@@ -1,4 +1,7 @@
-/** One exploration-noise sequence per rollout, identical wherever it is asked for: imagined and executed rollouts share it. */
+/**
+ * One exploration-noise sequence per rollout, identical wherever
+ * it is asked for: imagined and executed rollouts share it.
+ */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs';
@@ -35,29 +38,33 @@ test('RolloutNoise: the same values whatever the order of the questions; rollout
   assert.throws(() => new RolloutNoise(1, 2, { seed: 1, correlation: 1.5 }), /correlation/);
 });
 
-test('RolloutNoise correlation: AR(1) with unit marginal variance; ρ = 1 holds one offset per rollout, ρ = 0 is white', () => {
-  const T = 4000;
-  const series = (rho: number) => {
-    const n = new RolloutNoise(1, 1, { seed: 3, correlation: rho });
-    return Array.from({ length: T }, (_, t) => n.at(0, t)[0]!);
-  };
-  const stats = (x: number[]) => {
-    const m = x.reduce((s, v) => s + v, 0) / x.length;
-    const v = x.reduce((s, y) => s + (y - m) ** 2, 0) / x.length;
-    const c = x.slice(1).reduce((s, y, i) => s + (y - m) * (x[i]! - m), 0) / (x.length - 1);
-    return { v, r: c / v };
-  };
-  const white = stats(series(0));
-  assert.ok(Math.abs(white.v - 1) < 0.1 && Math.abs(white.r) < 0.05, JSON.stringify(white));
-  const red = stats(series(0.9));
-  assert.ok(Math.abs(red.v - 1) < 0.25 && Math.abs(red.r - 0.9) < 0.03, JSON.stringify(red));
-  const held = series(1);
-  assert.ok(
-    held.every((v) => v === held[0]),
-    'ρ = 1: the first draw for the whole episode',
-  );
-  assert.equal(series(0.9)[0], series(0)[0], 'step 0 is the same draw whatever ρ');
-});
+test(
+  'RolloutNoise correlation: AR(1) with unit marginal variance; ' +
+    'ρ = 1 holds one offset per rollout, ρ = 0 is white',
+  () => {
+    const T = 4000;
+    const series = (rho: number) => {
+      const n = new RolloutNoise(1, 1, { seed: 3, correlation: rho });
+      return Array.from({ length: T }, (_, t) => n.at(0, t)[0]!);
+    };
+    const stats = (x: number[]) => {
+      const m = x.reduce((s, v) => s + v, 0) / x.length;
+      const v = x.reduce((s, y) => s + (y - m) ** 2, 0) / x.length;
+      const c = x.slice(1).reduce((s, y, i) => s + (y - m) * (x[i]! - m), 0) / (x.length - 1);
+      return { v, r: c / v };
+    };
+    const white = stats(series(0));
+    assert.ok(Math.abs(white.v - 1) < 0.1 && Math.abs(white.r) < 0.05, JSON.stringify(white));
+    const red = stats(series(0.9));
+    assert.ok(Math.abs(red.v - 1) < 0.25 && Math.abs(red.r - 0.9) < 0.03, JSON.stringify(red));
+    const held = series(1);
+    assert.ok(
+      held.every((v) => v === held[0]),
+      'ρ = 1: the first draw for the whole episode',
+    );
+    assert.equal(series(0.9)[0], series(0)[0], 'step 0 is the same draw whatever ρ');
+  },
+);
 
 function tinyPolicy(): VlaPolicy {
   const config = resolveConfig(policyConfigSchema, { overrides: { features: '8', trunk: '[16]' } });
@@ -148,36 +155,40 @@ test('PolicyController with explicit noise acts mean + std × noise, step after 
   }
 });
 
-test('anchor rollouts run with the noise imagination pairs them with: rollout g·M + m of runRealGroups(…, spec) is sequence g·M + m of RolloutNoise(G·M, A, spec)', async () => {
-  const policy = tinyPolicy();
-  const env = await makeSimEnv(loadRobot('vx300'), { imageSize: policy.config.encoder.imageSize });
-  try {
-    policy.logStd.assign(tf.fill(policy.logStd.shape, Math.log(0.3)));
-    const specs = planEpisodes([{ family: 'reach' }], 'train', 2, 40).map((p) => ({ task: p.task, seed: p.seed }));
-    const M = 2;
-    const spec = { seed: 12345, correlation: 0.8 };
-    const real = await runRealGroups(env, policy, specs, M, spec);
-    const noise = new RolloutNoise(specs.length * M, policy.outputDim, spec);
-    for (const b of [1, 2]) {
-      const replayed = await runEpisode(
-        env,
-        new PolicyController(policy, { deterministic: false, noise: (t) => noise.at(b, t) }),
-        specs[Math.floor(b / M)]!,
+test(
+  'anchor rollouts run with the noise imagination pairs them with: rollout g·M + ' +
+    'm of runRealGroups(…, spec) is sequence g·M + m of RolloutNoise(G·M, A, spec)',
+  async () => {
+    const policy = tinyPolicy();
+    const env = await makeSimEnv(loadRobot('vx300'), { imageSize: policy.config.encoder.imageSize });
+    try {
+      policy.logStd.assign(tf.fill(policy.logStd.shape, Math.log(0.3)));
+      const specs = planEpisodes([{ family: 'reach' }], 'train', 2, 40).map((p) => ({ task: p.task, seed: p.seed }));
+      const M = 2;
+      const spec = { seed: 12345, correlation: 0.8 };
+      const real = await runRealGroups(env, policy, specs, M, spec);
+      const noise = new RolloutNoise(specs.length * M, policy.outputDim, spec);
+      for (const b of [1, 2]) {
+        const replayed = await runEpisode(
+          env,
+          new PolicyController(policy, { deterministic: false, noise: (t) => noise.at(b, t) }),
+          specs[Math.floor(b / M)]!,
+        );
+        assert.deepEqual(Array.from(replayed.actions), Array.from(real.episodes[b]!.actions), `rollout ${b}`);
+      }
+      assert.notDeepEqual(
+        Array.from(real.episodes[0]!.actions.subarray(0, 7)),
+        Array.from(real.episodes[1]!.actions.subarray(0, 7)),
+        'rollouts of one group differ',
       );
-      assert.deepEqual(Array.from(replayed.actions), Array.from(real.episodes[b]!.actions), `rollout ${b}`);
+      assert.deepEqual(
+        Array.from(RolloutNoise.single(rolloutNoiseSeed(spec.seed, 3), 7, spec.correlation)(4)),
+        Array.from(noise.at(3, 4)),
+        'one rollout from its own seed',
+      );
+    } finally {
+      await env.close();
+      policy.dispose();
     }
-    assert.notDeepEqual(
-      Array.from(real.episodes[0]!.actions.subarray(0, 7)),
-      Array.from(real.episodes[1]!.actions.subarray(0, 7)),
-      'rollouts of one group differ',
-    );
-    assert.deepEqual(
-      Array.from(RolloutNoise.single(rolloutNoiseSeed(spec.seed, 3), 7, spec.correlation)(4)),
-      Array.from(noise.at(3, 4)),
-      'one rollout from its own seed',
-    );
-  } finally {
-    await env.close();
-    policy.dispose();
-  }
-});
+  },
+);

@@ -14,38 +14,42 @@ test('GRPO advantages: standardised within each group; a constant group gives ze
   assert.throws(() => groupAdvantages([1, 2, 3], 2), /groups of 2/);
 });
 
-test('a constant shift (or positive scaling) of all scores leaves the advantages unchanged — why the debias map must be non-affine', () => {
-  const scores = [0.1, 0.7, 0.4, 0.9, 0.3, 0.35, 0.8, 0.05];
-  const base = round(groupAdvantages(scores, 4));
-  assert.deepEqual(
-    round(
-      groupAdvantages(
-        scores.map((v) => v + 0.37),
-        4,
+test(
+  'a constant shift (or positive scaling) of all scores leaves ' +
+    'the advantages unchanged — why the debias map must be non-affine',
+  () => {
+    const scores = [0.1, 0.7, 0.4, 0.9, 0.3, 0.35, 0.8, 0.05];
+    const base = round(groupAdvantages(scores, 4));
+    assert.deepEqual(
+      round(
+        groupAdvantages(
+          scores.map((v) => v + 0.37),
+          4,
+        ),
       ),
-    ),
-    base,
-  );
-  assert.deepEqual(
-    round(
-      groupAdvantages(
-        scores.map((v) => 2.5 * v - 0.2),
-        4,
+      base,
+    );
+    assert.deepEqual(
+      round(
+        groupAdvantages(
+          scores.map((v) => 2.5 * v - 0.2),
+          4,
+        ),
       ),
-    ),
-    base,
-  );
-  // A non-affine (monotone) map changes them.
-  assert.notDeepEqual(
-    round(
-      groupAdvantages(
-        scores.map((v) => v * v),
-        4,
+      base,
+    );
+    // A non-affine (monotone) map changes them.
+    assert.notDeepEqual(
+      round(
+        groupAdvantages(
+          scores.map((v) => v * v),
+          4,
+        ),
       ),
-    ),
-    base,
-  );
-});
+      base,
+    );
+  },
+);
 
 test('anchor weight: clip(1 + c·s², 1, 4) with c fixed after the calibration groups so w = 2 then', () => {
   // d − d̄ = [0.1, −0.1], y − ȳ = [0.5, −0.5]: residual mean 0.16, Var(y) 0.25 → 0.64.

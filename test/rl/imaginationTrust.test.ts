@@ -1,4 +1,7 @@
-/** λ, the weight of imagined samples: clip(2·AUC − 1, 0, 1) of the paired anchor AUC, a moving average shrunk by prior pairs. */
+/**
+ * λ, the weight of imagined samples: clip(2·AUC − 1, 0, 1) of
+ * the paired anchor AUC, a moving average shrunk by prior pairs.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ImaginationTrust } from '../../src/rl/imaginationTrust.ts';

@@ -98,7 +98,8 @@ async function train(mode: 'real' | 'wmrl', overrides: Record<string, string>) {
 test('train (real mode, GRPO on the simulator): 10 steps raise deterministic success above the BC start', async (t) => {
   const { report, start, end } = await train('real', {});
   t.diagnostic(
-    `real: success on ${end.episodes} episodes ${start.successRate} → ${end.successRate}, ${report.realEpisodes} real episodes, ${report.robotSeconds.toFixed(0)} robot-s`,
+    `real: success on ${end.episodes} episodes ${start.successRate} → ${end.successRate}` +
+      `, ${report.realEpisodes} real episodes, ${report.robotSeconds.toFixed(0)} robot-s`,
   );
   assert.equal(end.step, 10);
   assert.ok(
@@ -112,19 +113,24 @@ test('train (real mode, GRPO on the simulator): 10 steps raise deterministic suc
   assert.equal(report.realEpisodes, 10 * 8 * 8);
 });
 
-test('train (WMRL: 6 of 8 groups imagined, 2 on the simulator): 10 steps raise deterministic success above the BC start', async (t) => {
-  const { report, start, end } = await train('wmrl', {
-    anchorFraction: '0.25',
-    horizon: '40',
-    'isotonic.minPairs': '16',
-    'isotonic.refitEvery': '8',
-  });
-  t.diagnostic(
-    `wmrl: success on ${end.episodes} episodes ${start.successRate} → ${end.successRate}, ${report.realEpisodes} real episodes, ${report.robotSeconds.toFixed(0)} robot-s`,
-  );
-  assert.ok(
-    end.successRate > start.successRate,
-    `success ${start.successRate} → ${end.successRate}: WMRL did not improve on BC`,
-  );
-  assert.equal(report.realEpisodes, 10 * 2 * 8);
-});
+test(
+  'train (WMRL: 6 of 8 groups imagined, 2 on the simulator): ' +
+    '10 steps raise deterministic success above the BC start',
+  async (t) => {
+    const { report, start, end } = await train('wmrl', {
+      anchorFraction: '0.25',
+      horizon: '40',
+      'isotonic.minPairs': '16',
+      'isotonic.refitEvery': '8',
+    });
+    t.diagnostic(
+      `wmrl: success on ${end.episodes} episodes ${start.successRate} → ${end.successRate}` +
+        `, ${report.realEpisodes} real episodes, ${report.robotSeconds.toFixed(0)} robot-s`,
+    );
+    assert.ok(
+      end.successRate > start.successRate,
+      `success ${start.successRate} → ${end.successRate}: WMRL did not improve on BC`,
+    );
+    assert.equal(report.realEpisodes, 10 * 2 * 8);
+  },
+);

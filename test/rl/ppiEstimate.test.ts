@@ -3,37 +3,41 @@ import assert from 'node:assert/strict';
 import { groupedPpiEstimate, ppiEstimate } from '../../src/rl/ppiEstimate.ts';
 import { Rng } from '../../src/core/rng.ts';
 
-test('PPI: the 95% interval covers the truth in 90–99% of 1000 trials with a biased predictor; the naive estimate does not', () => {
-  const rng = new Rng(11);
-  const truth = 0.3;
-  const trials = 1000;
-  let covered = 0;
-  let naiveCovered = 0;
-  for (let t = 0; t < trials; t++) {
-    // Each rollout succeeds with probability p (varies by rollout); the predictor over-states it by 0.15, with noise.
-    const sample = (n: number) =>
-      Array.from({ length: n }, () => {
-        const p = Math.min(1, Math.max(0, truth + rng.uniform(-0.2, 0.2)));
-        const y = rng.uniform(0, 1) < p ? 1 : 0;
-        return { f: Math.min(1, Math.max(0, p + 0.15 + rng.normal() * 0.1)), y };
-      });
-    const imagined = sample(400).map((s) => s.f);
-    const anchors = sample(40);
-    const est = ppiEstimate(
-      imagined,
-      anchors.map((s) => s.f),
-      anchors.map((s) => s.y),
-    );
-    if (est.lower <= truth && truth <= est.upper) covered++;
-    // The naive interval: the imagined mean with its own standard error.
-    const m = est.naive;
-    const sd = Math.sqrt(imagined.reduce((s, v) => s + (v - m) ** 2, 0) / (imagined.length - 1) / imagined.length);
-    if (Math.abs(m - truth) <= 1.96 * sd) naiveCovered++;
-  }
-  const rate = covered / trials;
-  assert.ok(rate >= 0.9 && rate <= 0.99, `PPI coverage ${rate}`);
-  assert.ok(naiveCovered / trials < 0.05, `naive coverage ${naiveCovered / trials}`);
-});
+test(
+  'PPI: the 95% interval covers the truth in 90–99% of 1000 ' +
+    'trials with a biased predictor; the naive estimate does not',
+  () => {
+    const rng = new Rng(11);
+    const truth = 0.3;
+    const trials = 1000;
+    let covered = 0;
+    let naiveCovered = 0;
+    for (let t = 0; t < trials; t++) {
+      // Each rollout succeeds with probability p (varies by rollout); the predictor over-states it by 0.15, with noise.
+      const sample = (n: number) =>
+        Array.from({ length: n }, () => {
+          const p = Math.min(1, Math.max(0, truth + rng.uniform(-0.2, 0.2)));
+          const y = rng.uniform(0, 1) < p ? 1 : 0;
+          return { f: Math.min(1, Math.max(0, p + 0.15 + rng.normal() * 0.1)), y };
+        });
+      const imagined = sample(400).map((s) => s.f);
+      const anchors = sample(40);
+      const est = ppiEstimate(
+        imagined,
+        anchors.map((s) => s.f),
+        anchors.map((s) => s.y),
+      );
+      if (est.lower <= truth && truth <= est.upper) covered++;
+      // The naive interval: the imagined mean with its own standard error.
+      const m = est.naive;
+      const sd = Math.sqrt(imagined.reduce((s, v) => s + (v - m) ** 2, 0) / (imagined.length - 1) / imagined.length);
+      if (Math.abs(m - truth) <= 1.96 * sd) naiveCovered++;
+    }
+    const rate = covered / trials;
+    assert.ok(rate >= 0.9 && rate <= 0.99, `PPI coverage ${rate}`);
+    assert.ok(naiveCovered / trials < 0.05, `naive coverage ${naiveCovered / trials}`);
+  },
+);
 
 test('PPI: worked example and bad input', () => {
   // mean f(imagined) = 0.5; rectifier f − y = [0.2, −0.2, 0.6, 0.2]: mean 0.2 → θ̂ = 0.3.
@@ -53,40 +57,44 @@ test('PPI: worked example and bad input', () => {
   assert.throws(() => ppiEstimate([0.5, 0.4], [0.5], [1, 0]), /predictions/);
 });
 
-test('grouped PPI: rollouts of one start are correlated; counting them as independent under-covers, counting groups does not', () => {
-  const rng = new Rng(3);
-  const M = 8;
-  const truth = 0.3;
-  // Each group (start) has its own success probability and its own world-model bias.
-  const group = () => {
-    const p = Math.min(1, Math.max(0, truth + rng.uniform(-0.3, 0.3)));
-    const bias = 0.15 + rng.normal() * 0.2;
-    return Array.from({ length: M }, () => ({
-      f: Math.min(1, Math.max(0, p + bias + rng.normal() * 0.05)),
-      y: rng.uniform(0, 1) < p ? 1 : 0,
-    }));
-  };
-  const trials = 1000;
-  let rollouts = 0;
-  let groups = 0;
-  for (let t = 0; t < trials; t++) {
-    const imagined = Array.from({ length: 20 }, group)
-      .flat()
-      .map((s) => s.f);
-    const anchors = Array.from({ length: 8 }, group).flat();
-    const f = anchors.map((s) => s.f);
-    const y = anchors.map((s) => s.y);
-    const r = ppiEstimate(imagined, f, y);
-    const g = groupedPpiEstimate(imagined, f, y, M);
-    if (r.lower <= truth && truth <= r.upper) rollouts++;
-    if (g.lower <= truth && truth <= g.upper) groups++;
-  }
-  assert.ok(
-    rollouts / trials < 0.85,
-    `rollout-level coverage ${rollouts / trials}: the test should show it under-covers`,
-  );
-  assert.ok(groups / trials >= 0.95, `grouped coverage ${groups / trials}`);
-});
+test(
+  'grouped PPI: rollouts of one start are correlated; counting ' +
+    'them as independent under-covers, counting groups does not',
+  () => {
+    const rng = new Rng(3);
+    const M = 8;
+    const truth = 0.3;
+    // Each group (start) has its own success probability and its own world-model bias.
+    const group = () => {
+      const p = Math.min(1, Math.max(0, truth + rng.uniform(-0.3, 0.3)));
+      const bias = 0.15 + rng.normal() * 0.2;
+      return Array.from({ length: M }, () => ({
+        f: Math.min(1, Math.max(0, p + bias + rng.normal() * 0.05)),
+        y: rng.uniform(0, 1) < p ? 1 : 0,
+      }));
+    };
+    const trials = 1000;
+    let rollouts = 0;
+    let groups = 0;
+    for (let t = 0; t < trials; t++) {
+      const imagined = Array.from({ length: 20 }, group)
+        .flat()
+        .map((s) => s.f);
+      const anchors = Array.from({ length: 8 }, group).flat();
+      const f = anchors.map((s) => s.f);
+      const y = anchors.map((s) => s.y);
+      const r = ppiEstimate(imagined, f, y);
+      const g = groupedPpiEstimate(imagined, f, y, M);
+      if (r.lower <= truth && truth <= r.upper) rollouts++;
+      if (g.lower <= truth && truth <= g.upper) groups++;
+    }
+    assert.ok(
+      rollouts / trials < 0.85,
+      `rollout-level coverage ${rollouts / trials}: the test should show it under-covers`,
+    );
+    assert.ok(groups / trials >= 0.95, `grouped coverage ${groups / trials}`);
+  },
+);
 
 test('grouped PPI: the estimate from group means; one anchor group is enough; sizes checked', () => {
   // Imagined groups [0.4, 0.6] and [0.5, 0.7] → means 0.5, 0.6; anchor group f [0.2, 0.4], y [0, 1] → rectifier −0.2.

@@ -52,7 +52,8 @@ after(() =>
   process.env.WMRL_KEEP_TEST_DIR ? console.error(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true }),
 );
 
-// A fixed λ: the toy's 2-rollout anchor groups are too little evidence for trust to weigh imagination in, and the resume must cover imagined samples.
+// A fixed λ: the toy's 2-rollout anchor groups are too little evidence for
+// trust to weigh imagination in, and the resume must cover imagined samples.
 const TOY = [
   '--imaginedWeight=0.5',
   '--steps=3',
@@ -84,497 +85,528 @@ async function weights(run: string): Promise<Float32Array[]> {
   }
 }
 
-test('train: a killed run resumes exactly where it stopped (same policy as an uninterrupted run); a resume with another config is refused, one with more steps continues', async () => {
-  const whole = join(dir, 'whole');
-  const r = cli(['--policy', policyDir, '--data', data, '--out', whole, '--backend', 'wasm', ...WM, ...TOY]);
-  assert.equal(r.status, 0, r.stderr);
-  const metrics = readFileSync(join(whole, 'train.metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-  const steps = metrics.filter((m) => m.kind === 'step');
-  assert.deepEqual(
-    steps.map((m) => m.step),
-    [1, 2, 3],
-  );
-  for (const key of [
-    'successImagined',
-    'successAnchors',
-    'anchorRank',
-    'imaginedWeight',
-    'trustAuc',
-    'ppi',
-    'debiasMap',
-    'anchorWeight',
-    'ensembleVariance',
-    'kl',
-    'robotSeconds',
-    'computeSeconds',
-  ])
-    assert.ok(key in steps[0]!, `metrics lack ${key}`);
-  assert.ok((steps[2]!.robotSeconds as number) > 0);
-  assert.ok(
-    steps.every((m) => m.imaginedWeight === 0.5 && m.trustAuc === null),
-    'a fixed λ, no trust measured',
-  );
-  const evals = metrics.filter((m) => m.kind === 'eval');
-  assert.equal(evals.length, 2, 'evaluations at the start and the end');
-  for (const e of evals)
-    assert.deepEqual(Object.keys(e.perFamily as object), ['reach'], 'only the families asked for are evaluated');
-
-  // The same run, SIGKILLed once its second step is logged, then resumed.
-  const killed = join(dir, 'killed');
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [bin, 'train', '--policy', policyDir, '--data', data, '--out', killed, '--backend', 'wasm', ...WM, ...TOY],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+test(
+  'train: a killed run resumes exactly where it stopped (same policy as an uninterrupted ' +
+    'run); a resume with another config is refused, one with more steps continues',
+  async () => {
+    const whole = join(dir, 'whole');
+    const r = cli(['--policy', policyDir, '--data', data, '--out', whole, '--backend', 'wasm', ...WM, ...TOY]);
+    assert.equal(r.status, 0, r.stderr);
+    const metrics = readFileSync(join(whole, 'train.metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const steps = metrics.filter((m) => m.kind === 'step');
+    assert.deepEqual(
+      steps.map((m) => m.step),
+      [1, 2, 3],
     );
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-      if (/step 2\/3/.test(err)) child.kill('SIGKILL');
-    });
-    child.on('exit', (code, signal) =>
-      signal === 'SIGKILL' ? resolve() : reject(new Error(`not killed (exit ${code}): ${err}`)),
-    );
-  });
-  assert.ok(!existsSync(join(killed, 'policy')), 'the killed run did not finish');
-  const again = cli(['--policy', policyDir, '--data', data, '--out', killed, '--backend', 'wasm', ...WM, ...TOY]);
-  assert.notEqual(again.status, 0, 'a second run into the same folder without --resume is refused');
-  assert.match(again.stderr, /--resume/);
-  const resumed = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    killed,
-    '--backend',
-    'wasm',
-    '--resume',
-    ...WM,
-    ...TOY,
-  ]);
-  assert.equal(resumed.status, 0, resumed.stderr);
-  const a = await weights(whole);
-  const b = await weights(killed);
-  assert.equal(a.length, b.length);
-  a.forEach((w, i) => assert.deepEqual(Array.from(b[i]!), Array.from(w), `variable ${i} differs after resume`));
-  const resumedSteps = readFileSync(join(killed, 'train.metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((m) => m.kind === 'step');
-  assert.deepEqual(
-    resumedSteps.map((m) => m.step),
-    [1, 2, 3],
-    'each step logged exactly once',
-  );
-  const report = JSON.parse(readFileSync(join(killed, 'report.json'), 'utf8')) as {
-    robotSeconds: number;
-    realEpisodes: number;
-  };
-  const wholeReport = JSON.parse(readFileSync(join(whole, 'report.json'), 'utf8')) as {
-    robotSeconds: number;
-    realEpisodes: number;
-  };
-  assert.equal(report.realEpisodes, wholeReport.realEpisodes, 'no anchor episode counted twice');
-  assert.ok(Math.abs(report.robotSeconds - wholeReport.robotSeconds) < 1e-9);
-  // --resume with another config: refused with the differing keys, the run untouched.
-  const configBefore = readFileSync(join(killed, 'train.config.json'), 'utf8');
-  const changed = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    killed,
-    '--backend',
-    'wasm',
-    '--resume',
-    ...WM,
-    ...TOY,
-    '--ppo.learningRate=0.003',
-    '--isotonic.orderSlope=0',
-  ]);
-  assert.notEqual(changed.status, 0);
-  assert.match(
-    changed.stderr,
-    /--resume with a config that differs from the run's .*isotonic\.orderSlope \(run: 0\.001, now: 0\), ppo\.learningRate \(run: 0\.0001, now: 0\.003\)/,
-  );
-  assert.equal(
-    readFileSync(join(killed, 'train.config.json'), 'utf8'),
-    configBefore,
-    'the recorded config is unchanged',
-  );
-  // More steps is what a resume may change: applied and recorded.
-  const longer = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    killed,
-    '--backend',
-    'wasm',
-    '--resume',
-    ...WM,
-    ...TOY,
-    '--steps=4',
-  ]);
-  assert.equal(longer.status, 0, longer.stderr);
-  assert.equal(
-    (JSON.parse(readFileSync(join(killed, 'train.config.json'), 'utf8')) as { config: { steps: number } }).config.steps,
-    4,
-  );
-  const longerSteps = readFileSync(join(killed, 'train.metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((m) => m.kind === 'step');
-  assert.deepEqual(
-    longerSteps.map((m) => m.step),
-    [1, 2, 3, 4],
-  );
-  assert.ok(tf.memory().numTensors < 1000);
-});
-
-test('train --tasks: groups start from the selected tasks only; a task the data lacks, or an unknown one, is a clear error', async () => {
-  const red = join(dir, 'red');
-  const r = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    red,
-    '--backend',
-    'wasm',
-    '--mode',
-    'real',
-    '--tasks=reach:red',
-    ...TOY,
-    '--steps=1',
-    '--eval.every=5',
-  ]);
-  assert.equal(r.status, 0, r.stderr);
-  const colours = new Set<string>();
-  for await (const e of (await EpisodeStore.open(join(red, 'anchors'))).episodes())
-    colours.add(`${e.task.family}:${e.task.color}`);
-  assert.deepEqual([...colours], ['reach:red']);
-  const lacking = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    join(dir, 'pick'),
-    '--backend',
-    'wasm',
-    '--mode',
-    'real',
-    '--tasks=pick',
-    ...TOY,
-  ]);
-  assert.notEqual(lacking.status, 0);
-  assert.match(lacking.stderr, /no train-split episodes of tasks 'pick'/);
-  const unknown = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    join(dir, 'fly'),
-    '--backend',
-    'wasm',
-    '--mode',
-    'real',
-    '--tasks=fly',
-    ...TOY,
-  ]);
-  assert.notEqual(unknown.status, 0);
-  assert.match(unknown.stderr, /unknown task family 'fly'/);
-});
-
-test('train --worldModel.warmupEpisodes: the starting policy runs first from distinct starts, charged, stored with the anchors; the imagination check is measurement only', async () => {
-  const warm = join(dir, 'warm');
-  const r = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    warm,
-    '--backend',
-    'wasm',
-    ...WM,
-    ...TOY,
-    '--imaginedWeight=trust',
-    '--steps=1',
-    '--eval.every=5',
-    '--worldModel.warmupEpisodes=3',
-    '--score=progress',
-    '--terminateAt=0.5',
-    '--imaginationCheckGroups=2',
-  ]);
-  assert.equal(r.status, 0, r.stderr);
-  const lines = readFileSync(join(warm, 'train.metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, any>);
-  const steps = lines.filter((m) => m.kind === 'step');
-  // The imagination check: at the start and at the (final) evaluation, 2 groups × 2 rollouts imagined and executed.
-  const checks = lines.filter((m) => m.kind === 'imagination-check');
-  assert.deepEqual(
-    checks.map((c) => c.step),
-    [0, 1],
-  );
-  for (const c of checks) {
-    assert.equal(c.groups, 2);
+    for (const key of [
+      'successImagined',
+      'successAnchors',
+      'anchorRank',
+      'imaginedWeight',
+      'trustAuc',
+      'ppi',
+      'debiasMap',
+      'anchorWeight',
+      'ensembleVariance',
+      'kl',
+      'robotSeconds',
+      'computeSeconds',
+    ])
+      assert.ok(key in steps[0]!, `metrics lack ${key}`);
+    assert.ok((steps[2]!.robotSeconds as number) > 0);
     assert.ok(
-      c.realSuccess >= 0 && c.realSuccess <= 1 && c.imaginedScore >= 0 && c.imaginedScore <= 1,
-      JSON.stringify(c),
+      steps.every((m) => m.imaginedWeight === 0.5 && m.trustAuc === null),
+      'a fixed λ, no trust measured',
     );
-    assert.ok(c.rank.auc === null || (c.rank.auc >= 0 && c.rank.auc <= 1), JSON.stringify(c.rank));
-  }
-  assert.match(r.stderr, /imagination check at step 0: rank AUC/);
-  assert.equal(steps.length, 1);
-  assert.equal(steps[0]!.worldModelWarmupEpisodes, 3);
-  // Default imaginedWeight 'trust': one group of 2 paired rollouts against 16 prior pairs.
-  assert.ok(
-    steps[0]!.trustAuc >= 0.5 - 1 / 17 && steps[0]!.trustAuc <= 0.5 + 1 / 17,
-    `trust AUC ${steps[0]!.trustAuc}`,
-  );
-  assert.equal(steps[0]!.imaginedWeight, Math.min(1, Math.max(0, 2 * steps[0]!.trustAuc - 1)));
-  assert.equal(steps[0]!.realRollouts, 2, 'one anchor group of 2 rollouts besides the warm-up');
-  const stored: { seed: number; steps: number; controlHz: number }[] = [];
-  for await (const e of (await EpisodeStore.open(join(warm, 'anchors'))).episodes()) stored.push(e);
-  assert.equal(stored.length, 5, '3 warm-up + 2 anchor episodes, all kept for refits');
-  assert.equal(new Set(stored.slice(0, 3).map((e) => e.seed)).size, 3, 'warm-up episodes start from distinct starts');
-  const charged = stored.reduce((s, e) => s + e.steps / e.controlHz, 0);
-  assert.ok(
-    Math.abs(steps[0]!.robotSeconds - charged) < 1e-6,
-    `robot time ${steps[0]!.robotSeconds} charges every stored episode (${charged})`,
-  );
-  const config = JSON.parse(readFileSync(join(warm, 'train.config.json'), 'utf8')) as {
-    config: { score: string; terminateAt: number };
-  };
-  assert.equal(config.config.score, 'progress');
-  assert.equal(config.config.terminateAt, 0.5);
-});
+    const evals = metrics.filter((m) => m.kind === 'eval');
+    assert.equal(evals.length, 2, 'evaluations at the start and the end');
+    for (const e of evals)
+      assert.deepEqual(Object.keys(e.perFamily as object), ['reach'], 'only the families asked for are evaluated');
 
-test("train --branch.fraction: from step 2 imagined groups also start from the anchors' real states; the PPI uses the start groups; wm rank reads the run", async () => {
-  const run = join(dir, 'branch');
-  const r = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    run,
-    '--backend',
-    'wasm',
-    ...WM,
-    ...TOY,
-    '--steps=2',
-    '--groups=4',
-    '--anchorFraction=0.25',
-    '--branch.fraction=0.34',
-    '--eval.every=5',
-  ]);
-  assert.equal(r.status, 0, r.stderr);
-  const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, any>)
-    .filter((m) => m.kind === 'step');
-  // 4 groups: 1 anchor, 3 imagined; step 1 has no anchor episode to branch from yet.
-  assert.deepEqual(
-    steps.map((s) => s.branchedGroups),
-    [0, 1],
-  );
-  assert.deepEqual(
-    steps.map((s) => s.imaginedRollouts),
-    [6, 6],
-  );
-  assert.ok(
-    steps[1]!.ppi && steps[1]!.ppi.lower <= steps[1]!.ppi.estimate && steps[1]!.ppi.estimate <= steps[1]!.ppi.upper,
-    JSON.stringify(steps[1]!.ppi),
-  );
-  // The replay-ranking diagnostic on this run's anchors (2 steps × 1 group of 2).
-  const rank = spawnSync(
-    process.execPath,
-    [
-      bin,
-      'wm',
-      'rank',
-      '--model',
-      join(run, 'checkpoint', 'worldmodel'),
+    // The same run, SIGKILLed once its second step is logged, then resumed.
+    const killed = join(dir, 'killed');
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [bin, 'train', '--policy', policyDir, '--data', data, '--out', killed, '--backend', 'wasm', ...WM, ...TOY],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (/step 2\/3/.test(err)) child.kill('SIGKILL');
+      });
+      child.on('exit', (code, signal) =>
+        signal === 'SIGKILL' ? resolve() : reject(new Error(`not killed (exit ${code}): ${err}`)),
+      );
+    });
+    assert.ok(!existsSync(join(killed, 'policy')), 'the killed run did not finish');
+    const again = cli(['--policy', policyDir, '--data', data, '--out', killed, '--backend', 'wasm', ...WM, ...TOY]);
+    assert.notEqual(again.status, 0, 'a second run into the same folder without --resume is refused');
+    assert.match(again.stderr, /--resume/);
+    const resumed = cli([
       '--policy',
       policyDir,
       '--data',
-      join(run, 'anchors'),
-      '--group-size',
-      '2',
-      '--horizon',
-      '4',
+      data,
+      '--out',
+      killed,
       '--backend',
       'wasm',
-      '--json',
-    ],
-    { encoding: 'utf8' },
-  );
-  assert.equal(rank.status, 0, rank.stderr);
-  const out = JSON.parse(rank.stdout) as {
-    groups: number;
-    horizon: number;
-    truth: { auc: number | null; pairs: number };
-    replay: { auc: number | null };
-    head: { auc: number | null };
-  };
-  assert.equal(out.groups, 2);
-  assert.equal(out.horizon, 4);
-  for (const k of ['truth', 'replay', 'head'] as const)
-    assert.ok(out[k].auc === null || (out[k].auc >= 0 && out[k].auc <= 1), `${k}: ${JSON.stringify(out[k])}`);
-  const missing = spawnSync(process.execPath, [bin, 'wm', 'rank', '--model', join(run, 'checkpoint', 'worldmodel')], {
-    encoding: 'utf8',
-  });
-  assert.equal(missing.status, 2);
-  assert.match(missing.stderr, /--model, --policy, --data and --group-size are required/);
-});
+      '--resume',
+      ...WM,
+      ...TOY,
+    ]);
+    assert.equal(resumed.status, 0, resumed.stderr);
+    const a = await weights(whole);
+    const b = await weights(killed);
+    assert.equal(a.length, b.length);
+    a.forEach((w, i) => assert.deepEqual(Array.from(b[i]!), Array.from(w), `variable ${i} differs after resume`));
+    const resumedSteps = readFileSync(join(killed, 'train.metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((m) => m.kind === 'step');
+    assert.deepEqual(
+      resumedSteps.map((m) => m.step),
+      [1, 2, 3],
+      'each step logged exactly once',
+    );
+    const report = JSON.parse(readFileSync(join(killed, 'report.json'), 'utf8')) as {
+      robotSeconds: number;
+      realEpisodes: number;
+    };
+    const wholeReport = JSON.parse(readFileSync(join(whole, 'report.json'), 'utf8')) as {
+      robotSeconds: number;
+      realEpisodes: number;
+    };
+    assert.equal(report.realEpisodes, wholeReport.realEpisodes, 'no anchor episode counted twice');
+    assert.ok(Math.abs(report.robotSeconds - wholeReport.robotSeconds) < 1e-9);
+    // --resume with another config: refused with the differing keys, the run untouched.
+    const configBefore = readFileSync(join(killed, 'train.config.json'), 'utf8');
+    const changed = cli([
+      '--policy',
+      policyDir,
+      '--data',
+      data,
+      '--out',
+      killed,
+      '--backend',
+      'wasm',
+      '--resume',
+      ...WM,
+      ...TOY,
+      '--ppo.learningRate=0.003',
+      '--isotonic.orderSlope=0',
+    ]);
+    assert.notEqual(changed.status, 0);
+    assert.match(
+      changed.stderr,
+      new RegExp(
+        /--resume with a config that differs from the run's .*/.source +
+          /isotonic\.orderSlope \(run: 0\.001, now: 0\), ppo\.learningRate \(run: 0\.0001, now: 0\.003\)/.source,
+      ),
+    );
+    assert.equal(
+      readFileSync(join(killed, 'train.config.json'), 'utf8'),
+      configBefore,
+      'the recorded config is unchanged',
+    );
+    // More steps is what a resume may change: applied and recorded.
+    const longer = cli([
+      '--policy',
+      policyDir,
+      '--data',
+      data,
+      '--out',
+      killed,
+      '--backend',
+      'wasm',
+      '--resume',
+      ...WM,
+      ...TOY,
+      '--steps=4',
+    ]);
+    assert.equal(longer.status, 0, longer.stderr);
+    assert.equal(
+      (JSON.parse(readFileSync(join(killed, 'train.config.json'), 'utf8')) as { config: { steps: number } }).config
+        .steps,
+      4,
+    );
+    const longerSteps = readFileSync(join(killed, 'train.metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((m) => m.kind === 'step');
+    assert.deepEqual(
+      longerSteps.map((m) => m.step),
+      [1, 2, 3, 4],
+    );
+    assert.ok(tf.memory().numTensors < 1000);
+  },
+);
 
-test('train --worldModel.endEffector (the default): the world model state carries the gripper position; wm rank infers it; a run without it refuses that model clearly', async () => {
-  const run = join(dir, 'ee');
-  const model = join(dir, 'ee-model');
-  const r = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    run,
-    '--backend',
-    'wasm',
-    ...WM,
-    ...TOY,
-    '--steps=1',
-    '--eval.every=5',
-    '--worldModel.endEffector=true',
-    '--world-model',
-    model,
-  ]);
-  assert.equal(r.status, 0, r.stderr);
-  const saved = JSON.parse(readFileSync(join(model, 'model.json'), 'utf8')) as {
-    extra: { dims: { state: number }; perception?: { endEffector: boolean } };
-  };
-  assert.deepEqual(saved.extra.perception, { endEffector: true }, 'the checkpoint records its layout');
-  const policy = await loadPolicy(policyDir);
-  const base = policy.meta.proprioDim + policy.latentDim;
-  policy.dispose();
-  assert.equal(saved.extra.dims.state, base + 3, 'proprio, latent, then end-effector xyz');
-  const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, any>)
-    .filter((m) => m.kind === 'step');
-  assert.equal(steps.length, 1);
-  assert.ok(Number.isFinite(steps[0]!.kl) && steps[0]!.imaginedRollouts === 2, JSON.stringify(steps[0]));
-  const rank = spawnSync(
-    process.execPath,
-    [
-      bin,
-      'wm',
-      'rank',
-      '--model',
+test(
+  'train --tasks: groups start from the selected tasks only; ' +
+    'a task the data lacks, or an unknown one, is a clear error',
+  async () => {
+    const red = join(dir, 'red');
+    const r = cli([
+      '--policy',
+      policyDir,
+      '--data',
+      data,
+      '--out',
+      red,
+      '--backend',
+      'wasm',
+      '--mode',
+      'real',
+      '--tasks=reach:red',
+      ...TOY,
+      '--steps=1',
+      '--eval.every=5',
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    const colours = new Set<string>();
+    for await (const e of (await EpisodeStore.open(join(red, 'anchors'))).episodes())
+      colours.add(`${e.task.family}:${e.task.color}`);
+    assert.deepEqual([...colours], ['reach:red']);
+    const lacking = cli([
+      '--policy',
+      policyDir,
+      '--data',
+      data,
+      '--out',
+      join(dir, 'pick'),
+      '--backend',
+      'wasm',
+      '--mode',
+      'real',
+      '--tasks=pick',
+      ...TOY,
+    ]);
+    assert.notEqual(lacking.status, 0);
+    assert.match(lacking.stderr, /no train-split episodes of tasks 'pick'/);
+    const unknown = cli([
+      '--policy',
+      policyDir,
+      '--data',
+      data,
+      '--out',
+      join(dir, 'fly'),
+      '--backend',
+      'wasm',
+      '--mode',
+      'real',
+      '--tasks=fly',
+      ...TOY,
+    ]);
+    assert.notEqual(unknown.status, 0);
+    assert.match(unknown.stderr, /unknown task family 'fly'/);
+  },
+);
+
+test(
+  'train --worldModel.warmupEpisodes: the starting policy runs first from distinct starts, ' +
+    'charged, stored with the anchors; the imagination check is measurement only',
+  async () => {
+    const warm = join(dir, 'warm');
+    const r = cli([
+      '--policy',
+      policyDir,
+      '--data',
+      data,
+      '--out',
+      warm,
+      '--backend',
+      'wasm',
+      ...WM,
+      ...TOY,
+      '--imaginedWeight=trust',
+      '--steps=1',
+      '--eval.every=5',
+      '--worldModel.warmupEpisodes=3',
+      '--score=progress',
+      '--terminateAt=0.5',
+      '--imaginationCheckGroups=2',
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    const lines = readFileSync(join(warm, 'train.metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
+    const steps = lines.filter((m) => m.kind === 'step');
+    // The imagination check: at the start and at the (final) evaluation, 2 groups × 2 rollouts imagined and executed.
+    const checks = lines.filter((m) => m.kind === 'imagination-check');
+    assert.deepEqual(
+      checks.map((c) => c.step),
+      [0, 1],
+    );
+    for (const c of checks) {
+      assert.equal(c.groups, 2);
+      assert.ok(
+        c.realSuccess >= 0 && c.realSuccess <= 1 && c.imaginedScore >= 0 && c.imaginedScore <= 1,
+        JSON.stringify(c),
+      );
+      assert.ok(c.rank.auc === null || (c.rank.auc >= 0 && c.rank.auc <= 1), JSON.stringify(c.rank));
+    }
+    assert.match(r.stderr, /imagination check at step 0: rank AUC/);
+    assert.equal(steps.length, 1);
+    assert.equal(steps[0]!.worldModelWarmupEpisodes, 3);
+    // Default imaginedWeight 'trust': one group of 2 paired rollouts against 16 prior pairs.
+    assert.ok(
+      steps[0]!.trustAuc >= 0.5 - 1 / 17 && steps[0]!.trustAuc <= 0.5 + 1 / 17,
+      `trust AUC ${steps[0]!.trustAuc}`,
+    );
+    assert.equal(steps[0]!.imaginedWeight, Math.min(1, Math.max(0, 2 * steps[0]!.trustAuc - 1)));
+    assert.equal(steps[0]!.realRollouts, 2, 'one anchor group of 2 rollouts besides the warm-up');
+    const stored: { seed: number; steps: number; controlHz: number }[] = [];
+    for await (const e of (await EpisodeStore.open(join(warm, 'anchors'))).episodes()) stored.push(e);
+    assert.equal(stored.length, 5, '3 warm-up + 2 anchor episodes, all kept for refits');
+    assert.equal(new Set(stored.slice(0, 3).map((e) => e.seed)).size, 3, 'warm-up episodes start from distinct starts');
+    const charged = stored.reduce((s, e) => s + e.steps / e.controlHz, 0);
+    assert.ok(
+      Math.abs(steps[0]!.robotSeconds - charged) < 1e-6,
+      `robot time ${steps[0]!.robotSeconds} charges every stored episode (${charged})`,
+    );
+    const config = JSON.parse(readFileSync(join(warm, 'train.config.json'), 'utf8')) as {
+      config: { score: string; terminateAt: number };
+    };
+    assert.equal(config.config.score, 'progress');
+    assert.equal(config.config.terminateAt, 0.5);
+  },
+);
+
+test(
+  'train --branch.fraction: from step 2 imagined groups also start from the ' +
+    "anchors' real states; the PPI uses the start groups; wm rank reads the run",
+  async () => {
+    const run = join(dir, 'branch');
+    const r = cli([
+      '--policy',
+      policyDir,
+      '--data',
+      data,
+      '--out',
+      run,
+      '--backend',
+      'wasm',
+      ...WM,
+      ...TOY,
+      '--steps=2',
+      '--groups=4',
+      '--anchorFraction=0.25',
+      '--branch.fraction=0.34',
+      '--eval.every=5',
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>)
+      .filter((m) => m.kind === 'step');
+    // 4 groups: 1 anchor, 3 imagined; step 1 has no anchor episode to branch from yet.
+    assert.deepEqual(
+      steps.map((s) => s.branchedGroups),
+      [0, 1],
+    );
+    assert.deepEqual(
+      steps.map((s) => s.imaginedRollouts),
+      [6, 6],
+    );
+    assert.ok(
+      steps[1]!.ppi && steps[1]!.ppi.lower <= steps[1]!.ppi.estimate && steps[1]!.ppi.estimate <= steps[1]!.ppi.upper,
+      JSON.stringify(steps[1]!.ppi),
+    );
+    // The replay-ranking diagnostic on this run's anchors (2 steps × 1 group of 2).
+    const rank = spawnSync(
+      process.execPath,
+      [
+        bin,
+        'wm',
+        'rank',
+        '--model',
+        join(run, 'checkpoint', 'worldmodel'),
+        '--policy',
+        policyDir,
+        '--data',
+        join(run, 'anchors'),
+        '--group-size',
+        '2',
+        '--horizon',
+        '4',
+        '--backend',
+        'wasm',
+        '--json',
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(rank.status, 0, rank.stderr);
+    const out = JSON.parse(rank.stdout) as {
+      groups: number;
+      horizon: number;
+      truth: { auc: number | null; pairs: number };
+      replay: { auc: number | null };
+      head: { auc: number | null };
+    };
+    assert.equal(out.groups, 2);
+    assert.equal(out.horizon, 4);
+    for (const k of ['truth', 'replay', 'head'] as const)
+      assert.ok(out[k].auc === null || (out[k].auc >= 0 && out[k].auc <= 1), `${k}: ${JSON.stringify(out[k])}`);
+    const missing = spawnSync(process.execPath, [bin, 'wm', 'rank', '--model', join(run, 'checkpoint', 'worldmodel')], {
+      encoding: 'utf8',
+    });
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /--model, --policy, --data and --group-size are required/);
+  },
+);
+
+test(
+  'train --worldModel.endEffector (the default): the world model state carries the ' +
+    'gripper position; wm rank infers it; a run without it refuses that model clearly',
+  async () => {
+    const run = join(dir, 'ee');
+    const model = join(dir, 'ee-model');
+    const r = cli([
+      '--policy',
+      policyDir,
+      '--data',
+      data,
+      '--out',
+      run,
+      '--backend',
+      'wasm',
+      ...WM,
+      ...TOY,
+      '--steps=1',
+      '--eval.every=5',
+      '--worldModel.endEffector=true',
+      '--world-model',
       model,
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    const saved = JSON.parse(readFileSync(join(model, 'model.json'), 'utf8')) as {
+      extra: { dims: { state: number }; perception?: { endEffector: boolean } };
+    };
+    assert.deepEqual(saved.extra.perception, { endEffector: true }, 'the checkpoint records its layout');
+    const policy = await loadPolicy(policyDir);
+    const base = policy.meta.proprioDim + policy.latentDim;
+    policy.dispose();
+    assert.equal(saved.extra.dims.state, base + 3, 'proprio, latent, then end-effector xyz');
+    const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>)
+      .filter((m) => m.kind === 'step');
+    assert.equal(steps.length, 1);
+    assert.ok(Number.isFinite(steps[0]!.kl) && steps[0]!.imaginedRollouts === 2, JSON.stringify(steps[0]));
+    const rank = spawnSync(
+      process.execPath,
+      [
+        bin,
+        'wm',
+        'rank',
+        '--model',
+        model,
+        '--policy',
+        policyDir,
+        '--data',
+        join(run, 'anchors'),
+        '--group-size',
+        '2',
+        '--backend',
+        'wasm',
+        '--json',
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(rank.status, 0, rank.stderr);
+    assert.equal((JSON.parse(rank.stdout) as { groups: number }).groups, 1);
+    const without = cli([
       '--policy',
       policyDir,
       '--data',
-      join(run, 'anchors'),
-      '--group-size',
-      '2',
+      data,
+      '--out',
+      join(dir, 'ee-without'),
       '--backend',
       'wasm',
-      '--json',
-    ],
-    { encoding: 'utf8' },
-  );
-  assert.equal(rank.status, 0, rank.stderr);
-  assert.equal((JSON.parse(rank.stdout) as { groups: number }).groups, 1);
-  const without = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    join(dir, 'ee-without'),
-    '--backend',
-    'wasm',
-    ...TOY,
-    '--steps=1',
-    '--world-model',
-    model,
-    '--worldModel.endEffector=false',
-  ]);
-  assert.notEqual(without.status, 0);
-  assert.match(without.stderr, /trained with worldModel\.endEffector: true/);
-});
+      ...TOY,
+      '--steps=1',
+      '--world-model',
+      model,
+      '--worldModel.endEffector=false',
+    ]);
+    assert.notEqual(without.status, 0);
+    assert.match(without.stderr, /trained with worldModel\.endEffector: true/);
+  },
+);
 
-test('train --worldModel.scoreRefitEvery: between full refits the scene score head alone is refitted on the data and the anchors (repeated anchorRepeat times)', async () => {
-  const run = join(dir, 'score-refit');
-  const r = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    run,
-    '--backend',
-    'wasm',
-    '--wm-config',
-    join(dir, 'wm-scene.yaml'),
-    ...TOY,
-    '--eval.every=5',
-    '--worldModel.scoreRefitEvery=1',
-    '--worldModel.anchorRepeat=3',
-  ]);
-  assert.equal(r.status, 0, r.stderr);
-  const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, any>)
-    .filter((m) => m.kind === 'step');
-  // refitEvery 2: a full refit at step 2, the score head alone at steps 1 and 3.
-  assert.deepEqual(
-    steps.map((s) => s.worldModelRefit),
-    ['score head', 'full', 'score head'],
-  );
-  const config = JSON.parse(readFileSync(join(run, 'train.config.json'), 'utf8')) as {
-    config: { worldModel: Record<string, unknown> };
-  };
-  assert.equal(config.config.worldModel.anchorRepeat, 3);
-  // A joint-head world model has no head to refit alone: refused before any work, saying why.
-  const joint = join(dir, 'score-refit-joint');
-  const j = cli([
-    '--policy',
-    policyDir,
-    '--data',
-    data,
-    '--out',
-    joint,
-    '--backend',
-    'wasm',
-    ...WM,
-    ...TOY,
-    '--steps=2',
-    '--eval.every=5',
-    '--worldModel.scoreRefitEvery=1',
-  ]);
-  assert.notEqual(j.status, 0);
-  assert.match(
-    j.stderr,
-    /worldModel\.scoreRefitEvery refits the scene score head alone, but the world-model config scores with the joint head: use a world model with scoreHead: scene/,
-  );
-  assert.ok(!existsSync(join(joint, 'checkpoint')), 'nothing trained before the refusal');
-});
+test(
+  'train --worldModel.scoreRefitEvery: between full refits the scene score head ' +
+    'alone is refitted on the data and the anchors (repeated anchorRepeat times)',
+  async () => {
+    const run = join(dir, 'score-refit');
+    const r = cli([
+      '--policy',
+      policyDir,
+      '--data',
+      data,
+      '--out',
+      run,
+      '--backend',
+      'wasm',
+      '--wm-config',
+      join(dir, 'wm-scene.yaml'),
+      ...TOY,
+      '--eval.every=5',
+      '--worldModel.scoreRefitEvery=1',
+      '--worldModel.anchorRepeat=3',
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>)
+      .filter((m) => m.kind === 'step');
+    // refitEvery 2: a full refit at step 2, the score head alone at steps 1 and 3.
+    assert.deepEqual(
+      steps.map((s) => s.worldModelRefit),
+      ['score head', 'full', 'score head'],
+    );
+    const config = JSON.parse(readFileSync(join(run, 'train.config.json'), 'utf8')) as {
+      config: { worldModel: Record<string, unknown> };
+    };
+    assert.equal(config.config.worldModel.anchorRepeat, 3);
+    // A joint-head world model has no head to refit alone: refused before any work, saying why.
+    const joint = join(dir, 'score-refit-joint');
+    const j = cli([
+      '--policy',
+      policyDir,
+      '--data',
+      data,
+      '--out',
+      joint,
+      '--backend',
+      'wasm',
+      ...WM,
+      ...TOY,
+      '--steps=2',
+      '--eval.every=5',
+      '--worldModel.scoreRefitEvery=1',
+    ]);
+    assert.notEqual(j.status, 0);
+    assert.match(
+      j.stderr,
+      new RegExp(
+        /worldModel\.scoreRefitEvery refits the scene score head alone, but the world-model config scores /.source +
+          /with the joint head: use a world model with scoreHead: scene/.source,
+      ),
+    );
+    assert.ok(!existsSync(join(joint, 'checkpoint')), 'nothing trained before the refusal');
+  },
+);

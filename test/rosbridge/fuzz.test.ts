@@ -103,7 +103,10 @@ function hostile(rng: Rng, cap: number): string | Buffer {
         msg: { data: Array.from({ length: rng.int(10) }, () => pick([rng.uniform(-50, 50), 'x', null, [], 1e300])) },
       });
     case 6: // Python-json non-finite values
-      return `{"op":"publish","topic":"${robot.ros.command.topic}","msg":{"data":[${Array.from({ length: 6 }, () => pick(['NaN', 'Infinity', '-Infinity', '0.1'])).join(',')}]}}`;
+      return (
+        `{"op":"publish","topic":"${robot.ros.command.topic}","msg":{"data":[` +
+        `${Array.from({ length: 6 }, () => pick(['NaN', 'Infinity', '-Infinity', '0.1'])).join(',')}]}}`
+      );
     case 7: // hostile service calls
       return JSON.stringify({
         op: 'call_service',

@@ -43,84 +43,88 @@ class KillingExpert implements Controller {
   }
 }
 
-test('kill the sim-server mid-episode: that episode is aborted, earlier ones intact, the client reconnects and goes on', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'wmrl-rosbridge-kill-'));
-  let server = await startServer(0);
-  const port = server.port;
-  let restarted: Promise<void> | undefined;
-  const expert = await ScriptedExpert.create({ robot });
-  const env = await RosbridgeEnv.create({
-    robot,
-    url: `ws://127.0.0.1:${port}`,
-    speed: Infinity,
-    connectTimeoutMs: 60_000,
-    maxBackoffMs: 500,
-  });
-  const controller = new KillingExpert(expert, {
-    episode: 1,
-    step: 3,
-    run: () => {
-      server.child.kill('SIGKILL');
-      restarted = (async () => {
-        await new Promise((r) => server.child.once('exit', r));
-        server = await startServer(port);
-      })();
-    },
-  });
-  const store = await EpisodeStore.openForAppend(dir, { robot: robot.name });
-  const complete: Episode[] = [];
-  const aborts: string[] = [];
-  try {
-    const plan = planEpisodes([{ family: 'reach' }], 'train', 3, 40);
-    const result = await collectEpisodes({
-      env,
-      controller,
-      store,
-      plan,
-      initialStatus: () => env.status(),
-      onEpisode: (e) => complete.push(e),
-      onAbort: (e) => aborts.push(e.message),
+test(
+  'kill the sim-server mid-episode: that episode is aborted, ' +
+    'earlier ones intact, the client reconnects and goes on',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wmrl-rosbridge-kill-'));
+    let server = await startServer(0);
+    const port = server.port;
+    let restarted: Promise<void> | undefined;
+    const expert = await ScriptedExpert.create({ robot });
+    const env = await RosbridgeEnv.create({
+      robot,
+      url: `ws://127.0.0.1:${port}`,
+      speed: Infinity,
+      connectTimeoutMs: 60_000,
+      maxBackoffMs: 500,
     });
-    await restarted;
-    assert.equal(result.episodes, 3, 'every planned episode completed (the aborted one ran again)');
-    assert.equal(result.aborted, 1);
-    assert.match(aborts[0]!, /episode aborted: .*never stored as complete/);
-    assert.ok(env.connected, 'reconnected to the restarted server');
-  } finally {
-    await store.close();
-    await env.close();
-    expert.close();
-    server.child.kill('SIGKILL');
-  }
-  try {
-    const reopened = await EpisodeStore.open(dir);
-    const served: Episode[] = [];
-    for await (const e of reopened.episodes()) served.push(e);
-    const all: Episode[] = [];
-    for await (const e of reopened.episodes({ includeAborted: true })) all.push(e);
-    assert.equal(served.length, 3, 'training reads only the complete episodes');
-    assert.ok(served.every((e) => e.status === 'complete' && e.source === 'rosbridge'));
-    assert.equal(all.length, 4);
-    const aborted = all.filter((e) => e.status === 'aborted');
-    assert.equal(aborted.length, 1);
-    assert.equal(aborted[0]!.steps, 3, 'the aborted episode holds the steps before the kill');
-    assert.equal(aborted[0]!.seed, 41);
-    // Order on disk: episode 0, the aborted attempt of episode 1, episode 1 again, episode 2.
-    assert.deepEqual(
-      all.map((e) => [e.seed, e.status]),
-      [
-        [40, 'complete'],
-        [41, 'aborted'],
-        [41, 'complete'],
-        [42, 'complete'],
-      ],
-    );
-    // The episode before the kill is intact, byte for byte.
-    assert.equal(served[0]!.id, complete[0]!.id);
-    assert.deepEqual(served[0]!.qpos, complete[0]!.qpos);
-    assert.deepEqual(served[0]!.cameras.scene!.frames, complete[0]!.cameras.scene!.frames);
-    assert.ok(served[0]!.success && served[2]!.success, 'episodes before and after the restart succeed');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+    const controller = new KillingExpert(expert, {
+      episode: 1,
+      step: 3,
+      run: () => {
+        server.child.kill('SIGKILL');
+        restarted = (async () => {
+          await new Promise((r) => server.child.once('exit', r));
+          server = await startServer(port);
+        })();
+      },
+    });
+    const store = await EpisodeStore.openForAppend(dir, { robot: robot.name });
+    const complete: Episode[] = [];
+    const aborts: string[] = [];
+    try {
+      const plan = planEpisodes([{ family: 'reach' }], 'train', 3, 40);
+      const result = await collectEpisodes({
+        env,
+        controller,
+        store,
+        plan,
+        initialStatus: () => env.status(),
+        onEpisode: (e) => complete.push(e),
+        onAbort: (e) => aborts.push(e.message),
+      });
+      await restarted;
+      assert.equal(result.episodes, 3, 'every planned episode completed (the aborted one ran again)');
+      assert.equal(result.aborted, 1);
+      assert.match(aborts[0]!, /episode aborted: .*never stored as complete/);
+      assert.ok(env.connected, 'reconnected to the restarted server');
+    } finally {
+      await store.close();
+      await env.close();
+      expert.close();
+      server.child.kill('SIGKILL');
+    }
+    try {
+      const reopened = await EpisodeStore.open(dir);
+      const served: Episode[] = [];
+      for await (const e of reopened.episodes()) served.push(e);
+      const all: Episode[] = [];
+      for await (const e of reopened.episodes({ includeAborted: true })) all.push(e);
+      assert.equal(served.length, 3, 'training reads only the complete episodes');
+      assert.ok(served.every((e) => e.status === 'complete' && e.source === 'rosbridge'));
+      assert.equal(all.length, 4);
+      const aborted = all.filter((e) => e.status === 'aborted');
+      assert.equal(aborted.length, 1);
+      assert.equal(aborted[0]!.steps, 3, 'the aborted episode holds the steps before the kill');
+      assert.equal(aborted[0]!.seed, 41);
+      // Order on disk: episode 0, the aborted attempt of episode 1, episode 1 again, episode 2.
+      assert.deepEqual(
+        all.map((e) => [e.seed, e.status]),
+        [
+          [40, 'complete'],
+          [41, 'aborted'],
+          [41, 'complete'],
+          [42, 'complete'],
+        ],
+      );
+      // The episode before the kill is intact, byte for byte.
+      assert.equal(served[0]!.id, complete[0]!.id);
+      assert.deepEqual(served[0]!.qpos, complete[0]!.qpos);
+      assert.deepEqual(served[0]!.cameras.scene!.frames, complete[0]!.cameras.scene!.frames);
+      assert.ok(served[0]!.success && served[2]!.success, 'episodes before and after the restart succeed');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -37,47 +37,50 @@ function runChild(killAfterMs?: number): Promise<'killed' | 'done'> {
   });
 }
 
-test('crash safety: SIGKILL at 24 random points, restart, the ledger matches the stored episodes exactly once', async (t) => {
-  const rng = new Rng(2024);
-  const total = CRASH_STEPS * CRASH_GROUPS * CRASH_ROLLOUTS;
-  let kills = 0;
-  const progress = new Set<number>();
-  for (let k = 0; k < 24; k++) {
-    if ((await runChild(rng.uniform(0, 400))) === 'killed') kills++;
-    const q = SqliteQueue.open(join(dir, 'schedule.db'));
-    const charged = (await q.spent()).episodes;
-    await q.close();
-    if (charged > 0 && charged < total) progress.add(charged);
-  }
-  t.diagnostic(`${kills} kills mid-schedule; ledger sizes after them: ${[...progress].join(', ')} of ${total}`);
-  assert.ok(kills >= 20, `at least 20 runs were killed mid-schedule (got ${kills})`);
-  assert.ok(
-    progress.size >= 5,
-    `kills landed at many points of the schedule (ledger sizes seen: ${[...progress].join(', ')})`,
-  );
-  assert.equal(await runChild(), 'done');
+test(
+  'crash safety: SIGKILL at 24 random points, restart, ' + 'the ledger matches the stored episodes exactly once',
+  async (t) => {
+    const rng = new Rng(2024);
+    const total = CRASH_STEPS * CRASH_GROUPS * CRASH_ROLLOUTS;
+    let kills = 0;
+    const progress = new Set<number>();
+    for (let k = 0; k < 24; k++) {
+      if ((await runChild(rng.uniform(0, 400))) === 'killed') kills++;
+      const q = SqliteQueue.open(join(dir, 'schedule.db'));
+      const charged = (await q.spent()).episodes;
+      await q.close();
+      if (charged > 0 && charged < total) progress.add(charged);
+    }
+    t.diagnostic(`${kills} kills mid-schedule; ledger sizes after them: ${[...progress].join(', ')} of ${total}`);
+    assert.ok(kills >= 20, `at least 20 runs were killed mid-schedule (got ${kills})`);
+    assert.ok(
+      progress.size >= 5,
+      `kills landed at many points of the schedule (ledger sizes seen: ${[...progress].join(', ')})`,
+    );
+    assert.equal(await runChild(), 'done');
 
-  const ids = [];
-  for (let s = 1; s <= CRASH_STEPS; s++)
-    ids.push(...makeRequests('crash', s, CRASH_GROUPS, CRASH_ROLLOUTS).map((r) => r.id));
-  const store = await EpisodeStore.open(join(dir, 'anchors'));
-  const seen = new Map<string, number>();
-  let storedSeconds = 0;
-  for await (const { episode } of store.records({ onIssue: () => {} })) {
-    seen.set(episode.id, (seen.get(episode.id) ?? 0) + 1);
-    storedSeconds += episode.steps / episode.controlHz;
-  }
-  assert.deepEqual([...seen.keys()].sort(), [...ids].sort(), 'every requested episode is stored');
-  for (const [id, count] of seen) assert.equal(count, 1, `episode ${id} stored ${count} times`);
-  const queue = SqliteQueue.open(join(dir, 'schedule.db'));
-  try {
-    assert.deepEqual(await queue.ledgerIds(), [...ids].sort(), 'the ledger charges each stored episode once');
-    const spent = await queue.spent();
-    assert.equal(spent.episodes, ids.length);
-    assert.ok(Math.abs(spent.robotSeconds - storedSeconds) < 1e-9, 'robot seconds charged = robot seconds stored');
-    const s = await queue.summary();
-    assert.deepEqual(s.counts, { queued: 0, running: 0, done: ids.length, failed: 0 });
-  } finally {
-    await queue.close();
-  }
-});
+    const ids = [];
+    for (let s = 1; s <= CRASH_STEPS; s++)
+      ids.push(...makeRequests('crash', s, CRASH_GROUPS, CRASH_ROLLOUTS).map((r) => r.id));
+    const store = await EpisodeStore.open(join(dir, 'anchors'));
+    const seen = new Map<string, number>();
+    let storedSeconds = 0;
+    for await (const { episode } of store.records({ onIssue: () => {} })) {
+      seen.set(episode.id, (seen.get(episode.id) ?? 0) + 1);
+      storedSeconds += episode.steps / episode.controlHz;
+    }
+    assert.deepEqual([...seen.keys()].sort(), [...ids].sort(), 'every requested episode is stored');
+    for (const [id, count] of seen) assert.equal(count, 1, `episode ${id} stored ${count} times`);
+    const queue = SqliteQueue.open(join(dir, 'schedule.db'));
+    try {
+      assert.deepEqual(await queue.ledgerIds(), [...ids].sort(), 'the ledger charges each stored episode once');
+      const spent = await queue.spent();
+      assert.equal(spent.episodes, ids.length);
+      assert.ok(Math.abs(spent.robotSeconds - storedSeconds) < 1e-9, 'robot seconds charged = robot seconds stored');
+      const s = await queue.summary();
+      assert.deepEqual(s.counts, { queued: 0, running: 0, done: ids.length, failed: 0 });
+    } finally {
+      await queue.close();
+    }
+  },
+);

@@ -50,100 +50,103 @@ class HookedExpert implements Controller {
   }
 }
 
-test('a robot that drops mid-episode: the episode is retried on another robot, the robot marked unhealthy', async () => {
-  const server = await startServer();
-  let killed = false;
-  const experts = new Map<Env, HookedExpert>();
-  const inner: ScriptedExpert[] = [];
-  const queue = SqliteQueue.open(join(dir, 'schedule.db'));
-  let remoteEnv: RosbridgeEnv | undefined;
-  const pool = new RobotPool([
-    {
-      config: robotConfigSchema.parse({
-        name: 'arm-remote',
-        kind: 'rosbridge',
-        url: `ws://127.0.0.1:${server.port}`,
-        speed: 'max',
-        backoffSeconds: 600,
-      }),
-      open: async () =>
-        (remoteEnv = await RosbridgeEnv.create({
-          robot,
+test(
+  'a robot that drops mid-episode: the episode is ' + 'retried on another robot, the robot marked unhealthy',
+  async () => {
+    const server = await startServer();
+    let killed = false;
+    const experts = new Map<Env, HookedExpert>();
+    const inner: ScriptedExpert[] = [];
+    const queue = SqliteQueue.open(join(dir, 'schedule.db'));
+    let remoteEnv: RosbridgeEnv | undefined;
+    const pool = new RobotPool([
+      {
+        config: robotConfigSchema.parse({
+          name: 'arm-remote',
+          kind: 'rosbridge',
           url: `ws://127.0.0.1:${server.port}`,
-          speed: Infinity,
-          connectTimeoutMs: 2_000,
-          maxBackoffMs: 200,
-        })),
-    },
-    {
-      config: robotConfigSchema.parse({ name: 'arm-local', kind: 'sim', speed: 'max' }),
-      open: () => makeSimEnv(robot),
-    },
-  ]);
-  const requests: EpisodeRequest[] = planEpisodes([{ family: 'reach' }], 'train', 3, 60).map((p, i) => ({
-    id: requestId('drop', 1, i, 0),
-    run: 'drop',
-    step: 1,
-    group: i,
-    rollout: 0,
-    task: p.task,
-    seed: p.seed,
-    noiseSeed: i,
-    maxRobotSeconds: 10,
-  }));
-  const events: string[] = [];
-  const scheduler = new CalibrationScheduler({
-    queue,
-    pool,
-    storeDir: join(dir, 'anchors'),
-    robot: robot.name,
-    pollMs: 20,
-    onEvent: (e) => events.push(`${e.kind} ${e.id} ${'robot' in e ? e.robot : ''}`),
-    runEpisode: async (env, r) => {
-      if (!experts.has(env)) {
-        const onRemote = env === remoteEnv;
-        const expert = await ScriptedExpert.create({ robot });
-        inner.push(expert);
-        experts.set(
-          env,
-          new HookedExpert(expert, () => {
-            // The robot's rosbridge server dies in the middle of the remote robot's first episode.
-            if (onRemote && !killed) (killed = true), server.child.kill('SIGKILL');
-          }),
-        );
-      }
-      return runEpisode(env, experts.get(env)!, { task: r.task, seed: r.seed });
-    },
-  });
-  try {
-    const result = await scheduler.request(requests);
-    assert.ok(killed, 'the server was killed mid-episode');
-    assert.equal(result.episodes.size, 3, 'every episode done');
-    assert.deepEqual(result.failed, []);
-    const retried = events.find((e) => e.startsWith('retry'));
-    assert.ok(retried?.endsWith('arm-remote'), events.join('\n'));
-    const id = retried!.split(' ')[1]!;
-    const rec = await queue.get(id);
-    assert.equal(rec?.state, 'done');
-    assert.equal(rec?.robot, 'arm-local', 'the dropped episode ran again on the other robot');
-    assert.equal(rec?.attempts, 1);
-    assert.deepEqual(rec?.failedOn, ['arm-remote']);
-    const remote = pool.slots[0]!;
-    assert.equal(remote.health.healthy, false);
-    assert.match(remote.health.lastError ?? '', /abort|connection|closed/i);
-    const status = await queue.summary();
-    assert.equal(status.robots['arm-remote']?.health?.healthy, false);
-    assert.equal(status.robots['arm-local']?.episodes, 3);
-    assert.deepEqual(await checkLedger(queue, await scheduler.storedEpisodes()), {
-      charged: 3,
-      stored: 3,
-      unchargedStored: [],
-      chargedMissing: [],
+          speed: 'max',
+          backoffSeconds: 600,
+        }),
+        open: async () =>
+          (remoteEnv = await RosbridgeEnv.create({
+            robot,
+            url: `ws://127.0.0.1:${server.port}`,
+            speed: Infinity,
+            connectTimeoutMs: 2_000,
+            maxBackoffMs: 200,
+          })),
+      },
+      {
+        config: robotConfigSchema.parse({ name: 'arm-local', kind: 'sim', speed: 'max' }),
+        open: () => makeSimEnv(robot),
+      },
+    ]);
+    const requests: EpisodeRequest[] = planEpisodes([{ family: 'reach' }], 'train', 3, 60).map((p, i) => ({
+      id: requestId('drop', 1, i, 0),
+      run: 'drop',
+      step: 1,
+      group: i,
+      rollout: 0,
+      task: p.task,
+      seed: p.seed,
+      noiseSeed: i,
+      maxRobotSeconds: 10,
+    }));
+    const events: string[] = [];
+    const scheduler = new CalibrationScheduler({
+      queue,
+      pool,
+      storeDir: join(dir, 'anchors'),
+      robot: robot.name,
+      pollMs: 20,
+      onEvent: (e) => events.push(`${e.kind} ${e.id} ${'robot' in e ? e.robot : ''}`),
+      runEpisode: async (env, r) => {
+        if (!experts.has(env)) {
+          const onRemote = env === remoteEnv;
+          const expert = await ScriptedExpert.create({ robot });
+          inner.push(expert);
+          experts.set(
+            env,
+            new HookedExpert(expert, () => {
+              // The robot's rosbridge server dies in the middle of the remote robot's first episode.
+              if (onRemote && !killed) (killed = true), server.child.kill('SIGKILL');
+            }),
+          );
+        }
+        return runEpisode(env, experts.get(env)!, { task: r.task, seed: r.seed });
+      },
     });
-  } finally {
-    for (const e of inner) e.close();
-    await pool.close();
-    await queue.close();
-    server.child.kill('SIGKILL');
-  }
-});
+    try {
+      const result = await scheduler.request(requests);
+      assert.ok(killed, 'the server was killed mid-episode');
+      assert.equal(result.episodes.size, 3, 'every episode done');
+      assert.deepEqual(result.failed, []);
+      const retried = events.find((e) => e.startsWith('retry'));
+      assert.ok(retried?.endsWith('arm-remote'), events.join('\n'));
+      const id = retried!.split(' ')[1]!;
+      const rec = await queue.get(id);
+      assert.equal(rec?.state, 'done');
+      assert.equal(rec?.robot, 'arm-local', 'the dropped episode ran again on the other robot');
+      assert.equal(rec?.attempts, 1);
+      assert.deepEqual(rec?.failedOn, ['arm-remote']);
+      const remote = pool.slots[0]!;
+      assert.equal(remote.health.healthy, false);
+      assert.match(remote.health.lastError ?? '', /abort|connection|closed/i);
+      const status = await queue.summary();
+      assert.equal(status.robots['arm-remote']?.health?.healthy, false);
+      assert.equal(status.robots['arm-local']?.episodes, 3);
+      assert.deepEqual(await checkLedger(queue, await scheduler.storedEpisodes()), {
+        charged: 3,
+        stored: 3,
+        unchargedStored: [],
+        chargedMissing: [],
+      });
+    } finally {
+      for (const e of inner) e.close();
+      await pool.close();
+      await queue.close();
+      server.child.kill('SIGKILL');
+    }
+  },
+);

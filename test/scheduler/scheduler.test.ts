@@ -113,60 +113,66 @@ test('scheduler: episodes run in parallel across robots, each stored and charged
   assert.match(text.stdout, /queue: 0 queued, 0 running, 6 done, 0 failed/);
 });
 
-test('scheduler: a robot that drops mid-episode is marked unhealthy and its episode is retried on another robot', async () => {
-  const { queue, pool, envs, scheduler, events } = setup([
-    { name: 'flaky', env: { stepMs: 1, dropAtStep: 3 } },
-    { name: 'steady', env: { stepMs: 5 } },
-  ]);
-  try {
-    const reqs = makeRequests('run', 1, 1, 4);
-    const r = await scheduler.request(reqs);
-    assert.equal(r.episodes.size, 4, 'every episode done despite the drop');
-    assert.deepEqual(r.failed, []);
-    assert.ok(
-      events.some((e) => e.startsWith('retry') && e.endsWith('flaky')),
-      events.join('\n'),
-    );
-    const flaky = pool.slots.find((s) => s.name === 'flaky')!;
-    assert.equal(flaky.health.healthy, false);
-    assert.ok(flaky.health.retryAt > Date.now() + 30_000, 'backed off');
-    assert.match(flaky.health.lastError ?? '', /dropped/);
-    assert.equal(envs.get('flaky')!.episodes, 1, 'the unhealthy robot is not tried again during its back-off');
-    const s = await queue.summary();
-    assert.equal(s.robots.flaky?.health?.healthy, false, 'health is persisted for `wmrl schedule status`');
-    assert.equal(s.robots.steady?.episodes, 4);
-    assert.equal((await queue.spent()).episodes, 4);
-    for (const id of r.episodes.keys()) assert.equal((await queue.get(id))?.robot, 'steady');
-  } finally {
-    await pool.close();
-    await queue.close();
-  }
-});
+test(
+  'scheduler: a robot that drops mid-episode is marked ' + 'unhealthy and its episode is retried on another robot',
+  async () => {
+    const { queue, pool, envs, scheduler, events } = setup([
+      { name: 'flaky', env: { stepMs: 1, dropAtStep: 3 } },
+      { name: 'steady', env: { stepMs: 5 } },
+    ]);
+    try {
+      const reqs = makeRequests('run', 1, 1, 4);
+      const r = await scheduler.request(reqs);
+      assert.equal(r.episodes.size, 4, 'every episode done despite the drop');
+      assert.deepEqual(r.failed, []);
+      assert.ok(
+        events.some((e) => e.startsWith('retry') && e.endsWith('flaky')),
+        events.join('\n'),
+      );
+      const flaky = pool.slots.find((s) => s.name === 'flaky')!;
+      assert.equal(flaky.health.healthy, false);
+      assert.ok(flaky.health.retryAt > Date.now() + 30_000, 'backed off');
+      assert.match(flaky.health.lastError ?? '', /dropped/);
+      assert.equal(envs.get('flaky')!.episodes, 1, 'the unhealthy robot is not tried again during its back-off');
+      const s = await queue.summary();
+      assert.equal(s.robots.flaky?.health?.healthy, false, 'health is persisted for `wmrl schedule status`');
+      assert.equal(s.robots.steady?.episodes, 4);
+      assert.equal((await queue.spent()).episodes, 4);
+      for (const id of r.episodes.keys()) assert.equal((await queue.get(id))?.robot, 'steady');
+    } finally {
+      await pool.close();
+      await queue.close();
+    }
+  },
+);
 
-test('scheduler: an episode that fails on every robot is reported failed after maxAttempts, never dropped', async () => {
-  const { queue, pool, scheduler, events } = setup(
-    [
-      { name: 'x', env: { dropAtStep: 1 }, backoffSeconds: 0.01 },
-      { name: 'y', env: { dropAtStep: 1 }, backoffSeconds: 0.01 },
-    ],
-    { maxAttempts: 3 },
-  );
-  try {
-    const reqs = makeRequests('run', 1, 1, 1);
-    const r = await scheduler.request(reqs);
-    assert.equal(r.episodes.size, 0);
-    assert.equal(r.failed.length, 1);
-    assert.equal(r.failed[0]!.state, 'failed');
-    assert.equal(r.failed[0]!.attempts, 3);
-    assert.deepEqual(r.failed[0]!.failedOn.sort(), ['x', 'y'], 'tried on both robots');
-    assert.equal(events.filter((e) => e.startsWith('failed')).length, 1);
-    assert.equal((await queue.summary()).counts.failed, 1);
-    assert.equal((await queue.spent()).episodes, 0);
-  } finally {
-    await pool.close();
-    await queue.close();
-  }
-});
+test(
+  'scheduler: an episode that fails on every robot ' + 'is reported failed after maxAttempts, never dropped',
+  async () => {
+    const { queue, pool, scheduler, events } = setup(
+      [
+        { name: 'x', env: { dropAtStep: 1 }, backoffSeconds: 0.01 },
+        { name: 'y', env: { dropAtStep: 1 }, backoffSeconds: 0.01 },
+      ],
+      { maxAttempts: 3 },
+    );
+    try {
+      const reqs = makeRequests('run', 1, 1, 1);
+      const r = await scheduler.request(reqs);
+      assert.equal(r.episodes.size, 0);
+      assert.equal(r.failed.length, 1);
+      assert.equal(r.failed[0]!.state, 'failed');
+      assert.equal(r.failed[0]!.attempts, 3);
+      assert.deepEqual(r.failed[0]!.failedOn.sort(), ['x', 'y'], 'tried on both robots');
+      assert.equal(events.filter((e) => e.startsWith('failed')).length, 1);
+      assert.equal((await queue.summary()).counts.failed, 1);
+      assert.equal((await queue.spent()).episodes, 0);
+    } finally {
+      await pool.close();
+      await queue.close();
+    }
+  },
+);
 
 test('scheduler: the budget admits only what fits; the rest is refused, not queued', async () => {
   const { queue, pool, scheduler } = setup([{ name: 'a' }]);

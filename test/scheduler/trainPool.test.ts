@@ -24,68 +24,76 @@ before(async () => {
 });
 after(() => fx?.remove());
 
-test('train --robots: killed and resumed on a pool, the same policy as one env; anchors stored and charged exactly once', async () => {
-  const plain = join(dir, 'plain');
-  cli(args(plain));
-  const pooled = join(dir, 'pooled');
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args(pooled, ['--robots', join(dir, 'robots.json')])], {
-      stdio: ['ignore', 'ignore', 'pipe'],
+test(
+  'train --robots: killed and resumed on a pool, the same ' +
+    'policy as one env; anchors stored and charged exactly once',
+  async () => {
+    const plain = join(dir, 'plain');
+    cli(args(plain));
+    const pooled = join(dir, 'pooled');
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, [bin, ...args(pooled, ['--robots', join(dir, 'robots.json')])], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (/step 2\/3/.test(err)) child.kill('SIGKILL');
+      });
+      child.on('exit', (code, signal) =>
+        signal === 'SIGKILL' ? resolve() : reject(new Error(`not killed (exit ${code}): ${err}`)),
+      );
     });
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-      if (/step 2\/3/.test(err)) child.kill('SIGKILL');
-    });
-    child.on('exit', (code, signal) =>
-      signal === 'SIGKILL' ? resolve() : reject(new Error(`not killed (exit ${code}): ${err}`)),
-    );
-  });
-  cli(args(pooled, ['--robots', join(dir, 'robots.json'), '--resume']));
-  const a = await weights(plain);
-  const b = await weights(pooled);
-  a.forEach((w, i) => assert.deepEqual(b[i], w, `variable ${i} differs between the pooled and the plain run`));
-  const report = JSON.parse(readFileSync(join(pooled, 'report.json'), 'utf8')) as { realEpisodes: number };
-  assert.equal(report.realEpisodes, 3 * 1 * 2);
-  const queue = SqliteQueue.open(join(pooled, 'schedule.db'));
-  try {
-    const ids = await queue.ledgerIds();
-    assert.equal(ids.length, 6, 'each anchor episode charged once');
-    const stored: string[] = [];
-    for await (const e of (await EpisodeStore.open(join(pooled, 'anchors'))).episodes({ onIssue: () => {} }))
-      stored.push(e.id);
-    assert.deepEqual(stored.sort(), ids, 'the ledger matches the stored anchors, each once');
-    const s = await queue.summary();
-    assert.deepEqual(Object.keys(s.robots).sort(), ['left', 'right'], 'both robots ran anchors');
-  } finally {
-    await queue.close();
-  }
-});
+    cli(args(pooled, ['--robots', join(dir, 'robots.json'), '--resume']));
+    const a = await weights(plain);
+    const b = await weights(pooled);
+    a.forEach((w, i) => assert.deepEqual(b[i], w, `variable ${i} differs between the pooled and the plain run`));
+    const report = JSON.parse(readFileSync(join(pooled, 'report.json'), 'utf8')) as { realEpisodes: number };
+    assert.equal(report.realEpisodes, 3 * 1 * 2);
+    const queue = SqliteQueue.open(join(pooled, 'schedule.db'));
+    try {
+      const ids = await queue.ledgerIds();
+      assert.equal(ids.length, 6, 'each anchor episode charged once');
+      const stored: string[] = [];
+      for await (const e of (await EpisodeStore.open(join(pooled, 'anchors'))).episodes({ onIssue: () => {} }))
+        stored.push(e.id);
+      assert.deepEqual(stored.sort(), ids, 'the ledger matches the stored anchors, each once');
+      const s = await queue.summary();
+      assert.deepEqual(Object.keys(s.robots).sort(), ['left', 'right'], 'both robots ran anchors');
+    } finally {
+      await queue.close();
+    }
+  },
+);
 
-test('train --activeAnchors: extra anchors by ensemble disagreement, inclusion probabilities and a weighted PPI in the metrics', () => {
-  const out = join(dir, 'active');
-  cli(args(out, ['--activeAnchors=1']));
-  const steps = readFileSync(join(out, 'train.metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((m) => m.kind === 'step');
-  assert.equal(steps.length, 3);
-  for (const m of steps) {
-    const inclusion = m.anchorInclusion as number[];
-    assert.equal(inclusion.length, m.anchorGroups);
+test(
+  'train --activeAnchors: extra anchors by ensemble disagreement, ' +
+    'inclusion probabilities and a weighted PPI in the metrics',
+  () => {
+    const out = join(dir, 'active');
+    cli(args(out, ['--activeAnchors=1']));
+    const steps = readFileSync(join(out, 'train.metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((m) => m.kind === 'step');
+    assert.equal(steps.length, 3);
+    for (const m of steps) {
+      const inclusion = m.anchorInclusion as number[];
+      assert.equal(inclusion.length, m.anchorGroups);
+      assert.ok(
+        inclusion.every((p) => p >= 1 / 3 - 1e-9 && p <= 1),
+        `inclusion ${inclusion}`,
+      );
+      assert.ok((m.activeAnchorGroups as number) <= 1);
+    }
     assert.ok(
-      inclusion.every((p) => p >= 1 / 3 - 1e-9 && p <= 1),
-      `inclusion ${inclusion}`,
+      steps.some((m) => (m.activeAnchorGroups as number) === 1),
+      'active picks happened',
     );
-    assert.ok((m.activeAnchorGroups as number) <= 1);
-  }
-  assert.ok(
-    steps.some((m) => (m.activeAnchorGroups as number) === 1),
-    'active picks happened',
-  );
-  assert.ok(
-    steps.some((m) => m.ppi !== null),
-    'a PPI estimate was reported',
-  );
-});
+    assert.ok(
+      steps.some((m) => m.ppi !== null),
+      'a PPI estimate was reported',
+    );
+  },
+);

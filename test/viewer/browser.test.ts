@@ -143,7 +143,8 @@ test('the page loads without errors, draws the scene, and scrubbing changes the 
     assert.ok(before.width > 100 && before.height > 100);
     assert.ok(
       before.foreground > 0.2 * before.width * before.height,
-      `the 3D canvas is nearly blank: ${before.foreground} of ${before.width * before.height} pixels differ from the background`,
+      `the 3D canvas is nearly blank: ${before.foreground} ` +
+        `of ${before.width * before.height} pixels differ from the background`,
     );
     assert.ok(before.colours > 20, `the 3D canvas shows only ${before.colours} colours`);
     assert.match((await page.textContent('#instruction')) ?? '', /reach/);

@@ -17,62 +17,65 @@ class SlowSocket implements OutgoingSocket {
 
 const run: RunInfo = { runDir: 'runs/x', checkpointStep: 1, imagination: null, live: true };
 
-test('a client over the high-water mark is sent nothing; once drained it gets every record since, in one message', async () => {
-  const records: MetricsRecord[] = [{ kind: 'step', step: 1 }];
-  let episodes: EpisodeSummary[] = [];
-  const socket = new SlowSocket();
-  const session = new ClientSession(
-    socket,
-    { records: () => records, episodes: () => episodes, run: () => run },
-    { highWaterMark: 1000, retryMs: 10 },
-  );
-  session.hello();
-  assert.deepEqual(
-    socket.messages.map((m) => m.type),
-    ['hello', 'metrics'],
-  );
-  socket.bufferedAmount = 5000; // the client stopped reading
-  for (let s = 2; s <= 200; s++) {
-    records.push({ kind: 'step', step: s });
-    episodes = [
-      {
-        id: `e${s}`,
-        origin: 'anchor',
-        step: s,
-        instruction: 'x',
-        family: 'reach',
-        split: 'train',
-        success: false,
-        steps: 3,
-        policy: 'p',
-        source: 'sim',
-      },
-    ];
-    session.episodesChanged();
-    session.flush();
-  }
-  assert.equal(socket.messages.length, 2, 'nothing is sent while the socket is backed up');
-  socket.bufferedAmount = 0;
-  await new Promise((r) => setTimeout(r, 40));
-  const after = socket.messages.slice(2);
-  assert.deepEqual(
-    after.map((m) => m.type),
-    ['metrics', 'episodes'],
-    'one message per kind of stale state',
-  );
-  const m = after[0] as Extract<ServerMessage, { type: 'metrics' }>;
-  assert.equal(m.from, 1);
-  assert.deepEqual(
-    m.records.map((r) => r.step),
-    Array.from({ length: 199 }, (_, i) => i + 2),
-  );
-  assert.equal(
-    (after[1] as Extract<ServerMessage, { type: 'episodes' }>).episodes[0]!.id,
-    'e200',
-    'the latest episode list only',
-  );
-  session.close();
-});
+test(
+  'a client over the high-water mark is sent nothing; ' + 'once drained it gets every record since, in one message',
+  async () => {
+    const records: MetricsRecord[] = [{ kind: 'step', step: 1 }];
+    let episodes: EpisodeSummary[] = [];
+    const socket = new SlowSocket();
+    const session = new ClientSession(
+      socket,
+      { records: () => records, episodes: () => episodes, run: () => run },
+      { highWaterMark: 1000, retryMs: 10 },
+    );
+    session.hello();
+    assert.deepEqual(
+      socket.messages.map((m) => m.type),
+      ['hello', 'metrics'],
+    );
+    socket.bufferedAmount = 5000; // the client stopped reading
+    for (let s = 2; s <= 200; s++) {
+      records.push({ kind: 'step', step: s });
+      episodes = [
+        {
+          id: `e${s}`,
+          origin: 'anchor',
+          step: s,
+          instruction: 'x',
+          family: 'reach',
+          split: 'train',
+          success: false,
+          steps: 3,
+          policy: 'p',
+          source: 'sim',
+        },
+      ];
+      session.episodesChanged();
+      session.flush();
+    }
+    assert.equal(socket.messages.length, 2, 'nothing is sent while the socket is backed up');
+    socket.bufferedAmount = 0;
+    await new Promise((r) => setTimeout(r, 40));
+    const after = socket.messages.slice(2);
+    assert.deepEqual(
+      after.map((m) => m.type),
+      ['metrics', 'episodes'],
+      'one message per kind of stale state',
+    );
+    const m = after[0] as Extract<ServerMessage, { type: 'metrics' }>;
+    assert.equal(m.from, 1);
+    assert.deepEqual(
+      m.records.map((r) => r.step),
+      Array.from({ length: 199 }, (_, i) => i + 2),
+    );
+    assert.equal(
+      (after[1] as Extract<ServerMessage, { type: 'episodes' }>).episodes[0]!.id,
+      'e200',
+      'the latest episode list only',
+    );
+    session.close();
+  },
+);
 
 test('only the latest episode reply waits for a backed-up client; a metrics reset resends from 0', async () => {
   const records: MetricsRecord[] = [

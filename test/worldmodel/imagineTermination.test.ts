@@ -41,36 +41,40 @@ test('without terminateAt every row acts for the whole horizon and moves on past
   assert.equal(Math.round(r.states[(4 * 2 + 0) * 2 + 0]! * 1e4) / 1e4, 1.2);
 });
 
-test('terminateAt ends a member at predicted success: its state, success and progress hold; later steps are not acting', () => {
-  const before = tf.memory().numTensors;
-  const r = imagine(toy(2), policy(2), starts, 4, { terminateAt: 0.5 });
-  const at = (t: number, k: number, b: number) => (t * 2 + k) * 2 + b;
-  // Member 0, rollout 0 reaches 0.6 at step 1 (≥ 0.5): it acted at steps 0 and 1, then held.
-  assert.deepEqual(
-    [0, 1, 2, 3].map((t) => r.acting[at(t, 0, 0)]),
-    [1, 1, 0, 0],
-  );
-  assert.deepEqual(round([0, 1, 2, 3, 4].map((t) => r.states[at(t, 0, 0)]!)), [0, 0.3, 0.6, 0.6, 0.6]);
-  assert.deepEqual(round([0, 1, 2, 3].map((t) => r.successProb[at(t, 0, 0)]!)), [0.3, 0.6, 0.6, 0.6]);
-  assert.deepEqual(round([0, 1, 2, 3].map((t) => r.progress[at(t, 0, 0)]!)), [0.15, 0.3, 0.3, 0.3]);
-  // Member 1, rollout 0 (+0.1 a step) never gets there: it acts throughout.
-  assert.deepEqual(
-    [0, 1, 2, 3].map((t) => r.acting[at(t, 1, 0)]),
-    [1, 1, 1, 1],
-  );
-  // Rollout 1 starts at 0.2: member 0 ends at step 0 (0.5), member 1 at step 2 (0.5).
-  assert.deepEqual(
-    [0, 1, 2, 3].map((t) => r.acting[at(t, 0, 1)]),
-    [1, 0, 0, 0],
-  );
-  assert.deepEqual(
-    [0, 1, 2, 3].map((t) => r.acting[at(t, 1, 1)]),
-    [1, 1, 1, 0],
-  );
-  // The final score reads the held value: rollout 0 = mean(0.6, 0.4), rollout 1 = mean(0.5, 0.5).
-  assert.deepEqual(round(r.score), [0.5, 0.5]);
-  assert.equal(tf.memory().numTensors, before, 'no tensors leak');
-});
+test(
+  'terminateAt ends a member at predicted success: its state, ' +
+    'success and progress hold; later steps are not acting',
+  () => {
+    const before = tf.memory().numTensors;
+    const r = imagine(toy(2), policy(2), starts, 4, { terminateAt: 0.5 });
+    const at = (t: number, k: number, b: number) => (t * 2 + k) * 2 + b;
+    // Member 0, rollout 0 reaches 0.6 at step 1 (≥ 0.5): it acted at steps 0 and 1, then held.
+    assert.deepEqual(
+      [0, 1, 2, 3].map((t) => r.acting[at(t, 0, 0)]),
+      [1, 1, 0, 0],
+    );
+    assert.deepEqual(round([0, 1, 2, 3, 4].map((t) => r.states[at(t, 0, 0)]!)), [0, 0.3, 0.6, 0.6, 0.6]);
+    assert.deepEqual(round([0, 1, 2, 3].map((t) => r.successProb[at(t, 0, 0)]!)), [0.3, 0.6, 0.6, 0.6]);
+    assert.deepEqual(round([0, 1, 2, 3].map((t) => r.progress[at(t, 0, 0)]!)), [0.15, 0.3, 0.3, 0.3]);
+    // Member 1, rollout 0 (+0.1 a step) never gets there: it acts throughout.
+    assert.deepEqual(
+      [0, 1, 2, 3].map((t) => r.acting[at(t, 1, 0)]),
+      [1, 1, 1, 1],
+    );
+    // Rollout 1 starts at 0.2: member 0 ends at step 0 (0.5), member 1 at step 2 (0.5).
+    assert.deepEqual(
+      [0, 1, 2, 3].map((t) => r.acting[at(t, 0, 1)]),
+      [1, 0, 0, 0],
+    );
+    assert.deepEqual(
+      [0, 1, 2, 3].map((t) => r.acting[at(t, 1, 1)]),
+      [1, 1, 1, 0],
+    );
+    // The final score reads the held value: rollout 0 = mean(0.6, 0.4), rollout 1 = mean(0.5, 0.5).
+    assert.deepEqual(round(r.score), [0.5, 0.5]);
+    assert.equal(tf.memory().numTensors, before, 'no tensors leak');
+  },
+);
 
 test("score 'progress' reads the predicted progress of the final (or held) state", () => {
   const r = imagine(toy(2), policy(2), starts, 4, { rule: 'progress', terminateAt: 0.5 });

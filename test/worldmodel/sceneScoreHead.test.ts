@@ -1,4 +1,7 @@
-/** The scene score head: success and progress from the state's scene part only, learned from real states, kept in checkpoints. */
+/**
+ * The scene score head: success and progress from the state's
+ * scene part only, learned from real states, kept in checkpoints.
+ */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,76 +37,85 @@ const config = (scoreHead: string, epochs = '3') =>
     },
   });
 
-test("scoreHead 'scene': the score ignores joint positions and velocities, reads the scene part, and its loss falls", async () => {
-  const { model, report } = await WorldModel.train(episodes, config('scene'));
-  try {
-    const net = model.dynamics;
-    assert.ok(net.scoreNet, 'a separate score network');
-    assert.equal(net.variables().length, net.net.variables().length + net.scoreNet!.variables().length);
-    const D = model.meta.dims.state;
-    const P = 2 * model.meta.qposDim;
-    const e = episodes[0]!;
-    const x = new Float32Array(D);
-    x.set(e.qpos.subarray(0, e.qposDim));
-    x.set(e.qvel.subarray(0, e.qposDim), e.qposDim);
-    x.set(e.state.subarray(0, e.stateDim), P);
-    const joints = Float32Array.from(x, (v, i) => (i < P ? v + 0.3 : v));
-    const scene = Float32Array.from(x, (v, i) => (i >= P ? v + 0.3 : v));
-    const score = (s: Float32Array) =>
-      tf.tidy(() =>
-        net
-          .sceneScore(
-            tf.tensor3d(s, [1, 1, D]).tile([2, 1, 1]) as tf.Tensor3D,
-            tf.tensor3d([1, 0, 0], [1, 1, 3]).tile([2, 1, 1]) as tf.Tensor3D,
-          )
-          .progress.dataSync(),
-      );
-    assert.deepEqual(score(joints), score(x), 'joint positions and velocities do not enter the score');
-    assert.notDeepEqual(score(scene), score(x), 'the scene part does');
-    const h = report.dynamics.history;
-    assert.ok(
-      h.at(-1)!.validation.progress! < h[0]!.validation.progress!,
-      `progress loss ${h.map((m) => m.validation.progress).join(' → ')}`,
-    );
-    // Checkpoints keep the head: the same scores after save → load.
-    await saveWorldModel(model, join(dir, 'scene'));
-    const loaded = await loadWorldModel(join(dir, 'scene'));
+test(
+  "scoreHead 'scene': the score ignores joint positions " + 'and velocities, reads the scene part, and its loss falls',
+  async () => {
+    const { model, report } = await WorldModel.train(episodes, config('scene'));
     try {
-      assert.equal(loaded.config.scoreHead, 'scene');
-      const again = tf.tidy(() =>
-        loaded.dynamics
-          .sceneScore(
-            tf.tensor3d(x, [1, 1, D]).tile([2, 1, 1]) as tf.Tensor3D,
-            tf.tensor3d([1, 0, 0], [1, 1, 3]).tile([2, 1, 1]) as tf.Tensor3D,
-          )
-          .progress.dataSync(),
+      const net = model.dynamics;
+      assert.ok(net.scoreNet, 'a separate score network');
+      assert.equal(net.variables().length, net.net.variables().length + net.scoreNet!.variables().length);
+      const D = model.meta.dims.state;
+      const P = 2 * model.meta.qposDim;
+      const e = episodes[0]!;
+      const x = new Float32Array(D);
+      x.set(e.qpos.subarray(0, e.qposDim));
+      x.set(e.qvel.subarray(0, e.qposDim), e.qposDim);
+      x.set(e.state.subarray(0, e.stateDim), P);
+      const joints = Float32Array.from(x, (v, i) => (i < P ? v + 0.3 : v));
+      const scene = Float32Array.from(x, (v, i) => (i >= P ? v + 0.3 : v));
+      const score = (s: Float32Array) =>
+        tf.tidy(() =>
+          net
+            .sceneScore(
+              tf.tensor3d(s, [1, 1, D]).tile([2, 1, 1]) as tf.Tensor3D,
+              tf.tensor3d([1, 0, 0], [1, 1, 3]).tile([2, 1, 1]) as tf.Tensor3D,
+            )
+            .progress.dataSync(),
+        );
+      assert.deepEqual(score(joints), score(x), 'joint positions and velocities do not enter the score');
+      assert.notDeepEqual(score(scene), score(x), 'the scene part does');
+      const h = report.dynamics.history;
+      assert.ok(
+        h.at(-1)!.validation.progress! < h[0]!.validation.progress!,
+        `progress loss ${h.map((m) => m.validation.progress).join(' → ')}`,
       );
-      assert.deepEqual(again, score(x));
+      // Checkpoints keep the head: the same scores after save → load.
+      await saveWorldModel(model, join(dir, 'scene'));
+      const loaded = await loadWorldModel(join(dir, 'scene'));
+      try {
+        assert.equal(loaded.config.scoreHead, 'scene');
+        const again = tf.tidy(() =>
+          loaded.dynamics
+            .sceneScore(
+              tf.tensor3d(x, [1, 1, D]).tile([2, 1, 1]) as tf.Tensor3D,
+              tf.tensor3d([1, 0, 0], [1, 1, 3]).tile([2, 1, 1]) as tf.Tensor3D,
+            )
+            .progress.dataSync(),
+        );
+        assert.deepEqual(again, score(x));
+      } finally {
+        loaded.dispose();
+      }
     } finally {
-      loaded.dispose();
+      model.dispose();
     }
-  } finally {
-    model.dispose();
-  }
-});
+  },
+);
 
-test('refit with scoreHeadOnly trains the scene score network alone: the dynamics weights stay, the score loss falls', async () => {
-  const { model } = await WorldModel.train(episodes, config('scene', '1'));
-  try {
-    const net = model.dynamics;
-    const snapshot = (vars: tf.Variable[]) => vars.map((v) => Array.from(v.dataSync()));
-    const dynamicsBefore = snapshot(net.net.variables());
-    const scoreBefore = snapshot(net.scoreNet!.variables());
-    const report = await model.refit(episodes, { epochs: 4, seed: 3, scoreHeadOnly: true });
-    assert.deepEqual(snapshot(net.net.variables()), dynamicsBefore, 'the dynamics network is untouched');
-    assert.notDeepEqual(snapshot(net.scoreNet!.variables()), scoreBefore, 'the score network moved');
-    const h = report.history;
-    assert.deepEqual(Object.keys(h[0]!.validation).sort(), ['progress', 'selection', 'success', 'total']);
-    assert.ok(h.at(-1)!.trainLoss < h[0]!.trainLoss, `score loss ${h.map((m) => m.trainLoss.toFixed(4)).join(' → ')}`);
-  } finally {
-    model.dispose();
-  }
-});
+test(
+  'refit with scoreHeadOnly trains the scene score network ' + 'alone: the dynamics weights stay, the score loss falls',
+  async () => {
+    const { model } = await WorldModel.train(episodes, config('scene', '1'));
+    try {
+      const net = model.dynamics;
+      const snapshot = (vars: tf.Variable[]) => vars.map((v) => Array.from(v.dataSync()));
+      const dynamicsBefore = snapshot(net.net.variables());
+      const scoreBefore = snapshot(net.scoreNet!.variables());
+      const report = await model.refit(episodes, { epochs: 4, seed: 3, scoreHeadOnly: true });
+      assert.deepEqual(snapshot(net.net.variables()), dynamicsBefore, 'the dynamics network is untouched');
+      assert.notDeepEqual(snapshot(net.scoreNet!.variables()), scoreBefore, 'the score network moved');
+      const h = report.history;
+      assert.deepEqual(Object.keys(h[0]!.validation).sort(), ['progress', 'selection', 'success', 'total']);
+      assert.ok(
+        h.at(-1)!.trainLoss < h[0]!.trainLoss,
+        `score loss ${h.map((m) => m.trainLoss.toFixed(4)).join(' → ')}`,
+      );
+    } finally {
+      model.dispose();
+    }
+  },
+);
 
 test("scoreHead 'joint' (the default) has no separate score network", async () => {
   const { model } = await WorldModel.train(episodes, config('joint', '1'));

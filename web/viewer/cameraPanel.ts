@@ -26,7 +26,11 @@ export class CameraPanel {
         this.#memberCanvases.push(addFrame(this.#imagined, `member ${k + 1}`, size, size));
       this.#note.textContent = `decoded by the video world model, ${size}×${size}, replaying the real actions`;
     } else if (im) {
-      this.#note.textContent = `the ${im.kind} world model predicts joints${im.ghostGeoms.length > 0 ? ' (the ghosts in the 3D view)' : ''} and a latent, not pixels: no imagined frames. A video-kind model (wmrl wm train --kind video, then wmrl view --world-model DIR) decodes frames here.`;
+      this.#note.textContent =
+        `the ${im.kind} world model predicts ` +
+        `joints${im.ghostGeoms.length > 0 ? ' (the ghosts in the 3D view)' : ''} and ` +
+        `a latent, not pixels: no imagined frames. A video-kind model (wmrl wm ` +
+        `train --kind video, then wmrl view --world-model DIR) decodes frames here.`;
     } else {
       this.#note.textContent = view.imaginationNote ?? 'no imagination for this episode';
     }

@@ -124,7 +124,9 @@ class ViewerPage {
     const T = view.progress.length - 1;
     this.#scrubber.max = String(T);
     $('instruction').textContent =
-      `“${view.summary.instruction}” — ${view.summary.success ? 'success' : 'no success'} (${view.summary.origin === 'data' ? 'dataset' : `anchor, step ${view.summary.step ?? '?'}`}, ${view.summary.policy})`;
+      `“${view.summary.instruction}” — ${view.summary.success ? 'success' : 'no success'} ` +
+      `(${view.summary.origin === 'data' ? 'dataset' : `anchor, step ${view.summary.step ?? '?'}`}` +
+      `, ${view.summary.policy})`;
     this.scene.show(view, frame);
     this.#cameras.show(view);
     this.#strip.show(view);
@@ -132,7 +134,9 @@ class ViewerPage {
     const legend = $('legend');
     legend.replaceChildren(
       im
-        ? `solid: real episode · ghosts: ${im.members} ensemble members replaying its actions${im.modelStep !== null ? ` (world model of step ${im.modelStep})` : ''} · colour: member's end-effector distance from the ensemble mean, 0 `
+        ? `solid: real episode · ghosts: ${im.members} ensemble members replaying its ` +
+            `actions${im.modelStep !== null ? ` (world model of step ${im.modelStep})` : ''} · ` +
+            `colour: member's end-effector distance from the ensemble mean, 0 `
         : `solid: real episode · ${view.imaginationNote ?? 'no imagination'}`,
     );
     if (im) {

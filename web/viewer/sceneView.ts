@@ -76,7 +76,8 @@ export class SceneView {
     const im = view.imagined;
     if (im) {
       for (let k = 0; k < im.members; k++) {
-        // Pulled towards the camera: where a member agrees with reality its ghost tints the arm instead of z-fighting it.
+        // Pulled towards the camera: where a member agrees with
+        // reality its ghost tints the arm instead of z-fighting it.
         const material = new THREE.MeshStandardMaterial({
           color: 0x3477ff,
           transparent: true,

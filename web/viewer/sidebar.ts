@@ -47,7 +47,10 @@ export class Sidebar {
       li.dataset.step = String(s.step);
       li.textContent = `step ${s.step}`;
       const small = document.createElement('small');
-      small.textContent = `imagined ${f(s.successImagined)} · anchors ${f(s.successAnchors)} · PPI ${s.ppi ? `${f(s.ppi.estimate)} [${f(s.ppi.lower)}, ${f(s.ppi.upper)}]` : '–'} · ${f(s.robotSeconds)} robot-s`;
+      small.textContent =
+        `imagined ${f(s.successImagined)} · anchors ${f(s.successAnchors)} · ` +
+        `PPI ${s.ppi ? `${f(s.ppi.estimate)} [${f(s.ppi.lower)}, ${f(s.ppi.upper)}]` : '–'} ` +
+        `· ${f(s.robotSeconds)} robot-s`;
       li.append(small);
       li.classList.toggle('selected', s.step === this.#step);
       li.addEventListener('click', () => this.#handlers.selectStep(s.step));

@@ -64,9 +64,13 @@ export class StepStrip {
     g.lineTo(px(this.#frame), h);
     g.stroke();
     const t = this.#frame;
-    let text = `step ${t}/${T} · real progress ${view.progress[t]!.toFixed(2)} · success ${view.successes[t] ? 'yes' : 'no'}`;
+    let text =
+      `step ${t}/${T} · real progress ${view.progress[t]!.toFixed(2)} · ` +
+      `success ${view.successes[t] ? 'yes' : 'no'}`;
     if (im && t >= 1 && t <= im.horizon)
-      text += ` · imagined success ${memberMean(im.successProb, t - 1, im.members).toFixed(2)}, progress ${memberMean(im.progress, t - 1, im.members).toFixed(2)}`;
+      text +=
+        ` · imagined success ${memberMean(im.successProb, t - 1, im.members).toFixed(2)}, ` +
+        `progress ${memberMean(im.progress, t - 1, im.members).toFixed(2)}`;
     if (im) text += ` · ensemble spread ${(100 * im.disagreement[Math.min(t, im.horizon)]!).toFixed(1)} cm`;
     this.#readout.textContent = text;
   }

@@ -71,7 +71,8 @@ export class TrainingCharts {
 
     const at = steps.find((s) => s.step === selected) ?? steps.at(-1);
     if (at) {
-      this.#caption.textContent = `Debiasing map f̂ at step ${at.step} (${at.calibrationPairs} anchor pairs; dashed: identity)`;
+      this.#caption.textContent =
+        `Debiasing map f̂ at step ${at.step} (${at.calibrationPairs} anchor pairs; ` + `dashed: identity)`;
       const knots = at.debiasMap.x.map((x, i) => [x, at.debiasMap.y[i]!] as [number, number]);
       // The fitted map is constant beyond its outer knots (isotonic regression); the applied one adds
       // isotonic.orderSlope's small slope (0.001 by default: invisible here).
