@@ -47,6 +47,8 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
   --queue URL      or run anchor episodes on remote robot workers (\`wmrl worker --queue URL\`) through this
                    Redis queue; they must be able to read <out>/anchor-policies/ (shared storage)
   --queue-name Q   the Redis queue's name (default wmrl-anchors)
+  --robot NAME     the robot description (a folder under robots/ or a robot.yaml path); default: the one
+                   the data was recorded with, which must be the same robot
   --seed S, --backend B
 
 config keys:
@@ -70,6 +72,7 @@ export const command = {
       'robots',
       'queue',
       'queue-name',
+      'robot',
       'env',
       'url',
       'speed',
@@ -95,6 +98,7 @@ export const command = {
       queue: { type: 'string' },
       'queue-name': { type: 'string' },
       ...ENV_FLAGS,
+      robot: { type: 'string' },
       seed: { type: 'string' },
       backend: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -125,7 +129,12 @@ export const command = {
     await useBackend(config.backend, [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
     const data = await readEpisodes(values.data);
     if (data.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
-    const robot = loadRobot(data[0]!.robot);
+    const robot = loadRobot(values.robot ?? data[0]!.robot);
+    const other = data.find((e) => e.robot !== robot.name);
+    if (other) {
+      const what = `robot '${other.robot}' (episode ${other.id})`;
+      throw new UsageError(`--data holds episodes of ${what}; --robot is '${robot.name}'`);
+    }
     if (values.robots && values.queue)
       throw new UsageError('give --robots (robots driven from here) or --queue (remote workers), not both');
     const poolFile = values.robots ? readPoolFile(values.robots) : undefined;

@@ -6,12 +6,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../src/backend/selectBackend.ts';
 import { resolveConfig } from '../../src/core/config.ts';
+import { ROBOTS_DIR } from '../../src/core/robotDescription.ts';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
 import { pretrainPolicy } from '../../src/policy/pretrain.ts';
@@ -610,3 +611,15 @@ test(
     assert.ok(!existsSync(join(joint, 'checkpoint')), 'nothing trained before the refusal');
   },
 );
+
+test('train --robot: a description other than the data robot is refused before any work', () => {
+  const arm = join(dir, 'other_arm');
+  cpSync(join(ROBOTS_DIR, 'vx300'), arm, { recursive: true });
+  const yaml = join(arm, 'robot.yaml');
+  writeFileSync(yaml, readFileSync(yaml, 'utf8').replace(/^name: vx300$/m, 'name: other_arm'));
+  const out = join(dir, 'other-arm-run');
+  const r = cli(['--policy', policyDir, '--data', data, '--out', out, '--backend', 'wasm', ...TOY, '--robot', yaml]);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /--data holds episodes of robot 'vx300' \(episode [^)]+\); --robot is 'other_arm'/);
+  assert.ok(!existsSync(out), 'nothing written');
+});
