@@ -96,17 +96,20 @@ export class IsotonicCalibrator {
     return due;
   }
 
-  /** Fit now on the pairs held (identity below minPairs). */
+  /**
+   * Fit now on the pairs held. Identity below minPairs, and while the scores populate fewer than
+   * two bins: one knot is a constant map, which would tie every score (the paper's reference
+   * keeps the identity then too).
+   */
   refit(): void {
     this.#sinceFit = 0;
-    if (this.#scores.length < this.options.minPairs) {
-      this.#knotX = [];
-      this.#knotY = [];
-      return;
-    }
-    const { x, y } = fitBinnedIsotonic(this.#scores, this.#outcomes, this.options.bins);
-    this.#knotX = x;
-    this.#knotY = y;
+    const { x, y } =
+      this.#scores.length >= this.options.minPairs
+        ? fitBinnedIsotonic(this.#scores, this.#outcomes, this.options.bins)
+        : { x: [], y: [] };
+    const populated = x.length >= 2;
+    this.#knotX = populated ? x : [];
+    this.#knotY = populated ? y : [];
   }
 
   /** Calibrated score f̂(r̂). */

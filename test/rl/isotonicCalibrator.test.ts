@@ -63,11 +63,13 @@ test('calibrator keeps only the newest window of pairs and refits every refitEve
   const cal = new IsotonicCalibrator({ bins: 2, minPairs: 4, refitEvery: 4, window: 4 });
   assert.equal(cal.add([0.2, 0.2, 0.8, 0.8], [0, 0, 1, 1]), true);
   assert.equal(cal.map(0.8), 1);
-  assert.equal(cal.add([0.8, 0.8], [0, 0]), false, 'not yet due');
+  assert.equal(cal.add([0.2, 0.8], [0, 0]), false, 'not yet due');
   assert.equal(cal.pairs, 4);
-  assert.equal(cal.add([0.8, 0.8], [0, 0]), true);
-  // Only the newest four pairs remain: all high scores with outcome 0.
+  assert.equal(cal.add([0.2, 0.8], [0, 0]), true);
+  // Only the newest four pairs remain, every one a failure, in both bins (so a map, not the
+  // identity): 0.8 maps to 0. Had the first pairs stayed, its bin would hold 1, 1, 0, 0: 0.5.
   assert.equal(cal.map(0.8), 0);
+  assert.equal(cal.map(0.2), 0);
   assert.throws(() => cal.add([0.1], [Number.NaN]), /non-finite/);
 });
 
@@ -109,4 +111,21 @@ test('orderSlope: a pooled stretch keeps the order of scores, levels move by at 
     () => new IsotonicCalibrator({ bins: 10, minPairs: 5, refitEvery: 5, window: 10, orderSlope: Number.NaN }),
     /orderSlope/,
   );
+});
+
+test('calibrator: scores in fewer than two populated bins leave the map the identity', () => {
+  const c = new IsotonicCalibrator({ bins: 10, minPairs: 4, refitEvery: 4, window: 100, orderSlope: 0 });
+  // Six pairs, every score in bin 5 ([0.5, 0.6)): one knot would map every score to 2/6.
+  c.add([0.51, 0.52, 0.55, 0.56, 0.58, 0.59], [1, 0, 0, 1, 0, 0]);
+  assert.equal(c.fitted, false);
+  assert.deepEqual(c.knots(), { x: [], y: [] });
+  assert.equal(c.map(0.52), 0.52);
+  assert.equal(c.map(0.9), 0.9);
+  // Two pairs in bin 1 make a second populated bin: now a monotone map, knots at the bin means.
+  c.add([0.1, 0.12], [0, 0]);
+  assert.equal(c.fitted, true);
+  const { x, y } = c.knots();
+  assert.equal(x.length, 2);
+  assert.ok(Math.abs(x[0]! - 0.11) < 1e-12 && Math.abs(x[1]! - 3.31 / 6) < 1e-12, JSON.stringify(x));
+  assert.deepEqual(y, [0, 2 / 6]);
 });
