@@ -51,7 +51,18 @@ const preset = quick
       steps: 12,
       longSteps: 28,
       seeds: 3,
-      arms: ['real', 'wmrl', 'anchors-only', 'no-trust', 'no-debias', 'paper-map', 'no-denoise', 'no-refit', 'wm-only'],
+      arms: [
+        'real',
+        'wmrl',
+        'anchors-only',
+        'no-trust',
+        'no-debias',
+        'paper-map',
+        'contextual',
+        'no-denoise',
+        'no-refit',
+        'wm-only',
+      ],
       evalEpisodes: 60,
     };
 const LONG_ARMS = new Set(['wmrl', 'anchors-only']);
@@ -168,6 +179,8 @@ const flags: Record<string, string[]> = {
   'no-debias': ['--no-debias'],
   // Debiasing with the paper's map: flat where pool-adjacent-violators pooled, so it ties rollouts of a group there.
   'paper-map': ['--isotonic.orderSlope=0'],
+  // Debiasing by a ridge regression of the error on task context and mean action, not a pooled map.
+  contextual: ['--debiasMap=contextual'],
   'no-denoise': ['--no-denoise'],
   'no-refit': ['--no-refit'],
   'wm-only': ['--mode', 'wm-only'],
@@ -493,6 +506,7 @@ function plot(rs: Run[]): string {
     wmrl: '#1f77b4',
     'no-debias': '#ff7f0e',
     'paper-map': '#bcbd22',
+    contextual: '#e377c2',
     'no-denoise': '#2ca02c',
     'no-refit': '#9467bd',
     'wm-only': '#7f7f7f',

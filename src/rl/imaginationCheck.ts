@@ -36,12 +36,13 @@ export async function imaginationCheck(t: Trainer, groups: number): Promise<Imag
   const M = config.rolloutsPerGroup;
   const rng = new Rng(stepSeed(config.seed, step, 'checkStarts'));
   const picks = Array.from({ length: groups }, () => rng.int(t.pool.specs.length));
-  const { imagined, real } = await imagineAndRun(
+  const { imagined: out, real } = await imagineAndRun(
     t,
     picks,
     noiseSpec(config, stepSeed(config.seed, step, 'checkNoise')),
     t.onEpisode,
   );
+  const imagined = out.score;
   const mean = (a: Float32Array) => a.reduce((s, v) => s + v, 0) / a.length;
   const perGroup = (a: Float32Array) => Array.from({ length: groups }, (_, g) => mean(a.subarray(g * M, (g + 1) * M)));
   return {

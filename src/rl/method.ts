@@ -13,8 +13,10 @@ export interface Method {
    * too, with the noise they run with, and the world model learns from them.
    */
   corrects: boolean;
-  /** Online debiasing: world-model scores pass through the isotonic map (wmrl mode). */
+  /** Online debiasing: world-model scores pass through a correction fitted on anchors (wmrl mode). */
   debias: boolean;
+  /** Which correction: the pooled isotonic map, or the contextual one (src/rl/contextualCorrection.ts). */
+  debiasMap: 'isotonic' | 'contextual';
   /** Inverse-variance denoising: the anchor weight and the per-rollout ensemble weights (wmrl mode). */
   denoise: boolean;
   /** Anchor episodes refit the world model (wmrl mode). */
@@ -36,6 +38,7 @@ export function resolveMethod(config: WmrlConfig): Method {
     anchorGroups,
     corrects,
     debias: corrects && config.debias,
+    debiasMap: config.debiasMap,
     denoise: corrects && config.denoise,
     refit: corrects && config.refit,
     // wm-only measures nothing to trust: its imagined samples count as real ones.

@@ -5,7 +5,9 @@
  */
 import { Rng } from '../core/rng.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
-import { imagineGroups } from './imaginedGroups.ts';
+import type { ImaginationStarts } from '../worldmodel/imagine.ts';
+import { debiasedScores } from './debias.ts';
+import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
 import { groupedPpiEstimate } from './ppiEstimate.ts';
 import { runRealGroups, type RealGroups } from './realGroups.ts';
 import { type SeedPurpose, stepSeed } from './seeds.ts';
@@ -22,19 +24,20 @@ export async function imagineAndRun(
   indices: number[],
   noise: NoiseSpec,
   onEpisode?: (done: number, total: number) => void,
-): Promise<{ imagined: Float32Array; real: RealGroups }> {
+): Promise<{ imagined: ImaginedGroups; starts: ImaginationStarts; real: RealGroups }> {
   const { config } = t;
   const { policy, worldModel } = t.learning;
   if (!worldModel) throw new Error('imagining needs a world model');
+  const starts = groupStarts(t.pool, indices);
   const imagined = imagineGroups(
     policy,
     worldModel,
-    groupStarts(t.pool, indices),
+    starts,
     config.rolloutsPerGroup,
     config.horizon,
     noise,
     imagineOptions(config),
-  ).score;
+  );
   const real = await runRealGroups(
     t.env,
     policy,
@@ -43,7 +46,7 @@ export async function imagineAndRun(
     noise,
     onEpisode,
   );
-  return { imagined, real };
+  return { imagined, starts, real };
 }
 
 export interface PpiCheck {
@@ -65,7 +68,7 @@ export interface PpiCheck {
  */
 export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCheck | null> {
   const { config, method } = t;
-  const { policy, worldModel, calibrator } = t.learning;
+  const { policy, worldModel } = t.learning;
   if (!worldModel || !method.corrects) return null;
   const step = t.learning.progress.step;
   const seed = (purpose: SeedPurpose) => stepSeed(config.seed, step, purpose);
@@ -74,19 +77,19 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
   const pick = (n: number) => Array.from({ length: n }, () => rng.int(t.pool.specs.length));
   const imaginedIdx = pick(config.groups);
   const anchorIdx = pick(Math.max(2, method.anchorGroups));
-  const map = (scores: Float32Array) => (method.debias ? calibrator.mapAll(scores) : scores);
+  const starts = groupStarts(t.pool, imaginedIdx);
   const out = imagineGroups(
     policy,
     worldModel,
-    groupStarts(t.pool, imaginedIdx),
+    starts,
     M,
     config.horizon,
     noiseSpec(config, seed('ppiCheckImaginedNoise')),
     imagineOptions(config),
   );
-  const f = map(out.score);
-  const { imagined: raw, real } = await imagineAndRun(t, anchorIdx, noiseSpec(config, seed('ppiCheckAnchorNoise')));
-  const est = groupedPpiEstimate(f, map(raw), real.outcomes, M);
+  const f = debiasedScores(t, out, starts);
+  const anchors = await imagineAndRun(t, anchorIdx, noiseSpec(config, seed('ppiCheckAnchorNoise')));
+  const est = groupedPpiEstimate(f, debiasedScores(t, anchors.imagined, anchors.starts), anchors.real.outcomes, M);
   const truth = await runRealGroups(
     t.env,
     policy,

@@ -23,6 +23,7 @@ import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { AnchorRunner } from './anchorRunner.ts';
+import { ContextualCorrection } from './contextualCorrection.ts';
 import { AnchorWeight } from './denoisingWeights.ts';
 import { imaginationCheck, type ImaginationCheck } from './imaginationCheck.ts';
 import { ImaginationTrust } from './imaginationTrust.ts';
@@ -197,6 +198,7 @@ async function startLearning(
     policy,
     optimizer,
     calibrator: new IsotonicCalibrator(config.isotonic),
+    contextual: new ContextualCorrection(config.contextual),
     anchorWeight: new AnchorWeight(config.anchorWeight),
     trust: new ImaginationTrust(config.trust),
     progress: { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, anchorEpisodeIds: [] },
@@ -306,6 +308,9 @@ async function resumeLearning(
       optimizer,
       ...(worldModel ? { worldModel } : {}),
       calibrator: IsotonicCalibrator.fromJSON(state.calibrator),
+      contextual: state.contextual
+        ? ContextualCorrection.fromJSON(state.contextual)
+        : new ContextualCorrection(config.contextual),
       anchorWeight: AnchorWeight.fromJSON(state.anchorWeight),
       trust: state.trust ? ImaginationTrust.fromJSON(state.trust) : new ImaginationTrust(config.trust),
       progress: {

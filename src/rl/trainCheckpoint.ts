@@ -15,6 +15,7 @@ import { loadPolicy, savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
+import type { ContextualState } from './contextualCorrection.ts';
 import type { AnchorWeightState } from './denoisingWeights.ts';
 import type { IsotonicState } from './isotonicCalibrator.ts';
 import type { TrustState } from './imaginationTrust.ts';
@@ -28,6 +29,8 @@ export interface TrainerState {
   computeSeconds: number;
   realEpisodes: number;
   calibrator: IsotonicState;
+  /** The contextual correction's pairs and weights (absent in checkpoints written before it existed). */
+  contextual?: ContextualState;
   anchorWeight: AnchorWeightState;
   /** The moving paired AUC behind λ (absent in checkpoints written before it existed). */
   trust?: TrustState;
@@ -50,6 +53,7 @@ export function trainerState(learning: LearningState): TrainerState {
     computeSeconds: progress.computeSeconds,
     realEpisodes: progress.realEpisodes,
     calibrator: learning.calibrator.toJSON(),
+    contextual: learning.contextual.toJSON(),
     anchorWeight: learning.anchorWeight.toJSON(),
     trust: learning.trust.toJSON(),
     anchorEpisodeIds: progress.anchorEpisodeIds,

@@ -21,6 +21,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../core/rng.ts';
+import type { ImaginationStarts } from '../worldmodel/imagine.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 import { groupRankAgreement, type RankAgreement } from '../eval/rankAgreement.ts';
 import { selectAnchorGroups, type AnchorSelection } from './anchorSelection.ts';
@@ -33,6 +34,7 @@ import { groupMeans, groupedPpiEstimate, weightedPpiEstimate, type PpiEstimate }
 import { ppoUpdate, type PpoStats } from './ppoUpdate.ts';
 import type { RealGroups } from './realGroups.ts';
 import { executeGroups } from './executeGroups.ts';
+import { addAnchorPairs, debiasedScores } from './debias.ts';
 import { stepSeed } from './seeds.ts';
 import { groupStarts } from './startPool.ts';
 import type { Trainer } from './trainer.ts';
@@ -156,6 +158,8 @@ function groupDisagreement(t: Trainer, groupIdx: number[], step: number): Float3
  * recent anchor rollouts' states (their pool draws go unused).
  */
 interface Imagined {
+  /** The groups' starts (their task context feeds the contextual correction). */
+  starts: ImaginationStarts;
   out: ImaginedGroups;
   branched: number;
   /**
@@ -198,29 +202,31 @@ function imagine(t: Trainer, step: number, draw: GroupDraw): Imagined | undefine
     noiseSpec(config, stepSeed(config.seed, step, 'imaginedNoise')),
     imagineOptions(config),
   );
-  return { out, branched, startRows: (imaginedGroups.length - branched) * M };
+  return { out, starts, branched, startRows: (imaginedGroups.length - branched) * M };
 }
 
 /**
  * 2b. The anchor groups imagined with the noise they run with:
  * what imagination says of these very rollouts (wmrl mode).
  */
-function predictAnchors(t: Trainer, step: number, draw: GroupDraw): Float32Array | undefined {
+function predictAnchors(t: Trainer, step: number, draw: GroupDraw): Imagined | undefined {
   const { config, learning } = t;
   if (draw.anchorGroups.length === 0 || !t.method.corrects || !learning.worldModel) return undefined;
   const starts = groupStarts(
     t.pool,
     draw.anchorGroups.map((g) => draw.groupIdx[g]!),
   );
-  return imagineGroups(
+  const M = config.rolloutsPerGroup;
+  const out = imagineGroups(
     learning.policy,
     learning.worldModel,
     starts,
-    config.rolloutsPerGroup,
+    M,
     config.horizon,
     anchorNoise(t, step),
     imagineOptions(config),
-  ).score;
+  );
+  return { out, starts, branched: 0, startRows: draw.anchorGroups.length * M };
 }
 
 function anchorNoise(t: Trainer, step: number): NoiseSpec {
@@ -244,16 +250,14 @@ interface Calibrated {
 function calibrate(
   t: Trainer,
   imagined: Imagined | undefined,
-  predicted: Float32Array | undefined,
+  predicted: Imagined | undefined,
   real: RealGroups | undefined,
 ): Calibrated {
-  const { calibrator } = t.learning;
-  const map = (scores: Float32Array) => (t.method.debias ? calibrator.mapAll(scores) : scores);
   const out: Calibrated = {};
-  if (imagined) out.imagined = map(imagined.out.score);
+  if (imagined) out.imagined = debiasedScores(t, imagined.out, imagined.starts);
   if (predicted && real) {
-    out.anchors = map(predicted);
-    calibrator.add(predicted, real.outcomes);
+    out.anchors = debiasedScores(t, predicted.out, predicted.starts);
+    addAnchorPairs(t, predicted.out, predicted.starts, real.outcomes);
   }
   return out;
 }
@@ -270,7 +274,7 @@ function weight(
   t: Trainer,
   imagined: Imagined | undefined,
   calibrated: Calibrated,
-  predicted: Float32Array | undefined,
+  predicted: Imagined | undefined,
   real: RealGroups | undefined,
 ): Weighted {
   const { config, method, learning } = t;
@@ -289,8 +293,8 @@ function weight(
   let anchorRank: RankAgreement | null = null;
   if (real) {
     if (predicted) {
-      anchorRank = groupRankAgreement(predicted, real.outcomes, M);
-      learning.trust.observe(predicted, real.outcomes, M);
+      anchorRank = groupRankAgreement(predicted.out.score, real.outcomes, M);
+      learning.trust.observe(predicted.out.score, real.outcomes, M);
       for (let g = 0; g < real.outcomes.length / M; g++)
         learning.anchorWeight.observe(
           calibrated.anchors!.subarray(g * M, (g + 1) * M),

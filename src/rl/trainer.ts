@@ -10,6 +10,7 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import type { AnchorRunner } from './anchorRunner.ts';
+import type { ContextualCorrection } from './contextualCorrection.ts';
 import type { AnchorWeight } from './denoisingWeights.ts';
 import type { ImaginationTrust } from './imaginationTrust.ts';
 import type { IsotonicCalibrator } from './isotonicCalibrator.ts';
@@ -43,6 +44,8 @@ export interface LearningState {
   optimizer: tf.Optimizer;
   worldModel?: WorldModel;
   calibrator: IsotonicCalibrator;
+  /** The contextual correction (config debiasMap: contextual; otherwise never fitted). */
+  contextual: ContextualCorrection;
   anchorWeight: AnchorWeight;
   trust: ImaginationTrust;
   progress: TrainingProgress;

@@ -1,5 +1,6 @@
 /** Configuration of `wmrl train`: WMRL post-training and its baselines/ablations (docs/design.md). */
 import { z } from 'zod';
+import { contextualOptionsSchema } from './contextualCorrection.ts';
 import { BACKEND_NAMES } from '../backend/selectBackend.ts';
 import type { ImagineOptions } from '../worldmodel/imagine.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
@@ -18,7 +19,15 @@ export const wmrlConfigSchema = z
     debias: z
       .boolean()
       .default(true)
-      .describe('online debiasing: isotonic map of world-model scores fitted on anchor pairs'),
+      .describe('online debiasing: world-model scores corrected on anchor pairs (debiasMap says how)'),
+    debiasMap: z
+      .enum(['isotonic', 'contextual'])
+      .default('isotonic')
+      .describe(
+        "how scores are debiased: 'isotonic', a pooled monotone map of the score (the paper's, see isotonic); " +
+          "'contextual', a ridge regression of the error on the task context and the rollout's mean action " +
+          '(see contextual), which can reorder a group',
+      ),
     denoise: z
       .boolean()
       .default(true)
@@ -72,6 +81,7 @@ export const wmrlConfigSchema = z
           "once its member's predicted success probability reaches this (its state then holds " +
           'and its later steps are not policy samples); unset: imagine the whole horizon',
       ),
+    contextual: contextualOptionsSchema.prefault({}),
     isotonic: z
       .object({
         bins: z.number().int().min(1).default(10),

@@ -623,3 +623,29 @@ test('train --robot: a description other than the data robot is refused before a
   assert.match(r.stderr, /--data holds episodes of robot 'vx300' \(episode [^)]+\); --robot is 'other_arm'/);
   assert.ok(!existsSync(out), 'nothing written');
 });
+
+test('train --debiasMap=contextual: anchor pairs fit the contextual correction, which the checkpoint keeps', () => {
+  const out = join(dir, 'contextual');
+  const r = cli([
+    ...['--policy', policyDir, '--data', data, '--out', out, '--backend', 'wasm', ...WM, ...TOY],
+    ...['--debiasMap=contextual', '--contextual.minPairs=2', '--contextual.ridge=0.1'],
+  ]);
+  assert.equal(r.status, 0, r.stderr);
+  const state = JSON.parse(readFileSync(join(out, 'checkpoint', 'state.json'), 'utf8')) as {
+    contextual: { scores: number[]; weights: number[]; width: number };
+  };
+  // 3 steps × 1 anchor group × 2 rollouts; features: the task context and the mean action.
+  assert.equal(state.contextual.scores.length, 6);
+  assert.ok(state.contextual.width > 3, `width ${state.contextual.width}`);
+  assert.equal(
+    state.contextual.weights.length,
+    state.contextual.width + 2,
+    'fitted: a weight per feature, r̂, intercept',
+  );
+  const steps = readFileSync(join(out, 'train.metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>)
+    .filter((m) => m.kind === 'step');
+  assert.ok(steps.every((m) => Number.isFinite(m.kl) && m.successCalibrated >= 0 && m.successCalibrated <= 1));
+});
