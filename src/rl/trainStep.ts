@@ -71,6 +71,11 @@ export interface StepMetrics {
   ppi: PpiEstimate | null;
   debiasMap: { x: number[]; y: number[] };
   calibrationPairs: number;
+  /**
+   * The contextual correction's pairs and weights (per feature, then r̂, then the intercept; empty:
+   * the identity); null unless debiasMap is contextual.
+   */
+  contextual: { pairs: number; weights: number[] } | null;
   anchorWeight: number;
   ensembleWeight: { min: number; max: number } | null;
   ensembleVariance: number | null;
@@ -433,6 +438,10 @@ function stepMetrics(
     ppi: r.ppi,
     debiasMap: learning.calibrator.knots(),
     calibrationPairs: learning.calibrator.pairs,
+    contextual:
+      method.debiasMap === 'contextual'
+        ? { pairs: learning.contextual.pairs, weights: learning.contextual.weights }
+        : null,
     anchorWeight: method.denoise ? learning.anchorWeight.weight : 1,
     ensembleWeight: ensembleW ? { min: Math.min(...ensembleW), max: Math.max(...ensembleW) } : null,
     ensembleVariance: mean(r.imagined?.out.variance),

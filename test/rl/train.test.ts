@@ -648,4 +648,5 @@ test('train --debiasMap=contextual: anchor pairs fit the contextual correction, 
     .map((l) => JSON.parse(l) as Record<string, any>)
     .filter((m) => m.kind === 'step');
   assert.ok(steps.every((m) => Number.isFinite(m.kl) && m.successCalibrated >= 0 && m.successCalibrated <= 1));
+  assert.deepEqual(steps.at(-1)!.contextual, { pairs: 6, weights: state.contextual.weights }, 'logged per step');
 });
