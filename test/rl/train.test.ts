@@ -72,6 +72,11 @@ const TOY = [
 ];
 const WM = ['--wm-config', join(dir, 'wm.yaml')];
 
+/** The arguments every run here shares: the policy, the data, its folder and the wasm backend. */
+function runArgs(out: string): string[] {
+  return ['--policy', policyDir, '--data', data, '--out', out, '--backend', 'wasm'];
+}
+
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [bin, 'train', ...args], { encoding: 'utf8' });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -91,7 +96,7 @@ test(
     'run); a resume with another config is refused, one with more steps continues',
   async () => {
     const whole = join(dir, 'whole');
-    const r = cli(['--policy', policyDir, '--data', data, '--out', whole, '--backend', 'wasm', ...WM, ...TOY]);
+    const r = cli([...runArgs(whole), ...WM, ...TOY]);
     assert.equal(r.status, 0, r.stderr);
     const metrics = readFileSync(join(whole, 'train.metrics.jsonl'), 'utf8')
       .trim()
@@ -130,11 +135,9 @@ test(
     // The same run, SIGKILLed once its second step is logged, then resumed.
     const killed = join(dir, 'killed');
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        [bin, 'train', '--policy', policyDir, '--data', data, '--out', killed, '--backend', 'wasm', ...WM, ...TOY],
-        { stdio: ['ignore', 'ignore', 'pipe'] },
-      );
+      const child = spawn(process.execPath, [bin, 'train', ...runArgs(killed), ...WM, ...TOY], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
       child.stderr.on('data', (d: Buffer) => {
         err += d.toString();
@@ -145,22 +148,10 @@ test(
       );
     });
     assert.ok(!existsSync(join(killed, 'policy')), 'the killed run did not finish');
-    const again = cli(['--policy', policyDir, '--data', data, '--out', killed, '--backend', 'wasm', ...WM, ...TOY]);
+    const again = cli([...runArgs(killed), ...WM, ...TOY]);
     assert.notEqual(again.status, 0, 'a second run into the same folder without --resume is refused');
     assert.match(again.stderr, /--resume/);
-    const resumed = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      killed,
-      '--backend',
-      'wasm',
-      '--resume',
-      ...WM,
-      ...TOY,
-    ]);
+    const resumed = cli([...runArgs(killed), '--resume', ...WM, ...TOY]);
     assert.equal(resumed.status, 0, resumed.stderr);
     const a = await weights(whole);
     const b = await weights(killed);
@@ -189,14 +180,7 @@ test(
     // --resume with another config: refused with the differing keys, the run untouched.
     const configBefore = readFileSync(join(killed, 'train.config.json'), 'utf8');
     const changed = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      killed,
-      '--backend',
-      'wasm',
+      ...runArgs(killed),
       '--resume',
       ...WM,
       ...TOY,
@@ -217,20 +201,7 @@ test(
       'the recorded config is unchanged',
     );
     // More steps is what a resume may change: applied and recorded.
-    const longer = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      killed,
-      '--backend',
-      'wasm',
-      '--resume',
-      ...WM,
-      ...TOY,
-      '--steps=4',
-    ]);
+    const longer = cli([...runArgs(killed), '--resume', ...WM, ...TOY, '--steps=4']);
     assert.equal(longer.status, 0, longer.stderr);
     assert.equal(
       (JSON.parse(readFileSync(join(killed, 'train.config.json'), 'utf8')) as { config: { steps: number } }).config
@@ -255,57 +226,16 @@ test(
     'a task the data lacks, or an unknown one, is a clear error',
   async () => {
     const red = join(dir, 'red');
-    const r = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      red,
-      '--backend',
-      'wasm',
-      '--mode',
-      'real',
-      '--tasks=reach:red',
-      ...TOY,
-      '--steps=1',
-      '--eval.every=5',
-    ]);
+    const r = cli([...runArgs(red), '--mode', 'real', '--tasks=reach:red', ...TOY, '--steps=1', '--eval.every=5']);
     assert.equal(r.status, 0, r.stderr);
     const colours = new Set<string>();
     for await (const e of (await EpisodeStore.open(join(red, 'anchors'))).episodes())
       colours.add(`${e.task.family}:${e.task.color}`);
     assert.deepEqual([...colours], ['reach:red']);
-    const lacking = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      join(dir, 'pick'),
-      '--backend',
-      'wasm',
-      '--mode',
-      'real',
-      '--tasks=pick',
-      ...TOY,
-    ]);
+    const lacking = cli([...runArgs(join(dir, 'pick')), '--mode', 'real', '--tasks=pick', ...TOY]);
     assert.notEqual(lacking.status, 0);
     assert.match(lacking.stderr, /no train-split episodes of tasks 'pick'/);
-    const unknown = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      join(dir, 'fly'),
-      '--backend',
-      'wasm',
-      '--mode',
-      'real',
-      '--tasks=fly',
-      ...TOY,
-    ]);
+    const unknown = cli([...runArgs(join(dir, 'fly')), '--mode', 'real', '--tasks=fly', ...TOY]);
     assert.notEqual(unknown.status, 0);
     assert.match(unknown.stderr, /unknown task family 'fly'/);
   },
@@ -317,14 +247,7 @@ test(
   async () => {
     const warm = join(dir, 'warm');
     const r = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      warm,
-      '--backend',
-      'wasm',
+      ...runArgs(warm),
       ...WM,
       ...TOY,
       '--imaginedWeight=trust',
@@ -388,14 +311,7 @@ test(
   async () => {
     const run = join(dir, 'branch');
     const r = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      run,
-      '--backend',
-      'wasm',
+      ...runArgs(run),
       ...WM,
       ...TOY,
       '--steps=2',
@@ -473,14 +389,7 @@ test(
     const run = join(dir, 'ee');
     const model = join(dir, 'ee-model');
     const r = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      run,
-      '--backend',
-      'wasm',
+      ...runArgs(run),
       ...WM,
       ...TOY,
       '--steps=1',
@@ -528,14 +437,7 @@ test(
     assert.equal(rank.status, 0, rank.stderr);
     assert.equal((JSON.parse(rank.stdout) as { groups: number }).groups, 1);
     const without = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      join(dir, 'ee-without'),
-      '--backend',
-      'wasm',
+      ...runArgs(join(dir, 'ee-without')),
       ...TOY,
       '--steps=1',
       '--world-model',
@@ -553,14 +455,7 @@ test(
   async () => {
     const run = join(dir, 'score-refit');
     const r = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      run,
-      '--backend',
-      'wasm',
+      ...runArgs(run),
       '--wm-config',
       join(dir, 'wm-scene.yaml'),
       ...TOY,
@@ -585,21 +480,7 @@ test(
     assert.equal(config.config.worldModel.anchorRepeat, 3);
     // A joint-head world model has no head to refit alone: refused before any work, saying why.
     const joint = join(dir, 'score-refit-joint');
-    const j = cli([
-      '--policy',
-      policyDir,
-      '--data',
-      data,
-      '--out',
-      joint,
-      '--backend',
-      'wasm',
-      ...WM,
-      ...TOY,
-      '--steps=2',
-      '--eval.every=5',
-      '--worldModel.scoreRefitEvery=1',
-    ]);
+    const j = cli([...runArgs(joint), ...WM, ...TOY, '--steps=2', '--eval.every=5', '--worldModel.scoreRefitEvery=1']);
     assert.notEqual(j.status, 0);
     assert.match(
       j.stderr,
@@ -618,7 +499,7 @@ test('train --robot: a description other than the data robot is refused before a
   const yaml = join(arm, 'robot.yaml');
   writeFileSync(yaml, readFileSync(yaml, 'utf8').replace(/^name: vx300$/m, 'name: other_arm'));
   const out = join(dir, 'other-arm-run');
-  const r = cli(['--policy', policyDir, '--data', data, '--out', out, '--backend', 'wasm', ...TOY, '--robot', yaml]);
+  const r = cli([...runArgs(out), ...TOY, '--robot', yaml]);
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--data holds episodes of robot 'vx300' \(episode [^)]+\); --robot is 'other_arm'/);
   assert.ok(!existsSync(out), 'nothing written');
@@ -627,7 +508,7 @@ test('train --robot: a description other than the data robot is refused before a
 test('train --debiasMap=contextual: anchor pairs fit the contextual correction, which the checkpoint keeps', () => {
   const out = join(dir, 'contextual');
   const r = cli([
-    ...['--policy', policyDir, '--data', data, '--out', out, '--backend', 'wasm', ...WM, ...TOY],
+    ...[...runArgs(out), ...WM, ...TOY],
     ...['--debiasMap=contextual', '--contextual.minPairs=2', '--contextual.ridge=0.1'],
   ]);
   assert.equal(r.status, 0, r.stderr);
