@@ -77,6 +77,15 @@ function runArgs(out: string): string[] {
   return ['--policy', policyDir, '--data', data, '--out', out, '--backend', 'wasm'];
 }
 
+/** The metrics records of one kind ('step', 'eval', …) a run logged. */
+function records(run: string, kind: string): Record<string, any>[] {
+  return readFileSync(join(run, 'train.metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>)
+    .filter((m) => m.kind === kind);
+}
+
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [bin, 'train', ...args], { encoding: 'utf8' });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -157,11 +166,7 @@ test(
     const b = await weights(killed);
     assert.equal(a.length, b.length);
     a.forEach((w, i) => assert.deepEqual(Array.from(b[i]!), Array.from(w), `variable ${i} differs after resume`));
-    const resumedSteps = readFileSync(join(killed, 'train.metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((m) => m.kind === 'step');
+    const resumedSteps = records(killed, 'step');
     assert.deepEqual(
       resumedSteps.map((m) => m.step),
       [1, 2, 3],
@@ -208,11 +213,7 @@ test(
         .steps,
       4,
     );
-    const longerSteps = readFileSync(join(killed, 'train.metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((m) => m.kind === 'step');
+    const longerSteps = records(killed, 'step');
     assert.deepEqual(
       longerSteps.map((m) => m.step),
       [1, 2, 3, 4],
@@ -321,11 +322,7 @@ test(
       '--eval.every=5',
     ]);
     assert.equal(r.status, 0, r.stderr);
-    const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, any>)
-      .filter((m) => m.kind === 'step');
+    const steps = records(run, 'step');
     // 4 groups: 1 anchor, 3 imagined; step 1 has no anchor episode to branch from yet.
     assert.deepEqual(
       steps.map((s) => s.branchedGroups),
@@ -407,11 +404,7 @@ test(
     const base = policy.meta.proprioDim + policy.latentDim;
     policy.dispose();
     assert.equal(saved.extra.dims.state, base + 3, 'proprio, latent, then end-effector xyz');
-    const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, any>)
-      .filter((m) => m.kind === 'step');
+    const steps = records(run, 'step');
     assert.equal(steps.length, 1);
     assert.ok(Number.isFinite(steps[0]!.kl) && steps[0]!.imaginedRollouts === 2, JSON.stringify(steps[0]));
     const rank = spawnSync(
@@ -464,11 +457,7 @@ test(
       '--worldModel.anchorRepeat=3',
     ]);
     assert.equal(r.status, 0, r.stderr);
-    const steps = readFileSync(join(run, 'train.metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, any>)
-      .filter((m) => m.kind === 'step');
+    const steps = records(run, 'step');
     // refitEvery 2: a full refit at step 2, the score head alone at steps 1 and 3.
     assert.deepEqual(
       steps.map((s) => s.worldModelRefit),
@@ -523,11 +512,7 @@ test('train --debiasMap=contextual: anchor pairs fit the contextual correction, 
     state.contextual.width + 2,
     'fitted: a weight per feature, r̂, intercept',
   );
-  const steps = readFileSync(join(out, 'train.metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, any>)
-    .filter((m) => m.kind === 'step');
+  const steps = records(out, 'step');
   assert.ok(steps.every((m) => Number.isFinite(m.kl) && m.successCalibrated >= 0 && m.successCalibrated <= 1));
   assert.deepEqual(steps.at(-1)!.contextual, { pairs: 6, weights: state.contextual.weights }, 'logged per step');
 });
