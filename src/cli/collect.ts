@@ -2,9 +2,9 @@
  * `wmrl collect`: run the expert or a random policy in the simulator (or on a rosbridge robot) and store the episodes.
  */
 import { join } from 'node:path';
-import { DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
+import { DEFAULT_ROBOT, loadRobot, robotRef } from '../core/robotDescription.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
-import { EpisodeStore } from '../data/episodeStore.ts';
+import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
 import { CONTROLLERS, makeController, makeEnv } from '../envs/makeEnv.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
@@ -21,7 +21,8 @@ const HELP = `usage: wmrl collect --out DIR [options]
   --split S         train | test | both (default train)
   --seed S          first episode seed; episode i uses S+i (default 0)
   --noise X         Gaussian noise on the expert's normalised actions (default 0)
-  --robot NAME      a folder under robots/ (default ${DEFAULT_ROBOT})
+  --robot R         robot description: a name under robots/, a folder holding robot.yaml, or a
+                    .yaml file (default ${DEFAULT_ROBOT}); the dataset records where it came from
   --cameras A,B     cameras to record (default: the robot's first camera)
   --image-size N    render every camera at N×N (default: the robot description's size)
 ${ENV_HELP}
@@ -81,13 +82,14 @@ export const command = {
         throw err;
       },
     );
-    const store = await EpisodeStore.openForAppend(config.out, { robot: robot.name }).catch(async (err: unknown) => {
+    const store = await EpisodeStore.openForAppend(config.out, storeRobot(robot)).catch(async (err: unknown) => {
       controller.close?.();
       await env.close();
       throw err;
     });
     const log = new RunLog(join(config.out, 'runs'), `collect-${runStamp()}`, {
       ...config,
+      robot: robotRef(robot),
       speed: config.speed === Infinity ? 'max' : config.speed,
       cameras: env.cameras,
     });

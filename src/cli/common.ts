@@ -1,6 +1,7 @@
 /** Helpers shared by the training subcommands: configs, datasets, backends. */
 import { EpisodeStore, type EpisodeFilter } from '../data/episodeStore.ts';
 import type { Episode } from '../core/types.ts';
+import { loadRobot, type RobotDescription } from '../core/robotDescription.ts';
 import { isBackendName, selectBackend } from '../backend/selectBackend.ts';
 import { parseDottedOverrides } from '../core/config.ts';
 import { UsageError } from './args.ts';
@@ -18,6 +19,25 @@ export async function readEpisodes(dirs: string[], filter: EpisodeFilter = {}): 
     if (count === 0) throw new Error(`${dir} holds no complete episodes`);
   }
   return episodes;
+}
+
+/**
+ * The robot the datasets were recorded with, loaded from where they recorded it (a path for a
+ * robot outside this package, else its name under robots/). All of them must agree.
+ */
+export async function datasetRobot(dirs: string[]): Promise<RobotDescription> {
+  const refs = new Map<string, string>();
+  for (const dir of dirs) refs.set((await EpisodeStore.open(dir)).robotRef, dir);
+  if (refs.size !== 1)
+    throw new Error(
+      `the datasets hold different robots: ${[...refs].map(([ref, dir]) => `${dir}: ${ref}`).join('; ')}`,
+    );
+  const [[ref, dir]] = [...refs] as [[string, string]];
+  try {
+    return loadRobot(ref);
+  } catch (err) {
+    throw new Error(`${dir} was recorded with robot ${ref}, which does not load: ${(err as Error).message}`);
+  }
 }
 
 export async function useBackend(name: string, requiredKernels: string[]): Promise<string> {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
 import { CONFIGS_DIR, DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
-import { EpisodeStore } from '../data/episodeStore.ts';
+import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
 import { makeController, makeSimEnv } from '../envs/makeEnv.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../policy/policyConfig.ts';
@@ -54,7 +54,7 @@ export const command = {
     });
     if (values.help) {
       console.log(
-        `usage: wmrl demo [--out DIR] [--robot NAME (default ${DEFAULT_ROBOT})] [--episodes N expert ` +
+        `usage: wmrl demo [--out DIR] [--robot NAME|DIR|FILE.yaml (default ${DEFAULT_ROBOT})] [--episodes N expert ` +
           `demos per family (default 100)] [--steps N post-training steps (default 6)] [--seed S]`,
       );
       return 0;
@@ -235,7 +235,7 @@ async function collectDemos(
   try {
     for (const [bi, b] of BEHAVIOURS.entries()) {
       const controller = await makeController('expert', robot, { noise: b.noise });
-      const store = await EpisodeStore.openForAppend(join(out, b.folder), { robot: robot.name });
+      const store = await EpisodeStore.openForAppend(join(out, b.folder), storeRobot(robot));
       try {
         const n = Math.max(1, Math.round(perFamily * b.share)) * TASK_FAMILIES.length;
         const plan = planEpisodes(

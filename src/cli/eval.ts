@@ -7,7 +7,7 @@ import { RandomController } from '../envs/randomController.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { Rng } from '../core/rng.ts';
 import type { TaskSpec } from '../core/types.ts';
-import { EpisodeStore } from '../data/episodeStore.ts';
+import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
 import { makeEnv } from '../envs/makeEnv.ts';
 import { SuccessTable } from '../eval/successTable.ts';
@@ -26,7 +26,8 @@ import { Progress } from './progress.ts';
 const HELP = `usage: wmrl eval --policy DIR [options]
 
   --policy DIR          a policy checkpoint (or a pretrain output folder), or 'random' (the baseline)
-  --robot NAME          the robot description: a folder under robots/ or a robot.yaml path (default ${DEFAULT_ROBOT})
+  --robot R             robot description: a name under robots/, a folder holding robot.yaml, or a .yaml
+                        file (default ${DEFAULT_ROBOT})
   --episodes N          episodes per family and split (default 20)
   --task SEL            family[:colour[:object|zone]], comma-separated, or 'all' (default all)
   --split S             train | test | both (default both)
@@ -103,7 +104,7 @@ export const command = {
     const plan = splits.flatMap((s, si) =>
       selectors.flatMap((sel, fi) => planEpisodes([sel], s, perCell, seed + 10_000 * si + 1000 * fi)),
     );
-    const store = await EpisodeStore.openForAppend(out, { robot: robot.name });
+    const store = await EpisodeStore.openForAppend(out, storeRobot(robot));
     const log = new RunLog(join(out, 'runs'), `eval-${runStamp()}`, {
       command: 'eval',
       policy: dir,

@@ -1,6 +1,8 @@
 /**
  * `wmrl <command>`: one file per subcommand. Errors print as one clear message (set
- * WMRL_DEBUG=1 for the stack) and exit non-zero.
+ * WMRL_DEBUG=1 for the stack) and exit non-zero. A reader that closes the output early
+ * (`wmrl info DIR | head -2`) is no error: the rest of the output is dropped and the command
+ * finishes its work (a collection is never cut short by its reader).
  */
 import { UsageError } from './args.ts';
 
@@ -28,7 +30,22 @@ async function usage(): Promise<string> {
   return lines.join('\n');
 }
 
+let outputGuarded = false;
+
+/** EPIPE on stdout or stderr: stop writing there, quietly (Node would crash on the unhandled 'error' event). */
+function dropOutputOnClosedPipe(): void {
+  if (outputGuarded) return;
+  outputGuarded = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      stream.write = () => true;
+    });
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
+  dropOutputOnClosedPipe();
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     console.log(await usage());

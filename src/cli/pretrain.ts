@@ -2,6 +2,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeConfigSchema, resolveConfig } from '../core/config.ts';
+import { robotRef } from '../core/robotDescription.ts';
 import { RunLog } from '../core/runLog.ts';
 import { PatchEncoder } from '../vision/patchCodec.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';
@@ -9,7 +10,7 @@ import { POLICY_KERNELS, policyConfigSchema } from '../policy/policyConfig.ts';
 import { pretrainPolicy } from '../policy/pretrain.ts';
 import { savePolicy } from '../policy/policyFiles.ts';
 import { parseFlags, UsageError } from './args.ts';
-import { configOverrides, readEpisodes, useBackend } from './common.ts';
+import { configOverrides, datasetRobot, readEpisodes, useBackend } from './common.ts';
 import { Progress } from './progress.ts';
 
 const HELP =
@@ -89,9 +90,11 @@ export const command = {
       }
     }
     const episodes = await readEpisodes(values.data);
+    const robot = await datasetRobot(values.data);
     const log = new RunLog(values.out, 'pretrain', {
       command: 'pretrain',
       data: values.data,
+      robot: robotRef(robot),
       encoder: values.encoder ?? null,
       backend,
       config,
@@ -100,6 +103,7 @@ export const command = {
     let stage = '';
     const { policy, report } = await pretrainPolicy(episodes, config, {
       encoder,
+      robot,
       hooks: {
         onStage: (s) => (stage = s),
         onStep: (step, steps, epoch) => {

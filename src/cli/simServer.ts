@@ -7,7 +7,8 @@ import { untilStopped } from './untilStopped.ts';
 
 const HELP = `usage: wmrl sim-server [options]
 
-  --robot NAME          a folder under robots/ (default ${DEFAULT_ROBOT}); topics and services from its ros: section
+  --robot R             a name under robots/, a folder holding robot.yaml, or a .yaml (default ${DEFAULT_ROBOT});
+                        topics and services from its ros: section
   --port N              websocket port (default 9090; 0 picks a free one, printed at start)
   --host H              interface to bind (default 127.0.0.1; 0.0.0.0 exposes the robot to the network)
   --speed X             pacing: X times real time (default 1: a robot runs in real time)

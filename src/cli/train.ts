@@ -12,7 +12,7 @@ import { TRAIN_MODES, wmrlConfigSchema } from '../rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { CONFIGS_DIR } from '../core/robotDescription.ts';
 import { parseFlags, UsageError } from './args.ts';
-import { configOverrides, readEpisodes, useBackend } from './common.ts';
+import { configOverrides, datasetRobot, readEpisodes, useBackend } from './common.ts';
 import { ENV_FLAGS, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
 import { readPoolFile } from '../scheduler/poolFile.ts';
@@ -47,8 +47,8 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
   --queue URL      or run anchor episodes on remote robot workers (\`wmrl worker --queue URL\`) through this
                    Redis queue; they must be able to read <out>/anchor-policies/ (shared storage)
   --queue-name Q   the Redis queue's name (default wmrl-anchors)
-  --robot NAME     the robot description (a folder under robots/ or a robot.yaml path); default: the one
-                   the data was recorded with, which must be the same robot
+  --robot R        the robot description (a name under robots/, a folder holding robot.yaml, or a .yaml);
+                   default: the one the data was recorded with (from where it recorded it), which must be the same robot
   --seed S, --backend B
 
 config keys:
@@ -129,7 +129,7 @@ export const command = {
     await useBackend(config.backend, [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
     const data = await readEpisodes(values.data);
     if (data.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
-    const robot = loadRobot(values.robot ?? data[0]!.robot);
+    const robot = values.robot ? loadRobot(values.robot) : await datasetRobot(values.data);
     const other = data.find((e) => e.robot !== robot.name);
     if (other) {
       const what = `robot '${other.robot}' (episode ${other.id})`;

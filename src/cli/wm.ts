@@ -17,7 +17,7 @@ import { featuresOfModel, worldModelEpisodes } from '../worldmodel/perceptionWor
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { intFlag, parseFlags, UsageError } from './args.ts';
-import { configOverrides, readEpisodes, useBackend } from './common.ts';
+import { configOverrides, datasetRobot, readEpisodes, useBackend } from './common.ts';
 import { Progress } from './progress.ts';
 
 const TRAIN_HELP =
@@ -217,7 +217,7 @@ async function rank(argv: string[]): Promise<number> {
   try {
     const recorded = await readEpisodes(values.data);
     if (recorded.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
-    const endEffector = await featuresOfModel(model, policy, recorded[0]!.robot);
+    const endEffector = await featuresOfModel(model, policy, await datasetRobot(values.data));
     let episodes: Episode[];
     try {
       episodes = worldModelEpisodes(policy, recorded, endEffector);

@@ -25,7 +25,8 @@ const HELP = `usage: wmrl worker --queue redis://host:port --robot NAME [options
   --pool FILE         pool file holding the robot's config (windows, reset time, back-off)
   --url URL           a rosbridge robot (without --pool); default: the in-process simulator
   --speed X           robot speed (default 1 = real time; 'max' = unpaced sim)
-  --arm NAME          robot description under robots/ (default ${DEFAULT_ROBOT})
+  --arm R             robot description: a name under robots/, a folder holding robot.yaml, or a .yaml
+                      (default ${DEFAULT_ROBOT})
   --policy DIR        policy for requests that name none
   --max-attempts N    attempts per episode across the fleet before it is failed (default 3)
   --max-episodes N    stop after N episodes (default: run until stopped)

@@ -1,6 +1,6 @@
 /**
  * Robot descriptions: `robots/<name>/robot.yaml` beside its MJCF. Adding a robot means adding
- * a folder; nothing in the code names a robot.
+ * a folder (in this package's robots/ or anywhere else); nothing in the code names a robot.
  */
 import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -107,6 +107,8 @@ export const robotDescriptionSchema = z
 export type RobotDescription = z.infer<typeof robotDescriptionSchema> & {
   /** Absolute folder of the description. */
   dir: string;
+  /** Absolute path of the description's YAML file. */
+  file: string;
   /** MJCF text, read at load. */
   mjcfXml: string;
 };
@@ -129,14 +131,41 @@ export function listRobots(robotsDir = ROBOTS_DIR): string[] {
     .sort();
 }
 
-/** Load and validate a robot by name (a folder under `robots/`) or by a path to its robot.yaml. */
-export function loadRobot(nameOrPath: string, robotsDir = ROBOTS_DIR): RobotDescription {
-  const file = nameOrPath.endsWith('.yaml') ? resolve(nameOrPath) : join(robotsDir, nameOrPath, 'robot.yaml');
-  if (!existsSync(file)) {
-    const known = existsSync(robotsDir) ? listRobots(robotsDir).join(', ') : '(none)';
-    throw new RobotDescriptionError(`unknown robot '${nameOrPath}': no ${file}. Known robots: ${known}`);
-  }
+const ROBOT_NAME = /^[a-z0-9_-]+$/;
+
+/**
+ * Load and validate a robot. `ref` is a robot name (robots/NAME of this package), a folder that
+ * holds a robot.yaml (absolute, or relative to the working directory: `./myarm`, `lab/myarm`),
+ * or the path of a .yaml description. A bare name always means robots/NAME.
+ */
+export function loadRobot(ref: string, robotsDir = ROBOTS_DIR): RobotDescription {
+  const file = robotFile(ref, robotsDir);
   return parseRobotDescription(readFileSync(file, 'utf8'), file);
+}
+
+/** The description file `ref` names (see loadRobot); an error naming what is missing when there is none. */
+function robotFile(ref: string, robotsDir: string): string {
+  if (ROBOT_NAME.test(ref)) {
+    const file = join(robotsDir, ref, 'robot.yaml');
+    if (existsSync(file)) return file;
+    const known = existsSync(robotsDir) ? listRobots(robotsDir).join(', ') : '(none)';
+    const local = existsSync(join(ref, 'robot.yaml')) ? ` (./${ref} holds one: pass ./${ref} for that folder)` : '';
+    throw new RobotDescriptionError(`unknown robot '${ref}': no ${file}${local}. Known robots: ${known}`);
+  }
+  const path = resolve(ref);
+  if (!existsSync(path)) throw new RobotDescriptionError(`robot description ${ref}: no such file or folder (${path})`);
+  if (!statSync(path).isDirectory()) return path;
+  const file = join(path, 'robot.yaml');
+  if (!existsSync(file)) throw new RobotDescriptionError(`robot folder ${ref} holds no robot.yaml (${file})`);
+  return file;
+}
+
+/**
+ * How a later command finds this robot again (what datasets and runs record): its name when it is
+ * this package's robots/NAME, else the absolute path of its description file.
+ */
+export function robotRef(robot: RobotDescription, robotsDir = ROBOTS_DIR): string {
+  return robot.file === join(robotsDir, robot.name, 'robot.yaml') ? robot.name : robot.file;
 }
 
 /** Validate description text; `file` names the source in errors and locates the MJCF. */
@@ -166,7 +195,7 @@ export function parseRobotDescription(text: string, file: string): RobotDescript
   for (const j of parsed.data.gripper.joints) requireName(mjcfXml, 'joint', j, file);
   requireName(mjcfXml, 'site', parsed.data.endEffectorSite, file);
   for (const c of parsed.data.cameras) if (!c.pos) requireName(mjcfXml, 'camera', c.name, file);
-  return { ...parsed.data, dir, mjcfXml };
+  return { ...parsed.data, dir, file: resolve(file), mjcfXml };
 }
 
 /** Cheap early check that a name the description relies on exists in the MJCF (MuJoCo checks again at compile). */

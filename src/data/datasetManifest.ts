@@ -16,6 +16,8 @@ const manifestSchema = z.object({
   format: z.literal(DATASET_FORMAT),
   version: z.literal(DATASET_VERSION),
   robot: z.string().min(1).max(1000),
+  /** Absolute path of the robot's description when it is not this package's robots/<robot> (see robotRef). */
+  robotPath: z.string().min(1).max(4096).optional(),
   createdAt: z.string().min(1).max(1000),
   datasetId: z.string().min(1).max(1000),
 });
@@ -32,11 +34,12 @@ export class DatasetError extends Error {
   }
 }
 
-export function newManifest(robot: string, datasetId: string = randomUUID()): DatasetManifest {
+export function newManifest(robot: string, datasetId: string = randomUUID(), robotPath?: string): DatasetManifest {
   return manifestSchema.parse({
     format: DATASET_FORMAT,
     version: DATASET_VERSION,
     robot,
+    ...(robotPath ? { robotPath } : {}),
     createdAt: new Date().toISOString(),
     datasetId,
   });

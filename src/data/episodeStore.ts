@@ -15,6 +15,7 @@
  */
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { robotRef, type RobotDescription } from '../core/robotDescription.ts';
 import type { Episode, Split } from '../core/types.ts';
 import type { TaskFamily } from '../tasks/families.ts';
 import { ChunkReader, CorruptEpisodeFileError, type ChunkIssue } from './chunkFile.ts';
@@ -37,6 +38,8 @@ export interface StoreOptions {
 
 export interface CreateOptions extends StoreOptions {
   robot: string;
+  /** Where the robot's description lives when it is not this package's robots/<robot> (see storeRobot). */
+  robotPath?: string;
   /** Default: a random UUID. */
   datasetId?: string;
 }
@@ -60,6 +63,12 @@ export interface StoredEpisode {
   file: string;
   /** Byte offset of the episode's record in `file`. */
   offset: number;
+}
+
+/** The robot fields a dataset of `robot`'s episodes records, so that later commands can load it again. */
+export function storeRobot(robot: RobotDescription): Pick<CreateOptions, 'robot' | 'robotPath'> {
+  const ref = robotRef(robot);
+  return ref === robot.name ? { robot: robot.name } : { robot: robot.name, robotPath: ref };
 }
 
 const warnIssue = (issue: ChunkIssue) => process.emitWarning(issue.message, 'WmrlEpisodeStoreWarning');
@@ -88,6 +97,11 @@ export class EpisodeStore {
     return this.manifest.robot;
   }
 
+  /** What loadRobot takes to load this dataset's robot: its recorded path, or its name under robots/. */
+  get robotRef(): string {
+    return this.manifest.robotPath ?? this.manifest.robot;
+  }
+
   /** Creates a dataset in `dir`, which must be absent or empty. */
   static async create(dir: string, options: CreateOptions): Promise<EpisodeStore> {
     const entries = await entriesOf(dir);
@@ -95,7 +109,7 @@ export class EpisodeStore {
       throw new DatasetError(dir, `cannot create a dataset in ${dir}: the folder is not empty`);
     }
     await mkdir(dir, { recursive: true });
-    const manifest = newManifest(options.robot, options.datasetId);
+    const manifest = newManifest(options.robot, options.datasetId, options.robotPath);
     await writeManifest(dir, manifest);
     return new EpisodeStore(dir, manifest, options);
   }
@@ -131,6 +145,14 @@ export class EpisodeStore {
         dir,
         `refusing to append robot '${options.robot}' episodes ` +
           `to ${dir}: it holds a dataset of robot '${manifest.robot}'`,
+      );
+    }
+    if (manifest.robotPath !== options.robotPath) {
+      const from = (path: string | undefined) => path ?? 'robots/ of this package';
+      throw new DatasetError(
+        dir,
+        `refusing to append robot '${options.robot}' (from ${from(options.robotPath)}) episodes to ${dir}: ` +
+          `it holds robot '${manifest.robot}' from ${from(manifest.robotPath)}, another description`,
       );
     }
     return new EpisodeStore(dir, manifest, options);

@@ -5,7 +5,7 @@
  */
 import type { Episode } from '../core/types.ts';
 import { framesToFloat } from '../vision/frames.ts';
-import { loadRobot } from '../core/robotDescription.ts';
+import { loadRobot, type RobotDescription } from '../core/robotDescription.ts';
 import { projectToImage, type FixedCamera } from '../vision/cameraProjection.ts';
 import { episodeProprio } from './policyInputs.ts';
 import type { Tokenizer } from './tokenizer.ts';
@@ -45,7 +45,14 @@ const SHIFTS: [number, number][] = [
 export function buildBcSamples(
   tokenizer: Tokenizer,
   episodes: Episode[],
-  options: { camera: string; imageSize: number; shiftAugment: boolean; actionChunk?: number },
+  options: {
+    camera: string;
+    imageSize: number;
+    shiftAugment: boolean;
+    actionChunk?: number;
+    /** The episodes' robot, for its camera poses (default: robots/<their recorded name>). */
+    robot?: RobotDescription;
+  },
 ): BcSamples {
   const chunk = options.actionChunk ?? 1;
   const S = options.imageSize;
@@ -65,7 +72,7 @@ export function buildBcSamples(
   const actions = new Float32Array(count * A);
   const withState = episodes.every((e) => e.stateDim >= 6);
   const aux = withState ? new Float32Array(count * AUX_DIM) : undefined;
-  const camera = withState ? fixedCamera(first.robot, options.camera) : undefined;
+  const camera = withState ? fixedCamera(options.robot ?? loadRobot(first.robot), options.camera) : undefined;
   const imageTargets = camera ? new Float32Array(count * 2 * IMAGE_TARGET_HEADS) : undefined;
   const imageWeights = camera ? new Float32Array(count * IMAGE_TARGET_HEADS) : undefined;
   let row = 0;
@@ -122,8 +129,8 @@ export function buildBcSamples(
 }
 
 /** The camera as a world-fixed one, or undefined (e.g. a wrist camera, which moves). */
-function fixedCamera(robot: string, name: string): FixedCamera | undefined {
-  const c = loadRobot(robot).cameras.find((cam) => cam.name === name);
+function fixedCamera(robot: RobotDescription, name: string): FixedCamera | undefined {
+  const c = robot.cameras.find((cam) => cam.name === name);
   return c?.pos && c.lookAt ? { pos: c.pos, lookAt: c.lookAt, fovy: c.fovy } : undefined;
 }
 

@@ -4,6 +4,7 @@
  * little action noise, and by default only successful ones.
  */
 import { concatFloat32 as concat } from '../core/arrays.ts';
+import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Episode } from '../core/types.ts';
 import { Rng } from '../core/rng.ts';
 import { PatchDecoder, PatchEncoder } from '../vision/patchCodec.ts';
@@ -56,7 +57,8 @@ export function selectDemonstrations(episodes: Episode[], config: PolicyConfig):
 export async function pretrainPolicy(
   episodes: Episode[],
   config: PolicyConfig,
-  options: { encoder?: PatchEncoder; hooks?: PretrainHooks } = {},
+  /** `robot`: the demonstrations' robot (default: robots/<their recorded name>). */
+  options: { encoder?: PatchEncoder; hooks?: PretrainHooks; robot?: RobotDescription } = {},
 ): Promise<{ policy: VlaPolicy; report: PretrainReport }> {
   const started = performance.now();
   const hooks = options.hooks ?? {};
@@ -98,9 +100,10 @@ export async function pretrainPolicy(
       imageSize,
       shiftAugment: config.bc.shiftAugment,
       actionChunk,
+      robot: options.robot,
     });
     const validation = valEps.length
-      ? buildBcSamples(tokenizer, valEps, { camera, imageSize, shiftAugment: false, actionChunk })
+      ? buildBcSamples(tokenizer, valEps, { camera, imageSize, shiftAugment: false, actionChunk, robot: options.robot })
       : undefined;
     hooks.onStage?.('bc');
     const bc = await trainBc(policy, train, validation, {

@@ -6,7 +6,7 @@
  */
 import type { Episode, TaskSpec } from '../core/types.ts';
 import type { Env } from '../envs/env.ts';
-import { EpisodeStore } from '../data/episodeStore.ts';
+import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { runPolicyRollout } from '../policy/policyRollout.ts';
 import { rolloutNoiseSeed, type NoiseSpec } from '../policy/rolloutNoise.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
@@ -52,7 +52,7 @@ export function envAnchorRunner(env: Env, storeDir: string): AnchorRunner {
         noise,
         onEpisode,
       );
-      const store = await EpisodeStore.openForAppend(storeDir, { robot: env.robot.name });
+      const store = await EpisodeStore.openForAppend(storeDir, storeRobot(env.robot));
       try {
         for (const e of episodes) await store.append(e);
       } finally {

@@ -121,7 +121,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   let learning: LearningState | undefined;
   let endEffector: EndEffectorFeatures | undefined;
   try {
-    if (needsModel && config.worldModel.endEffector) endEffector = await EndEffectorFeatures.forRobot(o.env.robot.name);
+    if (needsModel && config.worldModel.endEffector) endEffector = await EndEffectorFeatures.forRobot(o.env.robot);
     // The data in the world model's layout, computed once: for training it and for every refit.
     const modelData = needsModel ? worldModelEpisodes(reference, o.data, endEffector) : [];
     learning = resuming

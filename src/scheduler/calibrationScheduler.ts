@@ -37,6 +37,8 @@ export interface SchedulerOptions {
   storeDir: string;
   /** Robot description name the store holds. */
   robot: string;
+  /** Where that description lives when it is not this package's robots/<robot> (recorded in the store). */
+  robotPath?: string;
   /** Runs one request on a robot's env: the caller's policy and controller (needed with a pool). */
   runEpisode?: (env: Env, request: EpisodeRequest) => Promise<Episode>;
   budget?: Budget;
@@ -294,7 +296,10 @@ export class CalibrationScheduler {
 
   #append(episode: Episode): Promise<void> {
     const run = this.#appending.then(async () => {
-      const store = await EpisodeStore.openForAppend(this.#o.storeDir, { robot: this.#o.robot });
+      const store = await EpisodeStore.openForAppend(this.#o.storeDir, {
+        robot: this.#o.robot,
+        ...(this.#o.robotPath ? { robotPath: this.#o.robotPath } : {}),
+      });
       try {
         await store.append(episode);
       } finally {

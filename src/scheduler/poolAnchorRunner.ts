@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Episode, TaskSpec } from '../core/types.ts';
+import { storeRobot } from '../data/episodeStore.ts';
 import { savePolicy } from '../policy/policyFiles.ts';
 import { runPolicyRollout } from '../policy/policyRollout.ts';
 import { rolloutNoiseSeed, type NoiseSpec } from '../policy/rolloutNoise.ts';
@@ -56,7 +57,7 @@ export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAncho
     queue: o.queue,
     ...(o.pool ? { pool: o.pool } : {}),
     storeDir: o.storeDir,
-    robot: o.robot.name,
+    ...storeRobot(o.robot),
     runEpisode: (env, r) =>
       runPolicyRollout(env, current!.policy, { task: r.task, seed: r.seed }, r.noiseSeed, r.noiseCorrelation ?? 0),
     ...(o.budget ? { budget: o.budget } : {}),

@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRobot } from '../core/robotDescription.ts';
+import { loadRobot, type RobotDescription } from '../core/robotDescription.ts';
+import { readManifest } from '../data/datasetManifest.ts';
 import { featuresOfModel } from '../worldmodel/perceptionWorldModel.ts';
 import type { Episode } from '../core/types.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
@@ -38,6 +39,7 @@ export class ViewerData {
   readonly dataDirs: string[];
   readonly worldModelDir: string | null;
   #catalog = new EpisodeCatalog();
+  #robots = new Map<string, RobotDescription>();
   #scenes = new Map<string, SceneKinematics>();
   #loaded: { step: number | null; value: Promise<Imagination> } | null = null;
   #views = new Map<string, EpisodeView>();
@@ -102,11 +104,12 @@ export class ViewerData {
     const cached = this.#views.get(key);
     if (cached) return cached;
     const episode = await this.#catalog.load(id);
-    const scene = await this.#scene(episode.robot);
+    const robot = await this.#robotOf(episode.robot);
+    const scene = await this.#scene(robot);
     let imagined: ImaginedEpisode | null = null;
     let note: string | null = null;
     try {
-      const imagination = await this.#imagination(episode.robot);
+      const imagination = await this.#imagination(robot);
       if (imagination) imagined = imagination.imagine(episode);
       else
         note = this.run
@@ -131,17 +134,31 @@ export class ViewerData {
     if (im) (await im.value.catch(() => null))?.dispose();
   }
 
-  async #scene(robot: string): Promise<SceneKinematics> {
-    let scene = this.#scenes.get(robot);
+  /** A robot by name, loaded from where a dataset recorded it (a path outside robots/, or the name). */
+  async #robotOf(name: string): Promise<RobotDescription> {
+    let robot = this.#robots.get(name);
+    if (robot) return robot;
+    let ref = name;
+    for (const dir of [...this.dataDirs, ...(this.run ? [this.run.anchorsDir] : [])]) {
+      const manifest = existsSync(join(dir, 'dataset.json')) ? await readManifest(dir) : null;
+      if (manifest?.robot === name && manifest.robotPath) ref = manifest.robotPath;
+    }
+    robot = loadRobot(ref);
+    this.#robots.set(name, robot);
+    return robot;
+  }
+
+  async #scene(robot: RobotDescription): Promise<SceneKinematics> {
+    let scene = this.#scenes.get(robot.name);
     if (!scene) {
-      scene = await SceneKinematics.create(loadRobot(robot));
-      this.#scenes.set(robot, scene);
+      scene = await SceneKinematics.create(robot);
+      this.#scenes.set(robot.name, scene);
     }
     return scene;
   }
 
   /** The imagination for the current checkpoint (reloaded when training saves a new one). */
-  async #imagination(robot: string): Promise<Imagination | null> {
+  async #imagination(robot: RobotDescription): Promise<Imagination | null> {
     if (this.worldModelDir) {
       const dir = this.worldModelDir;
       this.#loaded ??= { step: null, value: loadWorldModel(dir).then((m) => new ModelImagination(m, dir)) };

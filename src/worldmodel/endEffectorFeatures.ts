@@ -7,7 +7,7 @@
  * that is given it does (`wmrl wm rank`; README "Is the world model any use?").
  */
 import type { Episode } from '../core/types.ts';
-import { loadRobot } from '../core/robotDescription.ts';
+import type { RobotDescription } from '../core/robotDescription.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
 
 /** Features appended per step: the end-effector site's position xyz (metres, world frame). */
@@ -22,8 +22,8 @@ export class EndEffectorFeatures {
     this.#kinematics = kinematics;
   }
 
-  static async forRobot(robot: string): Promise<EndEffectorFeatures> {
-    return new EndEffectorFeatures(robot, await ArmKinematics.create(loadRobot(robot)));
+  static async forRobot(robot: RobotDescription): Promise<EndEffectorFeatures> {
+    return new EndEffectorFeatures(robot.name, await ArmKinematics.create(robot));
   }
 
   /** Each episode with `state` widened from Z to Z + 3 per step: [state, end-effector xyz]. */

@@ -8,6 +8,7 @@
  * layout (with or without the end-effector position) in its checkpoint.
  */
 import * as tf from '@tensorflow/tfjs';
+import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Episode } from '../core/types.ts';
 import { framesToFloat } from '../vision/frames.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
@@ -100,7 +101,7 @@ export function perceptionLayout(model: WorldModel, policy: VlaPolicy): Percepti
 export async function featuresOfModel(
   model: WorldModel,
   policy: VlaPolicy,
-  robot: string,
+  robot: RobotDescription,
 ): Promise<EndEffectorFeatures | undefined> {
   return perceptionLayout(model, policy).endEffector ? EndEffectorFeatures.forRobot(robot) : undefined;
 }

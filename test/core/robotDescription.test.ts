@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { listRobots, loadRobot, RobotDescriptionError } from '../../src/core/robotDescription.ts';
+import { join, relative } from 'node:path';
+import { listRobots, loadRobot, RobotDescriptionError, robotRef } from '../../src/core/robotDescription.ts';
 import { Simulator } from '../../sim/simulator.ts';
+import { copyRobot } from '../helpers/robotCopy.ts';
 
 test('the bundled robot loads and compiles', async () => {
   assert.ok(listRobots().includes('vx300'));
@@ -32,6 +33,27 @@ test('a second robot is just a folder', () => {
     assert.equal(loadRobot('arm2', dir).name, 'arm2');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--robot takes a name, a folder (absolute or relative) or a .yaml; a bare name means robots/NAME', () => {
+  const parent = mkdtempSync(join(tmpdir(), 'wmrl-robot-path-'));
+  try {
+    const dir = copyRobot(parent, 'myarm');
+    const file = join(dir, 'robot.yaml');
+    for (const ref of [dir, `${dir}/`, relative(process.cwd(), dir), file, relative(process.cwd(), file)]) {
+      const robot = loadRobot(ref);
+      assert.equal(robot.name, 'myarm', ref);
+      assert.equal(robot.dir, dir, ref);
+      assert.equal(robot.file, file, ref);
+      assert.equal(robotRef(robot), file, 'a robot outside the package is recorded by its path');
+    }
+    assert.equal(robotRef(loadRobot('vx300')), 'vx300', 'a package robot is recorded by its name');
+    assert.throws(() => loadRobot('myarm'), /unknown robot 'myarm': no .*robots\/myarm\/robot\.yaml/);
+    assert.throws(() => loadRobot(join(parent, 'nothing')), /robot description .*nothing: no such file or folder/);
+    assert.throws(() => loadRobot(parent), /robot folder .* holds no robot\.yaml/);
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
   }
 });
 

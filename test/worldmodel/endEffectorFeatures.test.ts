@@ -16,7 +16,7 @@ test(
     const e = makeTestEpisode({ robot: 'vx300', steps: 3, qposDim, stateDim: 4 });
     // Joint positions inside the limits (the helper draws them in [-1, 1]).
     e.qpos.forEach((_, i) => (e.qpos[i] = 0.3 * Math.sin(i)));
-    const features = await EndEffectorFeatures.forRobot('vx300');
+    const features = await EndEffectorFeatures.forRobot(robot);
     const kin = await ArmKinematics.create(robot);
     try {
       const [out] = features.append([e]);
