@@ -490,7 +490,8 @@ function imageMessage(
   compressed: boolean,
   header: { stamp: { sec: number; nanosec: number }; frame_id: string },
 ): ImageMsg | CompressedImageMsg {
-  if (compressed) return { header, format: 'rgb8; png compressed rgb8', data: encodePng(image) };
+  // What image_transport writes for an rgb8 camera: the file itself is a standard (RGB) PNG.
+  if (compressed) return { header, format: 'rgb8; png compressed bgr8', data: encodePng(image) };
   return {
     header,
     height: image.height,

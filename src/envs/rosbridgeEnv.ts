@@ -25,7 +25,7 @@ import { SafetyFilter } from '../safety/safetyFilter.ts';
 import { EpisodeAbortedError, type Env, type ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
 import { RosbridgeConnection, RosbridgeDisconnectedError, ServiceTimeoutError } from './rosbridgeConnection.ts';
-import { decodeCompressedImage, decodeRawImage, resizeImage } from './rosbridgeImages.ts';
+import { decodeCompressedImage, decodeRawImage, fitImage } from './rosbridgeImages.ts';
 import { float64MultiArray, readFloat64MultiArray, type ResetRequest, type TaskStatusReport } from '../ros/messages.ts';
 import { readJointState, readTaskStatus, readTrigger } from './rosbridgeReaders.ts';
 
@@ -384,7 +384,7 @@ export class RosbridgeEnv implements Env {
         ? decodeCompressedImage(msg, t.topic)
         : decodeRawImage(msg, t.topic);
       const size = this.robot.cameras.find((c) => c.name === cam)!;
-      images[cam] = resizeImage(frame, size.width, size.height);
+      images[cam] = fitImage(frame, size.width, size.height);
     }
     const observation: Observation = { images, qpos, qvel, instruction: task.instruction };
     const stateTopic = this.#observed.find((t) => t === r.objectState?.topic);

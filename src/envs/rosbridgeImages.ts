@@ -1,9 +1,12 @@
 /**
  * Camera frames from ROS messages into the toolkit's RGB `Image`: raw sensor_msgs/Image in the
- * common 8-bit encodings, and CompressedImage holding PNG (image_transport's `png` format).
- * Frames of another size are area-averaged to the size the policy expects.
+ * common 8-bit encodings, and CompressedImage holding JPEG or PNG (image_transport's `compressed`
+ * transport: what most camera drivers publish). A frame of another shape is centre-cropped to the
+ * aspect ratio the policy expects (its sides, or top and bottom, are cut off; nothing is
+ * squashed), then area-averaged to its size.
  */
 import { inflateSync } from 'node:zlib';
+import jpeg from 'jpeg-js';
 import type { Image } from '../core/types.ts';
 import { RosMessageError } from '../ros/messages.ts';
 import { readBytes } from './rosbridgeReaders.ts';
@@ -42,16 +45,66 @@ export function decodeRawImage(msg: unknown, topic: string): Image {
   return toRgb(bytes, w, h, rowBytes, layout.channels, layout.order);
 }
 
-/** sensor_msgs/msg/CompressedImage holding a PNG → RGB image. */
+/** What a CompressedImage's `format` says about its bytes. */
+export interface CompressedFormat {
+  codec: 'jpeg' | 'png';
+  /** The file holds red and blue swapped (see parseCompressedFormat). */
+  swapRedBlue: boolean;
+}
+
+/**
+ * Parse a CompressedImage `format` as image_transport writes it: `<source encoding>; <codec>
+ * compressed <encoding>` (`rgb8; jpeg compressed bgr8`, `mono8; png compressed mono8`), or a
+ * bare `jpeg` / `png` (older drivers). image_transport hands colour frames to OpenCV's encoder as
+ * bgr8, which writes a standard file. Its subscriber reads a colour frame compressed as anything
+ * but `bgr…` as one that went into the encoder as RGB, so that file holds red and blue swapped;
+ * this decoder does the same.
+ */
+export function parseCompressedFormat(format: unknown, topic: string): CompressedFormat {
+  const text = typeof format === 'string' ? format.trim().toLowerCase() : '';
+  const refuse = (why: string) =>
+    new RosMessageError(
+      `${topic}: CompressedImage format '${String(format)}' ${why}; publish jpeg or png ` +
+        `(image_transport's compressed transport) or a raw sensor_msgs/msg/Image`,
+    );
+  if (text.includes('compresseddepth')) throw refuse('is a depth image, not a camera frame');
+  const split = text.indexOf(';');
+  const source = split < 0 ? undefined : text.slice(0, split).trim();
+  const transport = split < 0 ? text : text.slice(split + 1).trim();
+  const m = /^(jpeg|jpg|png)(?:\s+compressed(?:\s+(\S+))?)?$/.exec(transport);
+  if (!m) throw refuse('is not supported');
+  const colour = source !== undefined && /^(rgb|bgr)a?(8|16)$/.test(source);
+  return { codec: m[1] === 'png' ? 'png' : 'jpeg', swapRedBlue: colour && !(m[2] ?? '').startsWith('bgr') };
+}
+
+/** sensor_msgs/msg/CompressedImage holding a JPEG or a PNG → RGB image. */
 export function decodeCompressedImage(msg: unknown, topic: string): Image {
   if (!isRecord(msg)) throw new RosMessageError(`${topic}: CompressedImage must be an object`);
-  const format = typeof msg.format === 'string' ? msg.format.toLowerCase() : '';
-  if (!format.includes('png'))
-    throw new RosMessageError(
-      `${topic}: CompressedImage format '${String(msg.format)}' is ` +
-        `not supported; publish png (or a raw sensor_msgs/msg/Image)`,
-    );
-  return decodePng(readBytes(msg.data, `${topic}.data`), topic);
+  const { codec, swapRedBlue } = parseCompressedFormat(msg.format, topic);
+  const bytes = readBytes(msg.data, `${topic}.data`);
+  const image = codec === 'png' ? decodePng(bytes, topic) : decodeJpeg(bytes, topic);
+  if (swapRedBlue)
+    for (let i = 0; i < image.data.length; i += 3)
+      [image.data[i], image.data[i + 2]] = [image.data[i + 2]!, image.data[i]!];
+  return image;
+}
+
+/** Decode a baseline or progressive JPEG (grey or colour) with jpeg-js; a damaged file is an error, not a guess. */
+export function decodeJpeg(bytes: Uint8Array, what: string): Image {
+  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8)
+    throw new RosMessageError(`${what}: data is not a JPEG`);
+  try {
+    const { width, height, data } = jpeg.decode(bytes, {
+      useTArray: true,
+      formatAsRGBA: false,
+      tolerantDecoding: false,
+      maxResolutionInMP: 16.8,
+      maxMemoryUsageInMB: 256,
+    });
+    return { width, height, data };
+  } catch (err) {
+    throw new RosMessageError(`${what}: JPEG does not decode: ${(err as Error).message}`);
+  }
 }
 
 function toRgb(
@@ -166,6 +219,24 @@ function paeth(a: number, b: number, c: number): number {
   const pb = Math.abs(p - b);
   const pc = Math.abs(p - c);
   return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+/** The frame the policy sees: centre-cropped to the aspect ratio of width × height, then area-averaged to that size. */
+export function fitImage(image: Image, width: number, height: number): Image {
+  return resizeImage(cropToAspect(image, width, height), width, height);
+}
+
+/** The centred part of `image` with the aspect ratio of width × height (returned as is when it has it). */
+export function cropToAspect(image: Image, width: number, height: number): Image {
+  const w = Math.min(image.width, Math.round((image.height * width) / height));
+  const h = Math.min(image.height, Math.round((image.width * height) / width));
+  if (w === image.width && h === image.height) return image;
+  const x0 = Math.floor((image.width - w) / 2);
+  const y0 = Math.floor((image.height - h) / 2);
+  const data = new Uint8Array(w * h * 3);
+  for (let y = 0; y < h; y++)
+    data.set(image.data.subarray(3 * ((y0 + y) * image.width + x0), 3 * ((y0 + y) * image.width + x0 + w)), 3 * y * w);
+  return { width: w, height: h, data };
 }
 
 /** Area-average an image to width × height (returned as is when it already has that size). */

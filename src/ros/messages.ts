@@ -35,7 +35,7 @@ export interface ImageMsg {
   data: string | Uint8Array | number[];
 }
 
-/** sensor_msgs/msg/CompressedImage; `format` as image_transport writes it, e.g. `rgb8; png compressed rgb8`. */
+/** sensor_msgs/msg/CompressedImage; `format` as image_transport writes it, e.g. `rgb8; jpeg compressed bgr8`. */
 export interface CompressedImageMsg {
   header: RosHeader;
   format: string;
