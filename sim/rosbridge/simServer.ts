@@ -56,6 +56,22 @@ export interface SimServerOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * TEST HOOK (tests set it on a running server; `wmrl sim-server` never does): faults real robots
+ * show, injected on demand.
+ */
+export interface SimServerFaults {
+  /**
+   * Answer calls of this service `result: false` with "Unable to communicate with service [name]",
+   * as a real rosbridge does once the node behind the service has died.
+   */
+  failService?: string;
+  /** Publish this joint's position as `value` (NaN goes out as JSON null, as ROS 1's rosbridge writes it). */
+  jointPosition?: { joint: string; value: number };
+  /** Publish nothing: a robot whose publishers stopped while its services still answer. */
+  silent?: boolean;
+}
+
 type TopicKind =
   | { kind: 'jointStates' }
   | { kind: 'image'; camera: string; compressed: boolean }
@@ -112,6 +128,8 @@ export class RosbridgeSimServer {
   #closed = false;
   /** Counters for diagnostics and tests. */
   readonly stats = { ticks: 0, lateTicks: 0, messages: 0, errors: 0, refusedCommands: 0 };
+  /** TEST HOOK: see SimServerFaults. */
+  readonly testFaults: SimServerFaults = {};
   #port = 0;
 
   private constructor(simRobot: SimRobot, options: SimServerOptions) {
@@ -379,6 +397,10 @@ export class RosbridgeSimServer {
   #callService(client: Client, service: string, args: unknown, id: string | undefined): void {
     const reply = (result: boolean, values: unknown) =>
       this.#send(client, { op: 'service_response', ...(id !== undefined ? { id } : {}), service, values, result });
+    if (this.testFaults.failService === service) {
+      reply(false, `Unable to communicate with service [${service}]`);
+      return;
+    }
     const allow = this.#options.allowServices;
     const handler = this.#services.get(service);
     if ((allow && !allow.includes(service)) || !handler) {
@@ -416,6 +438,7 @@ export class RosbridgeSimServer {
 
   /** Publish everything the robot publishes to the clients subscribed to it (rendering only watched cameras). */
   #publishState(): void {
+    if (this.testFaults.silent) return;
     const now = performance.now();
     const stamp = rosTime(this.simRobot.ticks / this.robot.controlHz);
     for (const [topic, def] of this.#topics) {
@@ -452,6 +475,8 @@ export class RosbridgeSimServer {
     switch (kind.kind) {
       case 'jointStates': {
         const s = this.simRobot.jointState();
+        const fault = this.testFaults.jointPosition;
+        if (fault) s.position[s.names.indexOf(fault.joint)] = fault.value;
         return {
           header: { stamp, frame_id: '' },
           name: s.names,

@@ -122,8 +122,8 @@ export const command = {
           progress.update(i + 1, `${episode.task.family} ${episode.success ? 'ok' : 'fail'}`);
         },
         onAbort: (err, i) => {
-          log.log({ episode: i, aborted: err.message });
-          process.stderr.write(`\n${err.message}; running episode ${i} again\n`);
+          log.log({ episode: i, aborted: err.message, fault: err.fault });
+          process.stderr.write(`\n${err.message}; waiting for the robot, then running episode ${i} again\n`);
         },
       });
       progress.stop();

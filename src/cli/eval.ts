@@ -138,8 +138,11 @@ export const command = {
           });
           progress.update(i + 1, `${e.task.family} ${e.success ? 'ok' : 'fail'}`);
         },
-        // An aborted episode is stored marked aborted, not counted, and run again.
-        onAbort: (err, i) => log.log({ episode: i, aborted: err.message }),
+        // An aborted episode is stored marked aborted, not counted, and run again once the robot answers.
+        onAbort: (err, i) => {
+          log.log({ episode: i, aborted: err.message, fault: err.fault });
+          process.stderr.write(`\n${err.message}; waiting for the robot, then running episode ${i} again\n`);
+        },
       });
     } finally {
       progress.stop();

@@ -5,6 +5,7 @@ import { describeConfigSchema, resolveConfig } from '../core/config.ts';
 import { loadRobot } from '../core/robotDescription.ts';
 import { makeEnv } from '../envs/makeEnv.ts';
 import { EpisodeAbortedError } from '../envs/env.ts';
+import { EpisodeRerunsExhaustedError } from '../envs/rerunAborted.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { envAnchorRunner, type AnchorRunner } from '../rl/anchorRunner.ts';
 import { runAnchorDir, runTraining } from '../rl/runTraining.ts';
@@ -36,8 +37,9 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
   --no-refit       ablation: anchor episodes never enter the world model's data
   --resume         continue the run in --out from its last checkpoint
   --env E          sim (the in-process simulator; default) | rosbridge: anchor (and evaluation)
-                   episodes on a robot's rosbridge server; an aborted episode stops the run
-                   (nothing of the step is stored): continue with --resume
+                   episodes on a robot's rosbridge server; an aborted episode is stored marked
+                   aborted and runs again once the robot answers; after 3 aborts in a row the run
+                   stops (nothing of the step is used): continue with --resume
   --url URL        with --env rosbridge: ws://host:9090
   --speed X        with --env rosbridge: the robot's speed (1 = real time; 'max' for a --lockstep sim-server)
   --connect-timeout S  with --env rosbridge: seconds to wait for the robot's server (default 30)
@@ -236,9 +238,9 @@ export const command = {
       console.log(`policy: ${report.policyDir}\nmetrics: ${join(values.out, 'train.metrics.jsonl')}`);
       return 0;
     } catch (err) {
-      if (err instanceof EpisodeAbortedError)
+      if (err instanceof EpisodeAbortedError || err instanceof EpisodeRerunsExhaustedError)
         throw new Error(
-          `${err.message}. The current step's episodes were not stored; ` +
+          `${err.message}. The current step's episodes were not used; ` +
             `run again with --resume to continue from the last checkpoint`,
         );
       throw err;

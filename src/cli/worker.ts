@@ -1,10 +1,15 @@
 /**
  * `wmrl worker`: a robot on another machine takes anchor episodes from a Redis (BullMQ) queue,
  * runs them with the policy the request names, and returns each episode with its ledger entry.
+ * An aborted attempt (the robot dropped, a service failed, …) keeps its partial episode here,
+ * marked aborted; the request goes back to the queue and the robot rests before the next one.
  */
+import { join } from 'node:path';
 import { DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
+import type { Episode } from '../core/types.ts';
 import { encodeEpisode } from '../data/episodeCodec.ts';
-import type { Env } from '../envs/env.ts';
+import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
+import { EpisodeAbortedError, type Env } from '../envs/env.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
@@ -29,6 +34,8 @@ const HELP = `usage: wmrl worker --queue redis://host:port --robot NAME [options
                       (default ${DEFAULT_ROBOT})
   --policy DIR        policy for requests that name none
   --max-attempts N    attempts per episode across the fleet before it is failed (default 3)
+  --out DIR           dataset folder where aborted attempts keep their partial episodes (never
+                      trained on; default runs/worker-<robot>)
   --max-episodes N    stop after N episodes (default: run until stopped)
   --idle-exit S       stop after S seconds with an empty queue (default: never)
   --backend B         tfjs backend for the policy (default auto)`;
@@ -46,6 +53,7 @@ export const command = {
       arm: { type: 'string' },
       policy: { type: 'string' },
       'max-attempts': { type: 'string' },
+      out: { type: 'string' },
       'max-episodes': { type: 'string' },
       'idle-exit': { type: 'string' },
       backend: { type: 'string' },
@@ -71,6 +79,15 @@ export const command = {
     await useBackend(values.backend ?? 'auto', POLICY_KERNELS);
     const arm = loadRobot(values.arm ?? DEFAULT_ROBOT);
     const slot = new RobotSlot({ config, open: (): Promise<Env> => openRobotEnv(config, arm) });
+    const abortedDir = values.out ?? join('runs', `worker-${config.name}`);
+    const keepAborted = async (episode: Episode) => {
+      const store = await EpisodeStore.openForAppend(abortedDir, storeRobot(arm));
+      try {
+        await store.append(episode);
+      } finally {
+        await store.close();
+      }
+    };
     const queue = await RedisQueue.open({ url: values.queue, ...(values.name ? { name: values.name } : {}) });
     const policies = new Map<string, VlaPolicy>();
     let stopping = false;
@@ -126,6 +143,10 @@ export const command = {
           episodes++;
           console.error(`${r.id}: ${episode.success ? 'success' : 'failure'} (${episode.steps} steps)`);
         } catch (err) {
+          if (err instanceof EpisodeAbortedError && err.episode) {
+            await keepAborted(err.episode);
+            console.error(`${r.id}: the partial episode is kept in ${abortedDir}, marked aborted`);
+          }
           await slot.failed(err, Date.now());
           await queue.setRobotHealth(config.name, slot.health);
           const state = await queue.fail(r.id, config.name, `${config.name}: ${(err as Error).message}`, maxAttempts);

@@ -1,12 +1,14 @@
 /**
  * Collect planned episodes from an env with a controller into an episode store. Stops cleanly
  * between episodes when `signal` aborts, so every stored episode is complete. An episode the env
- * aborts (a robot's connection dropped) is stored marked 'aborted' — never served for training —
- * and the same planned episode runs again, up to `maxConsecutiveAborts` times in a row.
+ * aborts (a dropped connection, a failed service call, a silent robot, a bad measurement) is
+ * stored marked 'aborted' — never served for training — and, once the robot answers again, the
+ * same planned episode runs again, up to `maxConsecutiveAborts` attempts in a row.
  */
 import type { Episode } from '../core/types.ts';
 import type { Controller } from '../core/controller.ts';
-import { EpisodeAbortedError, type Env } from '../envs/env.ts';
+import type { EpisodeAbortedError, Env } from '../envs/env.ts';
+import { EpisodeRerunsExhaustedError, runWithReruns } from '../envs/rerunAborted.ts';
 import { runEpisode } from '../envs/rollout.ts';
 import type { EpisodeStore } from './episodeStore.ts';
 import type { PlannedEpisode } from '../tasks/episodePlan.ts';
@@ -23,6 +25,8 @@ export interface CollectOptions {
   onAbort?: (error: EpisodeAbortedError, index: number) => void;
   /** Aborted attempts in a row before collection gives up (default 3). */
   maxConsecutiveAborts?: number;
+  /** Longest wait for the robot to answer again after an abort (default: the env's connect timeout). */
+  waitForRobotMs?: number;
   signal?: AbortSignal;
 }
 
@@ -34,27 +38,25 @@ export async function collectEpisodes(
   let aborted = 0;
   for (const [i, planned] of options.plan.entries()) {
     if (options.signal?.aborted) break;
-    let episode: Episode | undefined;
-    for (let attempt = 1; !episode; attempt++) {
-      try {
-        episode = await runEpisode(options.env, options.controller, {
-          ...planned,
-          initialStatus: options.initialStatus,
-        });
-      } catch (err) {
-        if (!(err instanceof EpisodeAbortedError)) throw err;
-        aborted++;
-        if (err.episode) await options.store?.append(err.episode);
-        options.onAbort?.(err, i);
-        const limit = options.maxConsecutiveAborts ?? 3;
-        if (attempt >= limit)
-          throw new Error(
-            `episode ${i} (seed ${planned.seed}) aborted ${attempt} times ` +
-              `in a row; last: ${err.message}. Every earlier episode is stored.`,
-          );
-        if (options.signal?.aborted) return { episodes: done, successes, aborted };
-      }
-    }
+    const episode = await runWithReruns(
+      options.env,
+      () => runEpisode(options.env, options.controller, { ...planned, initialStatus: options.initialStatus }),
+      {
+        what: `episode ${i} (seed ${planned.seed})`,
+        ...(options.maxConsecutiveAborts !== undefined ? { maxAttempts: options.maxConsecutiveAborts } : {}),
+        ...(options.waitForRobotMs !== undefined ? { waitForRobotMs: options.waitForRobotMs } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        onAbort: async (err) => {
+          aborted++;
+          if (err.episode) await options.store?.append(err.episode);
+          options.onAbort?.(err, i);
+        },
+      },
+    ).catch((err: unknown) => {
+      if (err instanceof EpisodeRerunsExhaustedError) err.message += '. Every earlier episode is stored.';
+      throw err;
+    });
+    if (!episode) break;
     await options.store?.append(episode);
     if (episode.success) successes++;
     done++;

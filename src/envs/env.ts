@@ -11,6 +11,17 @@ export interface ResetOptions {
   seed: number;
 }
 
+/** Why an episode could not go on. */
+export type AbortFault =
+  /** The connection to the robot dropped. */
+  | 'connection-lost'
+  /** The robot stopped publishing (no fresh measurement in time). */
+  | 'robot-silent'
+  /** A robot service call (task status, reset) failed or timed out. */
+  | 'service-failed'
+  /** The robot sent a measurement that is not a finite number (NaN, an infinity, null). */
+  | 'bad-value';
+
 /**
  * The episode could not run to its end (e.g. the robot's connection dropped): whatever was
  * recorded is marked aborted and never stored or used as a complete episode. The env stays
@@ -18,8 +29,14 @@ export interface ResetOptions {
  */
 export class EpisodeAbortedError extends Error {
   override name = 'EpisodeAbortedError';
+  readonly fault: AbortFault;
   /** The partial episode, status 'aborted' (set by runEpisode when it had started recording). */
   episode: Episode | undefined;
+
+  constructor(message: string, fault: AbortFault) {
+    super(message);
+    this.fault = fault;
+  }
 }
 
 /**
@@ -36,5 +53,11 @@ export interface Env {
   readonly horizon: number;
   reset(options: ResetOptions): Promise<Observation>;
   step(action: Action): Promise<StepResult>;
+  /**
+   * After an aborted episode: resolves once the robot answers again (remote robots: connected and
+   * serving), rejects with an error saying why after `timeoutMs`, resolves early when `signal`
+   * aborts. Envs that cannot lose their robot (the in-process simulator) leave it out.
+   */
+  waitForRobot?(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   close(): Promise<void>;
 }

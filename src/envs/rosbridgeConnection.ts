@@ -37,6 +37,7 @@ export class RosbridgeConnection {
   #backoff: number;
   #retry: NodeJS.Timeout | undefined;
   #lastError = 'not connected yet';
+  #errors = 0;
   #waiters = new Set<() => void>();
   #pending = new Set<(err: Error) => void>();
 
@@ -60,6 +61,11 @@ export class RosbridgeConnection {
 
   get lastError(): string {
     return this.#lastError;
+  }
+
+  /** Errors roslib reported so far (a message it could not decode, a websocket error); see lastError. */
+  get errors(): number {
+    return this.#errors;
   }
 
   /** Resolve with the live Ros once connected; reject after `timeoutMs`. */
@@ -166,6 +172,7 @@ export class RosbridgeConnection {
     ros.on('error', (event) => {
       const e = event as { message?: string; error?: { code?: string } };
       this.#lastError = e.error?.code ?? e.message ?? 'websocket error';
+      this.#errors++;
     });
     ros.on('close', () => retry(this.#lastError === 'not connected yet' ? 'connection closed' : this.#lastError));
     ros.connect(this.url).catch((err: unknown) => retry((err as Error).message));

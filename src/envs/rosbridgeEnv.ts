@@ -12,8 +12,10 @@
  * Observation.state is the optional `ros.objectState` topic (object poses, e.g. motion capture
  * or the sim server); without it observations carry no state, as on most real robots.
  *
- * A dropped connection, or a robot that stops publishing, aborts the episode
- * (EpisodeAbortedError): nothing more is sent, and the next reset waits for the reconnection.
+ * The episode aborts (EpisodeAbortedError, with its fault) on a dropped connection (noticed at
+ * once, even mid-sleep), a robot that stops publishing, a failed or timed-out service call, and a
+ * joint or object measurement that is not a finite number: nothing more is sent, and the next
+ * reset waits for the reconnection. `waitForRobot` waits until the robot serves again.
  */
 import type { Ros } from './rosbridgeRoslib.ts';
 import { Topic } from './rosbridgeRoslib.ts';
@@ -22,12 +24,24 @@ import type { Action, Image, Observation, StepResult, TaskSpec } from '../core/t
 import { ArmKinematics } from '../../sim/armKinematics.ts';
 import { familyDef } from '../tasks/families.ts';
 import { SafetyFilter } from '../safety/safetyFilter.ts';
-import { EpisodeAbortedError, type Env, type ResetOptions } from './env.ts';
+import { type AbortFault, EpisodeAbortedError, type Env, type ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
-import { RosbridgeConnection, RosbridgeDisconnectedError, ServiceTimeoutError } from './rosbridgeConnection.ts';
+import {
+  RosbridgeConnection,
+  RosbridgeDisconnectedError,
+  ServiceCallError,
+  ServiceTimeoutError,
+} from './rosbridgeConnection.ts';
 import { decodeCompressedImage, decodeRawImage, fitImage } from './rosbridgeImages.ts';
-import { float64MultiArray, readFloat64MultiArray, type ResetRequest, type TaskStatusReport } from '../ros/messages.ts';
-import { readJointState, readTaskStatus, readTrigger } from './rosbridgeReaders.ts';
+import { float64MultiArray, isRecord, type ResetRequest, type TaskStatusReport } from '../ros/messages.ts';
+import {
+  BadMeasurementError,
+  finiteMeasurement,
+  measurementArray,
+  readJointState,
+  readTaskStatus,
+  readTrigger,
+} from './rosbridgeReaders.ts';
 
 export interface RosbridgeEnvOptions {
   robot: RobotDescription;
@@ -48,6 +62,7 @@ export interface RosbridgeEnvOptions {
   workspace?: boolean;
   /** How far a command may lead the measured position, in joint maxSteps (default 2). */
   maxStepFactor?: number;
+  /** How long to wait for the robot: at the first connection, on reset and in waitForRobot (default 30 s). */
   connectTimeoutMs?: number;
   /** Largest wait between reconnection attempts (backoff doubles from 200 ms up to this; default 5 s). */
   maxBackoffMs?: number;
@@ -62,7 +77,18 @@ interface Latest {
   msg: unknown;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Sleep `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 export class RosbridgeEnv implements Env {
   readonly robot: RobotDescription;
@@ -83,13 +109,14 @@ export class RosbridgeEnv implements Env {
   #task: TaskSpec | undefined;
   #targets: JointTargets | undefined;
   #measuredArm = new Float64Array(0);
+  #measuredGripper = 0;
   #status: TaskStatusReport = { progress: 0, success: false };
   #lastCommand: { arm: Float64Array; gripper: number } | undefined;
   #deadline = 0;
   #t = 0;
   #done = true;
-  /** Set when the connection drops during an episode; the episode cannot go on. */
-  #abortReason: string | undefined;
+  /** Set when the connection drops during an episode (why it dropped); the episode cannot go on. */
+  #lostReason: string | undefined;
 
   private constructor(options: RosbridgeEnvOptions, kinematics: ArmKinematics | undefined) {
     const robot = options.robot;
@@ -167,7 +194,7 @@ export class RosbridgeEnv implements Env {
 
   async reset({ task, seed }: ResetOptions): Promise<Observation> {
     this.#done = true;
-    this.#abortReason = undefined;
+    this.#lostReason = undefined;
     const o = this.#options;
     await this.#conn.waitConnected(o.connectTimeoutMs ?? 30_000);
     const mark = this.#seq;
@@ -185,7 +212,7 @@ export class RosbridgeEnv implements Env {
     this.#status = await this.#queryStatus();
     this.#task = task;
     // Start from where the arm is (a real robot's reset leaves it near, not at, home).
-    this.#targets = new JointTargets(this.robot, this.#measuredArm, this.#measuredGripper());
+    this.#targets = new JointTargets(this.robot, this.#measuredArm, this.#measuredGripper);
     this.#lastCommand = undefined;
     this.#t = 0;
     this.#deadline = performance.now();
@@ -207,7 +234,8 @@ export class RosbridgeEnv implements Env {
       const now = performance.now();
       // Running late (a slow policy): start counting again from now rather than rushing.
       if (this.#deadline < now - period) this.#deadline = now;
-      if (this.#deadline > now) await sleep(this.#deadline - now);
+      if (this.#deadline > now) await this.#pause(this.#deadline - now);
+      this.#checkAlive();
     }
     await this.#waitFresh(mark);
     const observation = this.#observe(this.#task);
@@ -215,6 +243,36 @@ export class RosbridgeEnv implements Env {
     this.#t++;
     this.#done = this.#status.success || this.#t >= this.horizon;
     return { observation, reward: this.#status.progress, success: this.#status.success, done: this.#done };
+  }
+
+  /**
+   * Wait until the robot serves again after an abort: connected, and its task-status service
+   * answers (lockstep robots publish only when commanded, so that is the one sign of life asked
+   * for). Rejects after `timeoutMs` (default connectTimeoutMs) with the last failure; returns early
+   * when `signal` aborts.
+   */
+  async waitForRobot(options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? this.#options.connectTimeoutMs ?? 30_000;
+    const deadline = performance.now() + timeoutMs;
+    const s = this.robot.ros.services.taskStatus;
+    let last = 'no answer yet';
+    for (let backoff = 200; !options.signal?.aborted; backoff = Math.min(2000, 2 * backoff)) {
+      const left = deadline - performance.now();
+      if (left <= 0) break;
+      try {
+        // Short waits, so that `signal` is looked at while the robot is away.
+        await this.#conn.waitConnected(Math.min(left, 500));
+        await this.#conn.call(s.name, s.type, {}, Math.min(left, this.#options.serviceTimeoutMs ?? 5000));
+        return;
+      } catch (err) {
+        last = (err as Error).message;
+      }
+      if (this.#conn.connected) await sleep(Math.min(backoff, deadline - performance.now()), options.signal);
+    }
+    if (options.signal?.aborted) return;
+    throw new Error(
+      `the robot at ${this.url} did not answer again within ${(timeoutMs / 1000).toFixed(1)} s (last: ${last})`,
+    );
   }
 
   async close(): Promise<void> {
@@ -269,22 +327,41 @@ export class RosbridgeEnv implements Env {
     this.#publishers = undefined;
     // Old messages describe a robot we no longer see: never build an observation from them.
     this.#latest.clear();
-    if (!this.#done) this.#abortReason = reason;
+    if (!this.#done) this.#lostReason = reason;
     for (const wake of [...this.#arrival]) wake();
   }
 
-  #checkAlive(): void {
-    if (this.#abortReason !== undefined || !this.#conn.connected) this.#abort(this.#abortReason ?? 'not connected');
+  /** Why the connection is gone (undefined while it is up). */
+  #lost(): string | undefined {
+    return this.#lostReason ?? (this.#conn.connected ? undefined : 'not connected');
   }
 
-  #abort(reason: string): never {
-    throw this.#abortError(reason);
+  #checkAlive(): void {
+    const lost = this.#lost();
+    if (lost !== undefined) throw this.#abortError(`lost the connection to the robot (${lost})`, 'connection-lost');
+  }
+
+  /** Sleep `ms`, waking at once when the connection drops (the caller checks which). */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        if (this.#lost() !== undefined) done();
+      };
+      const done = () => {
+        clearTimeout(timer);
+        this.#arrival.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#arrival.add(wake);
+    });
   }
 
   /** Gripper first: under lockstep the arm command is the one that makes the robot tick. */
   #send(arm: Float64Array, gripper: number): void {
     const pubs = this.#publishers;
-    if (!pubs || !this.#conn.connected) this.#abort('connection lost before the command was sent');
+    if (!pubs || !this.#conn.connected)
+      throw this.#abortError('lost the connection to the robot before the command was sent', 'connection-lost');
     pubs.gripper.publish(float64MultiArray([gripper]));
     pubs.arm.publish(float64MultiArray(arm));
     this.#lastCommand = { arm: Float64Array.from(arm), gripper };
@@ -293,13 +370,16 @@ export class RosbridgeEnv implements Env {
   /** Wait until every observed topic has a message newer than `mark`. */
   async #waitFresh(mark: number): Promise<void> {
     const fresh = () => this.#observed.every((t) => (this.#latest.get(t)?.seq ?? -1) > mark);
+    this.#checkAlive();
     if (fresh()) return;
     const timeoutMs = this.#options.stepTimeoutMs ?? Math.max(2000, 10_000 / this.robot.controlHz);
+    const errorsBefore = this.#conn.errors;
     await new Promise<void>((resolve, reject) => {
       const wake = () => {
-        if (!this.#conn.connected || this.#abortReason !== undefined) {
+        const lost = this.#lost();
+        if (lost !== undefined) {
           finish();
-          reject(this.#abortError(this.#abortReason ?? 'connection lost'));
+          reject(this.#abortError(`lost the connection to the robot (${lost})`, 'connection-lost'));
         } else if (fresh()) {
           finish();
           resolve();
@@ -312,28 +392,43 @@ export class RosbridgeEnv implements Env {
       const timer = setTimeout(() => {
         finish();
         const missing = this.#observed.filter((t) => (this.#latest.get(t)?.seq ?? -1) <= mark);
-        reject(this.#abortError(`no fresh message on ${missing.join(', ')} within ${(timeoutMs / 1000).toFixed(1)} s`));
+        // A message roslib could not decode is dropped with an 'error' (e.g. a bare NaN literal in the JSON).
+        const undecoded =
+          this.#conn.errors > errorsBefore ? `; meanwhile the rosbridge client reported: ${this.#conn.lastError}` : '';
+        const wait = `${(timeoutMs / 1000).toFixed(1)} s`;
+        reject(
+          this.#abortError(
+            `the robot went silent: no fresh message on ${missing.join(', ')} within ${wait}${undecoded}`,
+            'robot-silent',
+          ),
+        );
       }, timeoutMs);
       this.#arrival.add(wake);
     });
   }
 
-  #abortError(reason: string): EpisodeAbortedError {
+  #abortError(reason: string, fault: AbortFault): EpisodeAbortedError {
     this.#done = true;
-    this.#abortReason = undefined;
+    this.#lostReason = undefined;
     return new EpisodeAbortedError(
       `episode aborted: ${reason} (rosbridge ${this.url}); ` +
         `nothing more was sent and the episode is never stored as complete`,
+      fault,
     );
   }
 
-  /** Service calls that fail because the link is down abort the episode; other failures are errors. */
+  /**
+   * A service call that fails because the link is down, times out, or that rosbridge answers
+   * `result: false` (e.g. "Unable to communicate with service": the robot's node is gone) aborts
+   * the episode; a reply of the wrong shape is an error.
+   */
   async #call<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (err) {
-      if (err instanceof RosbridgeDisconnectedError || err instanceof ServiceTimeoutError)
-        throw this.#abortError(err.message);
+      if (err instanceof RosbridgeDisconnectedError) throw this.#abortError(err.message, 'connection-lost');
+      if (err instanceof ServiceTimeoutError || err instanceof ServiceCallError)
+        throw this.#abortError(err.message, 'service-failed');
       throw err;
     }
   }
@@ -344,38 +439,48 @@ export class RosbridgeEnv implements Env {
     return readTaskStatus(readTrigger(values, s.name), s.name);
   }
 
-  #measuredGripper(): number {
-    const joints = readJointState(this.#latest.get(this.robot.ros.jointStates.topic)!.msg);
-    return joints.get(this.robot.gripper.joints[0]!)!.position;
+  /** The observation from the latest messages; a non-finite measurement aborts the episode, naming it. */
+  #observe(task: TaskSpec): Observation {
+    try {
+      return this.#observeMessages(task);
+    } catch (err) {
+      if (err instanceof BadMeasurementError) throw this.#abortError(err.message, 'bad-value');
+      throw err;
+    }
   }
 
-  #observe(task: TaskSpec): Observation {
+  #observeMessages(task: TaskSpec): Observation {
     const r = this.robot.ros;
-    const joints = readJointState(this.#latest.get(r.jointStates.topic)!.msg);
+    const topic = r.jointStates.topic;
+    const joints = readJointState(this.#latest.get(topic)!.msg, topic);
     const armJoints = this.robot.arm.joints;
     const finger = this.robot.gripper.joints[0]!;
     const n = armJoints.length;
     const qpos = new Float32Array(n + 1);
     const qvel = new Float32Array(n + 1);
     const measured = new Float64Array(n);
-    armJoints.forEach((j, i) => {
-      const reading = joints.get(j.name);
+    const read = (name: string) => {
+      const reading = joints.get(name);
       if (!reading)
         throw new Error(
-          `${r.jointStates.topic} has no joint '${j.name}' (it ` +
-            `has ${[...joints.keys()].join(', ')}); check the robot description`,
+          `${topic} has no joint '${name}' (it ` + `has ${[...joints.keys()].join(', ')}); check the robot description`,
         );
+      return {
+        position: finiteMeasurement(reading.position, topic, `joint '${name}' position`),
+        velocity: finiteMeasurement(reading.velocity, topic, `joint '${name}' velocity`),
+      };
+    };
+    armJoints.forEach((j, i) => {
+      const reading = read(j.name);
       measured[i] = reading.position;
       qpos[i] = reading.position;
       qvel[i] = reading.velocity;
     });
-    const grip = joints.get(finger);
-    if (!grip) throw new Error(`${r.jointStates.topic} has no gripper joint '${finger}'; check the robot description`);
+    const grip = read(finger);
     const g = this.robot.gripper;
     // Gripper as opening in [0, 1] (1 = open), the same scale as the simulator's observations.
     qpos[n] = (grip.position - g.closed) / (g.open - g.closed);
     qvel[n] = grip.velocity / (g.open - g.closed);
-    this.#measuredArm = measured;
     const images: Record<string, Image> = {};
     for (const cam of this.cameras) {
       const t = r.images[cam]!;
@@ -388,8 +493,14 @@ export class RosbridgeEnv implements Env {
     }
     const observation: Observation = { images, qpos, qvel, instruction: task.instruction };
     const stateTopic = this.#observed.find((t) => t === r.objectState?.topic);
-    if (stateTopic)
-      observation.state = Float32Array.from(readFloat64MultiArray(this.#latest.get(stateTopic)!.msg, stateTopic));
+    if (stateTopic) {
+      const msg = this.#latest.get(stateTopic)!.msg;
+      const values = measurementArray(isRecord(msg) ? msg.data : undefined, `${stateTopic}.data`);
+      observation.state = Float32Array.from(values, (v, i) => finiteMeasurement(v, stateTopic, `value [${i}]`));
+    }
+    // Measured only once the whole observation is good: a bad one leaves the previous targets' base.
+    this.#measuredArm = measured;
+    this.#measuredGripper = grip.position;
     return observation;
   }
 }

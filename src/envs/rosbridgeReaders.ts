@@ -10,28 +10,56 @@ import {
   type TriggerResponse,
 } from '../ros/messages.ts';
 
+/** A joint's reading as sent: null where ROS 1's rosbridge wrote a NaN or an infinity (JSON has neither). */
 export interface JointReading {
-  position: number;
-  velocity: number;
+  position: number | null;
+  velocity: number | null;
+}
+
+/**
+ * A measurement the episode cannot use: NaN, an infinity, or the null a ROS 1 rosbridge sends for
+ * them. The message names the topic and the joint (or index); the episode aborts on it.
+ */
+export class BadMeasurementError extends Error {
+  override name = 'BadMeasurementError';
+}
+
+/** `value` if finite; else a BadMeasurementError saying which `what` (e.g. "joint 'waist' position") of `topic`. */
+export function finiteMeasurement(value: number | null, topic: string, what: string): number {
+  if (value === null) throw new BadMeasurementError(`${topic}: ${what} is null (NaN on the robot?)`);
+  if (!Number.isFinite(value)) throw new BadMeasurementError(`${topic}: ${what} is ${value}`);
+  return value;
+}
+
+/** Numbers from the wire where null stands for a non-finite value (checked where used, with finiteMeasurement). */
+export function measurementArray(x: unknown, what: string): (number | null)[] {
+  if (Array.isArray(x)) {
+    for (let i = 0; i < x.length; i++)
+      if (typeof x[i] !== 'number' && x[i] !== null)
+        throw new RosMessageError(`${what}[${i}] is ${JSON.stringify(x[i]) ?? typeof x[i]}, not a number`);
+    return x as (number | null)[];
+  }
+  return numberArray(x, what);
 }
 
 /** Check a JointState from the wire; returns readings by joint name (robots publish in any order). */
-export function readJointState(msg: unknown): Map<string, JointReading> {
-  if (!isRecord(msg) || !Array.isArray(msg.name)) throw new RosMessageError('JointState must have a name array');
+export function readJointState(msg: unknown, topic = 'JointState'): Map<string, JointReading> {
+  if (!isRecord(msg) || !Array.isArray(msg.name))
+    throw new RosMessageError(`${topic}: JointState must have a name array`);
   const names = msg.name;
-  const position = numberArray(msg.position, 'JointState.position');
+  const position = measurementArray(msg.position, `${topic}: JointState.position`);
   const velocity =
     msg.velocity === undefined || (Array.isArray(msg.velocity) && msg.velocity.length === 0)
       ? []
-      : numberArray(msg.velocity, 'JointState.velocity');
+      : measurementArray(msg.velocity, `${topic}: JointState.velocity`);
   if (position.length !== names.length)
-    throw new RosMessageError(`JointState has ${names.length} names but ${position.length} positions`);
+    throw new RosMessageError(`${topic}: JointState has ${names.length} names but ${position.length} positions`);
   if (velocity.length !== 0 && velocity.length !== names.length)
-    throw new RosMessageError(`JointState has ${names.length} names but ${velocity.length} velocities`);
+    throw new RosMessageError(`${topic}: JointState has ${names.length} names but ${velocity.length} velocities`);
   const out = new Map<string, JointReading>();
   names.forEach((n, i) => {
-    if (typeof n !== 'string') throw new RosMessageError(`JointState.name[${i}] is not a string`);
-    out.set(n, { position: position[i]!, velocity: velocity[i] ?? 0 });
+    if (typeof n !== 'string') throw new RosMessageError(`${topic}: JointState.name[${i}] is not a string`);
+    out.set(n, { position: position[i]!, velocity: velocity.length === 0 ? 0 : velocity[i]! });
   });
   return out;
 }

@@ -4,6 +4,7 @@
  * camera-pose changes the policy must tolerate).
  */
 import type { Episode } from '../core/types.ts';
+import { requireComplete } from '../data/completeEpisodes.ts';
 import { framesToFloat } from '../vision/frames.ts';
 import { loadRobot, type RobotDescription } from '../core/robotDescription.ts';
 import { projectToImage, type FixedCamera } from '../vision/cameraProjection.ts';
@@ -54,6 +55,7 @@ export function buildBcSamples(
     robot?: RobotDescription;
   },
 ): BcSamples {
+  requireComplete(episodes, 'behaviour cloning');
   const chunk = options.actionChunk ?? 1;
   const S = options.imageSize;
   const frameSize = S * S * 3;

@@ -46,6 +46,7 @@ export interface PretrainReport {
 export function selectDemonstrations(episodes: Episode[], config: PolicyConfig): Episode[] {
   return episodes.filter(
     (e) =>
+      e.status === 'complete' &&
       e.task.split === 'train' &&
       e.policy.startsWith('expert') &&
       recordedNoise(e.policy) <= config.bc.maxNoise &&

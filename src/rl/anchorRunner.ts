@@ -5,7 +5,8 @@
  * (src/scheduler/poolAnchorRunner.ts, built by `wmrl train`).
  */
 import type { Episode, TaskSpec } from '../core/types.ts';
-import type { Env } from '../envs/env.ts';
+import type { EpisodeAbortedError, Env } from '../envs/env.ts';
+import { runWithReruns } from '../envs/rerunAborted.ts';
 import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { runPolicyRollout } from '../policy/policyRollout.ts';
 import { rolloutNoiseSeed, type NoiseSpec } from '../policy/rolloutNoise.ts';
@@ -40,8 +41,20 @@ export interface AnchorRunner {
   run(request: AnchorRequest): Promise<Episode[]>;
 }
 
-/** Anchors run one after another on `env`, appended to the store in `storeDir` as one closed chunk per request. */
+/**
+ * Anchors run one after another on `env`, appended to the store in `storeDir` as one closed chunk
+ * per request. An aborted rollout's partial episode is stored at once, marked aborted (never
+ * served), and the rollout runs again with the same noise once the robot answers.
+ */
 export function envAnchorRunner(env: Env, storeDir: string): AnchorRunner {
+  const append = async (episodes: Episode[]) => {
+    const store = await EpisodeStore.openForAppend(storeDir, storeRobot(env.robot));
+    try {
+      for (const e of episodes) await store.append(e);
+    } finally {
+      await store.close();
+    }
+  };
   return {
     async run({ groups, rollouts, noise, policy, onEpisode }) {
       const episodes = await runGroupRollouts(
@@ -51,19 +64,20 @@ export function envAnchorRunner(env: Env, storeDir: string): AnchorRunner {
         rollouts,
         noise,
         onEpisode,
+        async (err) => {
+          if (err.episode) await append([err.episode]);
+        },
       );
-      const store = await EpisodeStore.openForAppend(storeDir, storeRobot(env.robot));
-      try {
-        for (const e of episodes) await store.append(e);
-      } finally {
-        await store.close();
-      }
+      await append(episodes);
       return episodes;
     },
   };
 }
 
-/** M rollouts of each group on `env`, one after another, group-major; an incomplete episode throws. */
+/**
+ * M rollouts of each group on `env`, one after another, group-major. An aborted rollout goes to
+ * `onAbort` and runs again (same noise) once the robot answers, up to 3 attempts in a row.
+ */
 export async function runGroupRollouts(
   env: Env,
   policy: VlaPolicy,
@@ -71,17 +85,16 @@ export async function runGroupRollouts(
   rollouts: number,
   noise: NoiseSpec,
   onEpisode?: (done: number, total: number) => void,
+  onAbort?: (error: EpisodeAbortedError) => Promise<void> | void,
 ): Promise<Episode[]> {
   const episodes: Episode[] = [];
   for (const [g, group] of groups.entries()) {
     for (let m = 0; m < rollouts; m++) {
-      const episode = await runPolicyRollout(
-        env,
-        policy,
-        group,
-        rolloutNoiseSeed(noise.seed, g * rollouts + m),
-        noise.correlation,
-      );
+      const seed = rolloutNoiseSeed(noise.seed, g * rollouts + m);
+      const episode = await runWithReruns(env, () => runPolicyRollout(env, policy, group, seed, noise.correlation), {
+        what: `rollout ${m} of group ${g} (seed ${group.seed})`,
+        ...(onAbort ? { onAbort } : {}),
+      });
       if (episode.status !== 'complete')
         throw new Error(`episode ${episode.id} ended '${episode.status}'; aborted episodes never enter training`);
       episodes.push(episode);

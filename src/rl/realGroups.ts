@@ -5,6 +5,7 @@
  * stored or charged); anchors come through an AnchorRunner.
  */
 import type { Episode } from '../core/types.ts';
+import { requireComplete } from '../data/completeEpisodes.ts';
 import type { Env } from '../envs/env.ts';
 import { episodeProprio } from '../policy/policyInputs.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
@@ -35,6 +36,7 @@ export async function runRealGroups(
 
 /** Outcomes, robot time and policy-gradient rows of executed episodes (group-major, M per group). */
 export function realGroupsFrom(policy: VlaPolicy, episodes: Episode[]): RealGroups {
+  requireComplete(episodes, 'policy update');
   const outcomes = Float32Array.from(episodes, (e) => (e.success ? 1 : 0));
   const robotSeconds = episodes.reduce((s, e) => s + e.steps / e.controlHz, 0);
   const perceived = perceptionEpisodes(policy, episodes);

@@ -15,11 +15,12 @@
  * Failures: any error while running (EpisodeAbortedError when a robot drops mid-episode) marks
  * the robot unhealthy with a back-off, and the request is retried on another robot, up to
  * `maxAttempts`; then it is reported in `failed` (and kept in the queue as failed), never dropped.
+ * An aborted attempt's partial episode is kept in the store, marked aborted (never served).
  */
 import type { Episode } from '../core/types.ts';
 import { decodeEpisode } from '../data/episodeCodec.ts';
 import { EpisodeStore } from '../data/episodeStore.ts';
-import type { Env } from '../envs/env.ts';
+import { EpisodeAbortedError, type Env } from '../envs/env.ts';
 import type { AnchorQueue } from './anchorQueue.ts';
 import { utcDay } from './anchorQueue.ts';
 import { affordable, type Budget } from './budget.ts';
@@ -260,6 +261,7 @@ export class CalibrationScheduler {
       episode = await this.#o.runEpisode(await slot.env(), rec.request);
       if (episode.status !== 'complete') throw new Error(`episode ended '${episode.status}'`);
     } catch (err) {
+      if (err instanceof EpisodeAbortedError && err.episode) await this.#append(err.episode);
       const at = Date.now();
       slot.busyMs += at - started;
       await slot.failed(err, at);
@@ -305,7 +307,7 @@ export class CalibrationScheduler {
       } finally {
         await store.close();
       }
-      this.#storedIds?.add(episode.id);
+      if (episode.status === 'complete') this.#storedIds?.add(episode.id);
     });
     this.#appending = run.catch(() => {});
     return run;

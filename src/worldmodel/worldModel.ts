@@ -25,6 +25,7 @@ import {
 import { Normalizer } from '../nn/normalizer.ts';
 import { StateWorldModel, type StateModelDims, type StateModelStats } from './stateWorldModel.ts';
 import { trainAutoencoder } from '../vision/trainAutoencoder.ts';
+import { requireComplete } from '../data/completeEpisodes.ts';
 import { splitEpisodes } from '../data/splitEpisodes.ts';
 import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
 import { buildWindows, stateVector, type Windows } from './transitionData.ts';
@@ -114,6 +115,7 @@ export class WorldModel {
     hooks: TrainHooks = {},
   ): Promise<{ model: WorldModel; report: TrainReport }> {
     const started = performance.now();
+    requireComplete(episodes, 'world model training');
     if (episodes.length < 2) throw new Error(`need at least 2 episodes to train a world model, got ${episodes.length}`);
     const rng = new Rng(config.seed);
     const split = splitEpisodes(episodes.length, config.train.validationFraction, (xs) => rng.shuffle(xs));
@@ -189,6 +191,7 @@ export class WorldModel {
     modelEpisodes: Episode[],
     options: { epochs: number; seed: number; scoreHeadOnly?: boolean; hooks?: TrainHooks },
   ): Promise<FitReport> {
+    requireComplete(modelEpisodes, 'world model refit');
     const rng = new Rng(options.seed);
     const split = splitEpisodes(modelEpisodes.length, this.config.train.validationFraction, (xs) => rng.shuffle(xs));
     const windows = buildWindows(modelEpisodes, this.config.train.k);

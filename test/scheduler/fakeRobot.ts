@@ -50,7 +50,7 @@ export class FakeEnv implements Env {
     if (this.options.stepMs) await new Promise((r) => setTimeout(r, this.options.stepMs));
     this.#t++;
     if (this.options.dropAtStep !== undefined && this.#t >= this.options.dropAtStep)
-      throw new EpisodeAbortedError('rosbridge connection dropped mid-episode');
+      throw new EpisodeAbortedError('rosbridge connection dropped mid-episode', 'connection-lost');
     const done = this.#t >= this.horizon;
     const success = done && this.#seed % 2 === 0;
     return { observation: this.#obs(), reward: this.#t / this.horizon, success, done };

@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadRobot } from '../../src/core/robotDescription.ts';
-import type { Observation, TaskSpec } from '../../src/core/types.ts';
+import type { Episode, Observation, TaskSpec } from '../../src/core/types.ts';
+import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import type { Controller } from '../../src/core/controller.ts';
 import type { Env } from '../../src/envs/env.ts';
 import { makeSimEnv, withImageSize } from '../../src/envs/makeEnv.ts';
@@ -73,7 +74,8 @@ test(
             robot,
             url: `ws://127.0.0.1:${server.port}`,
             speed: Infinity,
-            connectTimeoutMs: 2_000,
+            // Generous: the in-process robot's episodes keep this event loop busy while it connects.
+            connectTimeoutMs: 30_000,
             maxBackoffMs: 200,
           })),
       },
@@ -119,7 +121,7 @@ test(
     });
     try {
       const result = await scheduler.request(requests);
-      assert.ok(killed, 'the server was killed mid-episode');
+      assert.ok(killed, `the server was killed mid-episode; events: ${events.join('; ')}`);
       assert.equal(result.episodes.size, 3, 'every episode done');
       assert.deepEqual(result.failed, []);
       const retried = events.find((e) => e.startsWith('retry'));
@@ -142,6 +144,16 @@ test(
         unchargedStored: [],
         chargedMissing: [],
       });
+      // The dropped attempt's partial episode is kept, marked aborted; it is never served.
+      const all: Episode[] = [];
+      for await (const e of (await EpisodeStore.open(join(dir, 'anchors'))).episodes({ includeAborted: true }))
+        all.push(e);
+      const aborted = all.filter((e) => e.status === 'aborted');
+      assert.equal(aborted.length, 1);
+      // At least the steps before the kill (a dying server may still answer the step it was killed in).
+      assert.ok(aborted[0]!.steps >= 3, `${aborted[0]!.steps} steps`);
+      assert.equal(aborted[0]!.seed, rec!.request.seed);
+      assert.ok(![...(await scheduler.storedEpisodes()).keys()].includes(aborted[0]!.id));
     } finally {
       for (const e of inner) e.close();
       await pool.close();
