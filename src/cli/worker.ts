@@ -27,7 +27,8 @@ const HELP = `usage: wmrl worker --queue redis://host:port --robot NAME [options
   --queue URL         the Redis queue the trainer fills
   --name Q            queue name (default wmrl-anchors)
   --robot NAME        this robot's name (its config from --pool FILE, else --url / sim)
-  --pool FILE         pool file holding the robot's config (windows, reset time, back-off)
+  --pool FILE         pool file holding the robot's config (windows, reset time, back-off) and the
+                      fleet's robots: an episode that failed here goes to another of them first
   --url URL           a rosbridge robot (without --pool); default: the in-process simulator
   --speed X           robot speed (default 1 = real time; 'max' = unpaced sim)
   --arm R             robot description: a name under robots/, a folder holding robot.yaml, or a .yaml
@@ -64,8 +65,9 @@ export const command = {
       return 0;
     }
     if (!values.queue || !values.robot) throw new UsageError(`--queue and --robot are required\n\n${HELP}`);
-    const config = values.pool
-      ? readPoolFile(values.pool).robots.find((r) => r.name === values.robot)
+    const poolFile = values.pool ? readPoolFile(values.pool) : undefined;
+    const config = poolFile
+      ? poolFile.robots.find((r) => r.name === values.robot)
       : robotConfigSchema.parse({
           name: values.robot,
           kind: values.url ? 'rosbridge' : 'sim',
@@ -103,7 +105,9 @@ export const command = {
           await new Promise((r) => setTimeout(r, Math.min(wait, 1000)));
           continue;
         }
-        const rec = await queue.claim(config.name);
+        // A request that failed here waits for another robot of the pool file's fleet; a lone
+        // worker (no --pool, or a pool of one) runs it again itself, after its back-off.
+        const rec = await queue.claim(config.name, { poolSize: poolFile?.robots.length ?? 1 });
         if (!rec) {
           if (Date.now() - idleSince > idleExitMs) break;
           await new Promise((r) => setTimeout(r, 250));
