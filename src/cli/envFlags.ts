@@ -15,8 +15,10 @@ export const ENV_HELP =
   --url URL         with --env rosbridge: ws://host:9090 (a real robot, or \`wmrl sim-server\`)
   --speed X         with --env rosbridge: the robot runs X times real time (a sim-server's --speed;
                     'max' for a --lockstep sim-server); default 1, as for a real robot
-  --connect-timeout S  with --env rosbridge: seconds to wait for the robot's rosbridge server
-                    before giving up (default 30; a robot still booting may need more)`;
+  --connect-timeout S  with --env rosbridge: seconds to wait for the robot: its rosbridge server at
+                    the start, and the robot serving again after an aborted episode (which then
+                    runs again; 3 aborts in a row stop the command). Default 30; a robot still
+                    booting may need more`;
 
 export function envChoice(values: {
   env?: string;
