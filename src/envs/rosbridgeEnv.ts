@@ -262,12 +262,17 @@ export class RosbridgeEnv implements Env {
       try {
         // Short waits, so that `signal` is looked at while the robot is away.
         await this.#conn.waitConnected(Math.min(left, 500));
+      } catch {
+        last = `not connected (${this.#conn.lastError})`;
+        continue;
+      }
+      try {
         await this.#conn.call(s.name, s.type, {}, Math.min(left, this.#options.serviceTimeoutMs ?? 5000));
         return;
       } catch (err) {
         last = (err as Error).message;
       }
-      if (this.#conn.connected) await sleep(Math.min(backoff, deadline - performance.now()), options.signal);
+      await sleep(Math.min(backoff, deadline - performance.now()), options.signal);
     }
     if (options.signal?.aborted) return;
     throw new Error(
@@ -461,10 +466,10 @@ export class RosbridgeEnv implements Env {
     const measured = new Float64Array(n);
     const read = (name: string) => {
       const reading = joints.get(name);
-      if (!reading)
-        throw new Error(
-          `${topic} has no joint '${name}' (it ` + `has ${[...joints.keys()].join(', ')}); check the robot description`,
-        );
+      if (!reading) {
+        const has = [...joints.keys()].join(', ');
+        throw new Error(`${topic} has no joint '${name}' (it has ${has}); check the robot description`);
+      }
       return {
         position: finiteMeasurement(reading.position, topic, `joint '${name}' position`),
         velocity: finiteMeasurement(reading.velocity, topic, `joint '${name}' velocity`),

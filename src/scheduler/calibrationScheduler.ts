@@ -233,7 +233,8 @@ export class CalibrationScheduler {
         // Only what this call asks for: a stale request (of a step killed
         // earlier) may already be stored, and is not checked here.
         const rec = await queue.claim(slot.name, { poolSize: pool.slots.length, ids: want });
-        if (!rec) break;
+        // Claims are per robot: a request that failed on this one may still be another's.
+        if (!rec) continue;
         slot.busy = true;
         const p: Promise<void> = this.#runOne(slot, rec, finish).finally(() => {
           slot.busy = false;
