@@ -288,7 +288,7 @@ function weight(
   let ensembleW: Float32Array | undefined;
   if (imagined) {
     let advantage = groupAdvantages(calibrated.imagined!, M, { scale: config.imaginedAdvantage });
-    if (method.denoise) {
+    if (method.ensembleWeight) {
       const w = ensembleWeights(imagined.out.variance, config.sigma0Squared);
       advantage = advantage.map((a, i) => a * w[i]!);
       ensembleW = w;
@@ -306,7 +306,7 @@ function weight(
           real.outcomes.subarray(g * M, (g + 1) * M),
         );
     }
-    const w = method.denoise ? learning.anchorWeight.weight : 1;
+    const w = method.anchorWeight ? learning.anchorWeight.weight : 1;
     setAdvantages(
       real.samples,
       real.rolloutOf,
@@ -442,7 +442,7 @@ function stepMetrics(
       method.debiasMap === 'contextual'
         ? { pairs: learning.contextual.pairs, weights: learning.contextual.weights }
         : null,
-    anchorWeight: method.denoise ? learning.anchorWeight.weight : 1,
+    anchorWeight: method.anchorWeight ? learning.anchorWeight.weight : 1,
     ensembleWeight: ensembleW ? { min: Math.min(...ensembleW), max: Math.max(...ensembleW) } : null,
     ensembleVariance: mean(r.imagined?.out.variance),
     kl: r.ppo.kl,
