@@ -26,6 +26,7 @@ import type { AnchorRunner } from './anchorRunner.ts';
 import { ContextualCorrection } from './contextualCorrection.ts';
 import { AnchorWeight } from './denoisingWeights.ts';
 import { imaginationCheck, type ImaginationCheck } from './imaginationCheck.ts';
+import { PpiWindow } from './ppiWindow.ts';
 import { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import { resolveMethod } from './method.ts';
@@ -201,6 +202,7 @@ async function startLearning(
     contextual: new ContextualCorrection(config.contextual),
     anchorWeight: new AnchorWeight(config.anchorWeight),
     trust: new ImaginationTrust(config.trust),
+    ppiWindow: new PpiWindow(config.ppiWindow),
     progress: { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, anchorEpisodeIds: [] },
     anchorModelEpisodes: [],
   };
@@ -313,6 +315,9 @@ async function resumeLearning(
         : new ContextualCorrection(config.contextual),
       anchorWeight: AnchorWeight.fromJSON(state.anchorWeight),
       trust: state.trust ? ImaginationTrust.fromJSON(state.trust) : new ImaginationTrust(config.trust),
+      ppiWindow: state.ppiWindow
+        ? PpiWindow.fromJSON(config.ppiWindow, state.ppiWindow)
+        : new PpiWindow(config.ppiWindow),
       progress: {
         step: state.step,
         robotSeconds: state.robotSeconds,

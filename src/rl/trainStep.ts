@@ -30,7 +30,7 @@ import { ensembleWeights } from './denoisingWeights.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
 import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
-import { groupMeans, groupedPpiEstimate, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
+import { groupMeans, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
 import { ppoUpdate, type PpoStats } from './ppoUpdate.ts';
 import type { RealGroups } from './realGroups.ts';
 import { executeGroups } from './executeGroups.ts';
@@ -354,15 +354,12 @@ function estimate(
   const M = t.config.rolloutsPerGroup;
   if (!imagined || !calibrated.anchors || !real || real.outcomes.length < M) return null;
   const { selection } = draw;
-  // Rollouts of one group share a start: the interval counts groups, not rollouts.
+  // Rollouts of one group share a start: the interval counts groups, not rollouts. Uniform anchor
+  // groups join the window of the latest steps' groups that rectifies the estimate.
   if (selection.active.length === 0) {
+    t.learning.ppiWindow.add(calibrated.anchors, real.outcomes, M);
     if (imagined.startRows < 2 * M) return null;
-    return groupedPpiEstimate(
-      calibrated.imagined!.subarray(0, imagined.startRows),
-      calibrated.anchors,
-      real.outcomes,
-      M,
-    );
+    return t.learning.ppiWindow.estimate(calibrated.imagined!.subarray(0, imagined.startRows), M);
   }
   if (imagined.branched > 0) return null;
   // Active anchors are not a uniform sample: weight each group by 1/π (Zrnic & Candès 2024).

@@ -148,6 +148,16 @@ export const wmrlConfigSchema = z
       })
       .strict()
       .prefault({}),
+    ppiWindow: z
+      .number()
+      .int()
+      .min(1)
+      .default(8)
+      .describe(
+        "anchor groups, this step's and the latest steps', whose prediction errors rectify the step's PPI " +
+          "estimate of the true success rate (1: the step's own only, an interval near [0, 1] with one " +
+          'anchor group); a measurement, it changes no update',
+      ),
     imaginedAdvantage: z
       .enum(['std', 'centered'])
       .default('std')
