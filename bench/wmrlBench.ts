@@ -66,7 +66,8 @@ const preset = quick
         'real',
         'wmrl',
         'anchors-only',
-        'no-trust',
+        'imagine-32',
+        'trust',
         'no-debias',
         'paper-map',
         'contextual',
@@ -77,7 +78,7 @@ const preset = quick
       ],
       evalEpisodes: 60,
     };
-const LONG_ARMS = new Set(['wmrl', 'anchors-only']);
+const LONG_ARMS = new Set(['wmrl', 'anchors-only', 'imagine-32']);
 const armSteps = (arm: string) => (LONG_ARMS.has(arm) ? preset.longSteps : preset.steps);
 const seeds = Number(values.seeds ?? preset.seeds);
 const jobs = Number(values.jobs ?? Math.max(1, Math.min(2, cpus().length)));
@@ -199,8 +200,11 @@ const flags: Record<string, string[]> = {
   'no-ensemble-weight': ['--denoise=anchor'],
   'no-refit': ['--no-refit'],
   'wm-only': ['--mode', 'wm-only'],
-  // Imagined samples weigh as much as real ones whatever the anchors say (the paper's fusion; WMRL before trust).
-  'no-trust': ['--imaginedWeight=1'],
+  // Imagined samples weigh λ = clip(2·AUC − 1, 0, 1) of the anchors' within-group AUC instead of
+  // as much as real ones (the paper's fusion, and the quickstart's choice).
+  trust: ['--imaginedWeight=trust'],
+  // Four times the imagined groups per real one: 32 groups a step, one of them an anchor group.
+  'imagine-32': ['--groups=32', '--anchorFraction=0.03'],
   // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
   'anchors-only': ['--mode', 'real', '--groups=1'],
 };

@@ -89,26 +89,59 @@ export interface StepMetrics {
   worldModelWarmupEpisodes: number;
   robotSeconds: number;
   computeSeconds: number;
+  /** Wall seconds of this step's phases. */
+  phaseSeconds: StepPhases;
   numTensors: number;
 }
 
 /** One training step; changes the trainer's learning state (policy, optimizer, world model, calibration, counters). */
 export async function trainStep(t: Trainer): Promise<StepMetrics> {
   const started = performance.now();
+  const clock = phaseClock();
   const step = t.learning.progress.step + 1;
   const draw = drawGroups(t, step);
   const warmup = step === 1 ? await worldModelWarmup(t) : 0;
+  clock.lap('warmup');
   const imagined = imagine(t, step, draw);
   const predicted = predictAnchors(t, step, draw);
+  clock.lap('imagine');
   const real = await runAnchors(t, step, draw);
+  clock.lap('anchors');
   const calibrated = calibrate(t, imagined, predicted, real);
   const weighted = weight(t, imagined, calibrated, predicted, real);
   const ppo = await update(t, step, weighted.samples);
   const ppi = estimate(t, draw, imagined, calibrated, real);
+  clock.lap('update');
   const refitted = await refit(t, step);
+  clock.lap('refit');
   t.learning.progress.step = step;
   t.learning.progress.computeSeconds += (performance.now() - started) / 1000;
-  return stepMetrics(t, step, { draw, warmup, imagined, calibrated, real, weighted, ppo, ppi, refitted });
+  return stepMetrics(t, step, { draw, warmup, imagined, calibrated, real, weighted, ppo, ppi, refitted }, clock.laps);
+}
+
+/** Wall seconds of a step's phases, for the metrics log: where a step's compute goes. */
+function phaseClock(): { lap(phase: keyof StepPhases): void; laps: StepPhases } {
+  const laps: StepPhases = { warmup: 0, imagine: 0, anchors: 0, update: 0, refit: 0 };
+  let last = performance.now();
+  return {
+    lap(phase) {
+      const now = performance.now();
+      laps[phase] += (now - last) / 1000;
+      last = now;
+    },
+    laps,
+  };
+}
+
+export interface StepPhases {
+  warmup: number;
+  /** Imagining the step's groups and the anchor groups' predictions. */
+  imagine: number;
+  /** Running the anchor groups (robot time's wall clock, and waiting for robots). */
+  anchors: number;
+  /** Calibration, weights, the PPO update and the PPI estimate. */
+  update: number;
+  refit: number;
 }
 
 /** 1. The step's groups (pool indices) and which of them run for real. */
@@ -410,6 +443,7 @@ function stepMetrics(
     ppi: PpiEstimate | null;
     refitted: 'full' | 'score head' | false;
   },
+  phaseSeconds: StepPhases,
 ): StepMetrics {
   const { config, method, learning } = t;
   const M = config.rolloutsPerGroup;
@@ -448,6 +482,7 @@ function stepMetrics(
     worldModelWarmupEpisodes: r.warmup,
     robotSeconds: learning.progress.robotSeconds,
     computeSeconds: learning.progress.computeSeconds,
+    phaseSeconds,
     numTensors: tf.memory().numTensors,
   };
 }
