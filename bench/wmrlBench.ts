@@ -5,9 +5,8 @@
  * charged). Also: the PPI interval against the true success rate, and the small policy after
  * WMRL against a ≥4× larger policy trained by behaviour cloning only.
  *
- *   npm run bench             # full: 3 seeds, every arm, 12 steps (wmrl and anchors-only 28)
- *                               (about 45 minutes on 2 cores with the set-up cached; the set-up takes about 3 more;
- *                               --seeds 5: 73 minutes)
+ *   npm run bench             # full: 5 seeds, every arm, 12 steps (wmrl, anchors-only, imagine-32: 28)
+ *                               (the set-up, built once and cached, takes about 3 minutes more)
  *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps)
  *                               (about 8 minutes from scratch, 4 with the set-up cached)
  *
@@ -61,7 +60,7 @@ const preset = quick
       name: 'full',
       steps: 12,
       longSteps: 28,
-      seeds: 3,
+      seeds: 5,
       arms: [
         'real',
         'wmrl',
