@@ -74,6 +74,8 @@ export interface EvalMetrics {
   successRate: number;
   perFamily: Record<string, { episodes: number; successes: number }>;
   robotSeconds: number;
+  /** 1 or 0 per evaluation episode, in plan order: every step and run evaluates the same episodes (paired). */
+  outcomes: number[];
 }
 
 export interface RunReport {
@@ -371,7 +373,15 @@ export function differingKeys(a: unknown, b: unknown, prefix = ''): string[] {
 async function heldOutEvaluation(env: Env, policy: VlaPolicy, config: WmrlConfig, step: number): Promise<EvalMetrics> {
   // The same evaluation episodes at every step, in every mode, for every training seed: paired comparisons.
   const plan = planEpisodes(parseTaskSelectors(config.eval.tasks), config.eval.split, config.eval.episodes, 900_000);
-  const e = await evaluateController({ env, controller: new PolicyController(policy, { deterministic: true }), plan });
+  const outcomes = new Array<number>(plan.length).fill(0);
+  const e = await evaluateController({
+    env,
+    controller: new PolicyController(policy, { deterministic: true }),
+    plan,
+    onEpisode: (episode, i) => {
+      outcomes[i] = episode.success ? 1 : 0;
+    },
+  });
   return {
     step,
     split: config.eval.split,
@@ -380,6 +390,7 @@ async function heldOutEvaluation(env: Env, policy: VlaPolicy, config: WmrlConfig
     successRate: e.successRate,
     perFamily: e.perFamily,
     robotSeconds: e.robotSeconds,
+    outcomes,
   };
 }
 
