@@ -25,6 +25,7 @@ import { runAnchorDir, runTraining } from '../rl/runTraining.ts';
 import { wmrlConfigSchema } from '../rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { meanCurve } from '../eval/learningCurves.ts';
+import { wilsonInterval } from '../eval/proportion.ts';
 import { learningCurveSvg, learningCurveText } from '../eval/learningCurvePlot.ts';
 import { compareAtRobotTime, type EvaluatedPoint, type RobotTimeComparison } from '../eval/robotTimeComparison.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
@@ -199,11 +200,21 @@ export const command = {
     }
     console.log('\n5/5 WMRL against real-only GRPO on the same held-out episodes');
     const c = compareAtRobotTime(curves.wmrl!, curves.real!);
+    // One seed: each evaluation's band is its 95% (Wilson) interval.
+    const withIntervals = (curve: EvaluatedPoint[]) =>
+      meanCurve([curve]).map((p, i) => {
+        const w = wilsonInterval(
+          curve[i]!.outcomes.reduce((n, o) => n + o, 0),
+          curve[i]!.outcomes.length,
+        );
+        return { ...p, low: w.low, high: w.high };
+      });
     const plot = {
       title: `held-out ${POST_TRAIN_TASKS} success against robot time (demo, seed ${seed})`,
+      bandLabel: `95% interval, ${evalEpisodes} episodes`,
       arms: [
-        { name: 'real-only GRPO', colour: '#d62728', points: meanCurve([curves.real!]) },
-        { name: 'WMRL', colour: '#1f77b4', points: meanCurve([curves.wmrl!]) },
+        { name: 'real-only GRPO', colour: '#d62728', points: withIntervals(curves.real!) },
+        { name: 'WMRL', colour: '#1f77b4', points: withIntervals(curves.wmrl!) },
       ],
     };
     const plotFile = join(out, 'learning-curves.svg');
@@ -267,9 +278,11 @@ function printComparison(c: RobotTimeComparison, episodes: number): void {
   }
   const t = c.referenceSecondsToCandidateFinal;
   console.log(
-    t === null
-      ? `  at equal success: real-only never reached WMRL's ${pct(c.candidateFinal.success)} in its run`
-      : `  at equal success: real-only needed ${t.toFixed(0)} robot-s to reach WMRL's ` +
+    c.candidateGain.difference <= 0
+      ? '  at equal success: WMRL ended no higher than BC, so there is no success to reach'
+      : t === null
+        ? `  at equal success: real-only never reached WMRL's ${pct(c.candidateFinal.success)} in its run`
+        : `  at equal success: real-only needed ${t.toFixed(0)} robot-s to reach WMRL's ` +
           `${pct(c.candidateFinal.success)} (linear between its evaluations): ` +
           `${(t / Math.max(1e-9, c.budgetSeconds)).toFixed(1)}× WMRL's ${c.budgetSeconds.toFixed(0)} s`,
   );

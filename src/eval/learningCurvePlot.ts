@@ -5,16 +5,26 @@
  */
 import type { MeanPoint } from './learningCurves.ts';
 
+/** A point of a curve; `low`/`high` (e.g. one run's 95% interval) replace the ±1 sd band when given. */
+export interface PlotPoint extends MeanPoint {
+  low?: number;
+  high?: number;
+}
+
 export interface PlotArm {
   name: string;
   colour: string;
-  points: MeanPoint[];
+  points: PlotPoint[];
 }
+
+const bandOf = (p: PlotPoint) => [p.low ?? p.mean - p.sd, p.high ?? p.mean + p.sd] as const;
 
 export interface CurvePlot {
   arms: PlotArm[];
   /** The common target success, drawn as a dashed line. */
   target?: number;
+  /** What the bands are (default: mean ± sd over seeds). */
+  bandLabel?: string;
   title?: string;
 }
 
@@ -28,7 +38,7 @@ function timeAxis(arms: PlotArm[]): { lo: number; hi: number; f: (s: number) => 
 
 /** Success axis: the data's range (±1 sd, and the target) widened to whole tens of percent. */
 function successAxis(plot: CurvePlot): { lo: number; hi: number } {
-  const vs = plot.arms.flatMap((a) => a.points.flatMap((p) => [p.mean - p.sd, p.mean + p.sd]));
+  const vs = plot.arms.flatMap((a) => a.points.flatMap((p) => bandOf(p)));
   if (plot.target !== undefined) vs.push(plot.target);
   const lo = Math.max(0, Math.floor(Math.min(...vs, 1) * 10 - 0.5) / 10);
   const hi = Math.min(1, Math.ceil(Math.max(...vs, 0) * 10 + 0.5) / 10);
@@ -82,8 +92,8 @@ export function learningCurveSvg(plot: CurvePlot): string {
   for (const a of plot.arms) {
     if (a.points.length === 0) continue;
     const band = (v: number) => y(Math.min(ys.hi, Math.max(ys.lo, v))).toFixed(1);
-    const upper = a.points.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(p.mean + p.sd)}`);
-    const lower = a.points.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(p.mean - p.sd)}`);
+    const upper = a.points.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(bandOf(p)[1])}`);
+    const lower = a.points.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(bandOf(p)[0])}`);
     out.push(
       `<polygon fill="${a.colour}" opacity="0.15" points="${[...upper, ...lower.reverse()].join(' ')}"/>`,
       `<polyline fill="none" stroke="${a.colour}" stroke-width="2.5" points="` +
@@ -111,7 +121,7 @@ export function learningCurveSvg(plot: CurvePlot): string {
     `<text x="${(m.l + W - m.r) / 2}" y="${H - 10}" text-anchor="middle">robot time used for training ` +
       `(s, log scale)</text>`,
     `<text x="14" y="${(m.t + H - m.b) / 2}" transform="rotate(-90 14 ${(m.t + H - m.b) / 2})" ` +
-      `text-anchor="middle">held-out success (mean ± sd)</text>`,
+      `text-anchor="middle">held-out success (${plot.bandLabel ?? 'mean ± sd over seeds'})</text>`,
     '</svg>',
   );
   return out.join('\n') + '\n';

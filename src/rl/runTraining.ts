@@ -35,7 +35,7 @@ import { startPool } from './startPool.ts';
 import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics } from './trainCheckpoint.ts';
 import type { LearningState, Trainer } from './trainer.ts';
 import { trainStep, type StepMetrics } from './trainStep.ts';
-import type { WmrlConfig } from './wmrlConfig.ts';
+import { type WmrlConfig, wmrlConfigSchema } from './wmrlConfig.ts';
 
 export interface RunOptions {
   config: WmrlConfig;
@@ -345,8 +345,11 @@ async function resumeLearning(
 function refuseChangedConfig(runDir: string, config: WmrlConfig): void {
   const file = join(runDir, 'train.config.json');
   if (!existsSync(file)) return;
-  const recorded = (JSON.parse(readFileSync(file, 'utf8')) as { config?: unknown }).config;
-  if (recorded === undefined) return;
+  const raw = (JSON.parse(readFileSync(file, 'utf8')) as { config?: unknown }).config;
+  if (raw === undefined) return;
+  // A run recorded before a key existed has that key's default, the behaviour it ran with.
+  const parsed = wmrlConfigSchema.safeParse(raw);
+  const recorded: unknown = parsed.success ? parsed.data : raw;
   const changed = differingKeys(recorded, config).filter((k) => !RESUMABLE_KEYS.has(k));
   if (changed.length === 0) return;
   const value = (root: unknown, key: string) =>
