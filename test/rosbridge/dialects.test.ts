@@ -4,8 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { loadRobot, parseRobotDescription, type RobotDescription } from '../../src/core/robotDescription.ts';
 import { withImageSize } from '../../src/envs/makeEnv.ts';
 import { RosbridgeEnv, RosbridgeSetupError } from '../../src/envs/rosbridgeEnv.ts';
@@ -14,7 +17,11 @@ import { parseRosType, rosTypeFor, sameRosType, typeNameForm } from '../../src/r
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { RosbridgeSimServer } from '../../sim/rosbridge/simServer.ts';
+import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
 import { RawClient } from './rawClient.ts';
+
+const run = promisify(execFile);
+const BIN = resolve('bin/wmrl.js');
 
 const robot = withImageSize(loadRobot('vx300'), 16);
 const [reach] = planEpisodes([{ family: 'reach' }], 'train', 1, 5);
@@ -207,4 +214,40 @@ test('refused or unserved subscriptions fail the reset at once, naming the topic
     assert.match(err.message, /\/camera\/scene\/image_raw.*rosbridge answered error: .*allow-list/);
     assert.ok(ms < 1000, `took ${ms} ms`);
   });
+});
+
+// (collect against the default ROS 2 sim-server is test/rosbridge/cli.test.ts's first test.)
+test('wmrl collect and eval against `wmrl sim-server --ros 1`, eval against `--ros 2`', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-rosbridge-dialects-'));
+  try {
+    for (const ros of ['1', '2']) {
+      const { child, url } = await startSimServerProcess(['--port', '0', '--lockstep', '--quiet', '--ros', ros]);
+      try {
+        const common = ['--env', 'rosbridge', '--url', url, '--speed', 'max', '--task', 'reach', '--episodes', '1'];
+        if (ros === '1') {
+          const collect = await run(
+            process.execPath,
+            [BIN, 'collect', ...common, '--image-size', '16', '--out', join(dir, `demos-${ros}`)],
+            { timeout: 60_000 },
+          );
+          assert.match(collect.stdout, /collected 1 episodes/, `ROS ${ros}`);
+        }
+        const evaluated = await run(
+          process.execPath,
+          [BIN, 'eval', '--policy', 'random', ...common, '--split', 'train', '--out', join(dir, `eval-${ros}`)],
+          { timeout: 60_000 },
+        );
+        assert.match(evaluated.stdout, /train\s+reach\s+[\d.]+%/, `ROS ${ros}`);
+      } finally {
+        child.kill('SIGTERM');
+      }
+    }
+    const bad = await run(process.execPath, [BIN, 'sim-server', '--ros', '3']).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    assert.equal((bad as { code: number }).code, 2);
+    assert.match((bad as { stderr: string }).stderr, /--ros must be 1 or 2, got '3'/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
