@@ -50,11 +50,12 @@ export async function negotiateDialect(
   ]);
   for (const r of [topics, version])
     if (r.status === 'rejected' && r.reason instanceof RosbridgeDisconnectedError) throw r.reason;
-  // A server that answers nothing at all is an unresponsive link, not a missing rosapi.
+  // Asked for the version and answered nothing at all: an unresponsive link, not a missing rosapi.
   if (
     topics.status === 'rejected' &&
     topics.reason instanceof ServiceTimeoutError &&
-    (version.status === 'fulfilled' ? version.value === undefined : version.reason instanceof ServiceTimeoutError)
+    version.status === 'rejected' &&
+    version.reason instanceof ServiceTimeoutError
   )
     throw topics.reason;
   let graph: Map<string, string> | undefined;
