@@ -9,18 +9,32 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
+// Either spelling, ROS 1 `pkg/Type` or ROS 2 `pkg/msg/Type`: the client sends the server's (src/ros/rosTypes.ts).
 const rosTopic = z
   .object({
     topic: z.string().startsWith('/'),
-    type: z.string().regex(/^\w+\/msg\/\w+$/, 'expected a ROS 2 message type such as sensor_msgs/msg/JointState'),
+    type: z
+      .string()
+      .regex(
+        /^[A-Za-z]\w*\/(msg\/)?[A-Za-z]\w*$/,
+        'expected a ROS message type such as sensor_msgs/msg/JointState (ROS 2) or sensor_msgs/JointState (ROS 1)',
+      ),
   })
   .strict();
 const rosService = z
   .object({
     name: z.string().startsWith('/'),
-    type: z.string().regex(/^\w+\/srv\/\w+$/, 'expected a ROS 2 service type such as std_srvs/srv/Trigger'),
+    type: z
+      .string()
+      .regex(
+        /^[A-Za-z]\w*\/(srv\/)?[A-Za-z]\w*$/,
+        'expected a ROS service type such as wmrl_interfaces/srv/TaskStatus (ROS 2) ' +
+          'or wmrl_interfaces/TaskStatus (ROS 1)',
+      ),
   })
   .strict();
+/** Request-less standard services cannot carry the reset request's task and seed. */
+const EMPTY_REQUEST = /^std_srvs\/(srv\/)?(Trigger|Empty)$/;
 
 const jointSchema = z
   .object({
@@ -98,7 +112,23 @@ export const robotDescriptionSchema = z
          * as the simulator's privileged state; absent on most robots.
          */
         objectState: rosTopic.optional(),
-        services: z.object({ reset: rosService, taskStatus: rosService }).strict(),
+        services: z
+          .object({
+            /** wmrl_interfaces/srv/ResetEpisode (robots/ros/wmrl_interfaces) or a type with the same fields. */
+            reset: rosService.refine((s) => !EMPTY_REQUEST.test(s.type), {
+              message:
+                'the reset request carries task and seed, which this type has no fields for; ' +
+                'use wmrl_interfaces/srv/ResetEpisode (robots/ros/wmrl_interfaces)',
+            }),
+            /** wmrl_interfaces/srv/TaskStatus, or std_srvs/srv/Trigger with the status as JSON in `message`. */
+            taskStatus: rosService,
+          })
+          .strict(),
+        /**
+         * ROS version of the robot's rosbridge: 1, 2, or auto (default: ask the server's rosapi).
+         * Type names are sent in that version's spelling.
+         */
+        version: z.union([z.literal(1), z.literal(2), z.literal('auto')]).optional(),
       })
       .strict(),
   })
