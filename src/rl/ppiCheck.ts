@@ -8,7 +8,7 @@ import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 import type { ImaginationStarts } from '../worldmodel/imagine.ts';
 import { debiasedScores } from './debias.ts';
 import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
-import { groupedPpiEstimate } from './ppiEstimate.ts';
+import { groupedPpiEstimate } from '../eval/ppiEstimate.ts';
 import { runRealGroups, type RealGroups } from './realGroups.ts';
 import { type SeedPurpose, stepSeed } from './seeds.ts';
 import { groupStarts } from './startPool.ts';
