@@ -33,7 +33,6 @@ const HELP = `usage: wmrl eval --policy DIR [options]
   --policy DIR          a policy checkpoint (or a pretrain output folder), or 'random' (the baseline)
   --robot NAME          the robot description: a folder under robots/ or a robot.yaml path (default ${DEFAULT_ROBOT})
   --episodes N          episodes per family and split (default 20)
-${PPI_HELP}
   --task SEL            family[:colour[:object|zone]], comma-separated, or 'all' (default all)
   --split S             train | test | both (default both)
   --seed S              first episode seed (default 900000: apart from collection seeds)
@@ -41,7 +40,8 @@ ${PPI_HELP}
   --swap-instructions   give each episode another task's instruction (does language matter?)
   --out DIR             where the evaluation episodes are stored (default runs/eval-<time>)
   --backend B           auto | tensorflow-gpu | tensorflow | wasm | cpu
-${ENV_HELP}`;
+${ENV_HELP}
+${PPI_HELP}`;
 
 /** Another task's instruction: the next family's, about a different colour. */
 export function swappedInstruction(task: TaskSpec): string {
@@ -53,7 +53,9 @@ export function swappedInstruction(task: TaskSpec): string {
 }
 
 export const command = {
-  summary: 'evaluate a policy (simulator or rosbridge robot): success per family and split with 95% intervals',
+  summary:
+    'evaluate a policy (simulator or rosbridge robot): success per family and split with 95% intervals; ' +
+    'with --world-model, real plus imagined episodes (PPI)',
   async run(argv: string[]): Promise<number> {
     const { values } = parseFlags(argv, {
       policy: { type: 'string' },
