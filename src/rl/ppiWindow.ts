@@ -6,7 +6,7 @@
  * newest few steps' errors estimate this step's. Each entry is one group: its mean calibrated
  * prediction and its mean real outcome (groups, not rollouts, are PPI's samples here).
  */
-import { groupedPpiEstimate, groupMeans, type PpiEstimate } from './ppiEstimate.ts';
+import { groupedPpiEstimate, groupMeans, type PpiEstimate } from '../eval/ppiEstimate.ts';
 
 export interface PpiWindowState {
   predicted: number[];

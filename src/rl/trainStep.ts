@@ -30,7 +30,7 @@ import { ensembleWeights } from './denoisingWeights.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
 import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
-import { groupMeans, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
+import { groupMeans, weightedPpiEstimate, type PpiEstimate } from '../eval/ppiEstimate.ts';
 import { ppoUpdate, type PpoStats } from './ppoUpdate.ts';
 import type { RealGroups } from './realGroups.ts';
 import { executeGroups } from './executeGroups.ts';

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupedPpiEstimate } from '../../src/rl/ppiEstimate.ts';
+import { groupedPpiEstimate } from '../../src/eval/ppiEstimate.ts';
 import { PpiWindow } from '../../src/rl/ppiWindow.ts';
 import { Rng } from '../../src/core/rng.ts';
 
