@@ -14,7 +14,11 @@ export class MeshBvh {
   readonly normal: Float64Array;
   /** Per node: min xyz, max xyz. */
   readonly bounds: Float64Array;
-  /** Per node: [first triangle, count] for a leaf (count > 0), [left child, 0] inside (right = left + 1). */
+  /**
+   * Per node: [first triangle, count] for a leaf (count > 0); inside, [left child, −1 − axis] with
+   * right = left + 1 and the left child holding the triangles lower along the split axis (so a
+   * ray visits the nearer child first).
+   */
   readonly nodes: Int32Array;
   readonly triangles: number;
   /** Radius of the sphere about the frame origin that holds every vertex. */
@@ -94,7 +98,7 @@ export class MeshBvh {
       const left = count;
       count += 2;
       nodes[2 * node!] = left;
-      nodes[2 * node! + 1] = 0;
+      nodes[2 * node! + 1] = -1 - axis;
       work.push([left, first!, mid, d! + 1], [left + 1, mid, end!, d! + 1]);
     }
     const tri = new Float64Array(9 * n);

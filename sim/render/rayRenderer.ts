@@ -377,8 +377,9 @@ function hitPlane(): void {
 }
 
 /**
- * A mesh's triangles through its BVH (Möller–Trumbore, two-sided). With `anyHit` (shadow rays) the
- * first hit beyond tmin ends the search.
+ * A mesh's triangles through its BVH (Möller–Trumbore, two-sided), hits in [tmin, RAY[7]): the
+ * caller passes the depth already found, so boxes behind it are never opened. With `anyHit`
+ * (shadow rays) the first hit ends the search.
  */
 function hitMesh(bvh: MeshBvh, anyHit: boolean): void {
   const ox = RAY[0]!,
@@ -398,7 +399,7 @@ function hitMesh(bvh: MeshBvh, anyHit: boolean): void {
   const stack = STACK;
   let sp = 0;
   stack[sp++] = 0;
-  let best = Infinity;
+  let best = RAY[7]!;
   let bestTri = -1;
   while (sp > 0) {
     const node = stack[--sp]!;
@@ -435,10 +436,17 @@ function hitMesh(bvh: MeshBvh, anyHit: boolean): void {
     if (t1 < tf) tf = t1;
     if (tn > tf) continue;
     const count = nodes[2 * node + 1]!;
-    if (count === 0) {
+    if (count < 0) {
+      // Nearer child on top of the stack: its hits shorten the search in the other.
       const left = nodes[2 * node]!;
-      stack[sp++] = left + 1;
-      stack[sp++] = left;
+      const towards = count === -1 ? dx : count === -2 ? dy : dz;
+      if (towards >= 0) {
+        stack[sp++] = left + 1;
+        stack[sp++] = left;
+      } else {
+        stack[sp++] = left;
+        stack[sp++] = left + 1;
+      }
       continue;
     }
     const first = nodes[2 * node]!;
@@ -478,7 +486,7 @@ function hitMesh(bvh: MeshBvh, anyHit: boolean): void {
       }
     }
   }
-  HIT[0] = best;
+  HIT[0] = bestTri >= 0 ? best : Infinity;
   HIT_TRI[0] = bestTri;
 }
 
@@ -812,9 +820,9 @@ export class RayRenderer {
         this.casters[this.nCasters++] = g;
       }
 
-      if (!this.screenRect(g)) continue;
-      if (t === GEOM_MESH) this.rasterizeMesh(g, mesh!);
-      else this.rasterize(g, t);
+      if (t === GEOM_MESH) {
+        if (this.screenRectOfBox(g, mesh!.bounds)) this.rasterizeMesh(g, mesh!);
+      } else if (this.screenRect(g)) this.rasterize(g, t);
     }
 
     if (doShadows) this.buildShadowGrid();
@@ -985,6 +993,54 @@ export class RayRenderer {
     return this.rx0 <= this.rx1 && this.ry0 <= this.ry1;
   }
 
+  /**
+   * Inclusive pixel rectangle of geom g's local box `b` (min xyz, max xyz: a mesh's root bounds),
+   * tighter than the bounding sphere for long links; false if empty. The whole screen where the
+   * box reaches the near plane.
+   */
+  private screenRectOfBox(g: number, b: Float64Array): boolean {
+    const W = this.width,
+      H = this.height;
+    this.rx0 = 0;
+    this.rx1 = W - 1;
+    this.ry0 = 0;
+    this.ry1 = H - 1;
+    if (!this.cull) return true;
+    const g3 = 3 * g,
+      g9 = 9 * g;
+    const m = this.gMat;
+    let uMin = Infinity,
+      uMax = -Infinity,
+      vMin = Infinity,
+      vMax = -Infinity;
+    for (let k = 0; k < 8; k++) {
+      const lx = k & 1 ? b[3]! : b[0]!,
+        ly = k & 2 ? b[4]! : b[1]!,
+        lz = k & 4 ? b[5]! : b[2]!;
+      // corner relative to the camera, world frame
+      const wx = this.gPos[g3]! + m[g9]! * lx + m[g9 + 1]! * ly + m[g9 + 2]! * lz - this.cpx;
+      const wy = this.gPos[g3 + 1]! + m[g9 + 3]! * lx + m[g9 + 4]! * ly + m[g9 + 5]! * lz - this.cpy;
+      const wz = this.gPos[g3 + 2]! + m[g9 + 6]! * lx + m[g9 + 7]! * ly + m[g9 + 8]! * lz - this.cpz;
+      const zc = -(wx * this.czx + wy * this.czy + wz * this.czz);
+      if (zc <= this.near) return true;
+      const u = (wx * this.cxx + wy * this.cxy + wz * this.cxz) / zc;
+      const v = (wx * this.cyx + wy * this.cyy + wz * this.cyz) / zc;
+      if (u < uMin) uMin = u;
+      if (u > uMax) uMax = u;
+      if (v < vMin) vMin = v;
+      if (v > vMax) vMax = v;
+    }
+    const i0 = Math.floor((uMin / this.sx + 1) * 0.5 * W - 0.5);
+    const i1 = Math.ceil((uMax / this.sx + 1) * 0.5 * W - 0.5);
+    const j0 = Math.floor((1 - vMax / this.sy) * 0.5 * H - 0.5);
+    const j1 = Math.ceil((1 - vMin / this.sy) * 0.5 * H - 0.5);
+    this.rx0 = i0 > 0 ? i0 : 0;
+    this.rx1 = i1 < W - 1 ? i1 : W - 1;
+    this.ry0 = j0 > 0 ? j0 : 0;
+    this.ry1 = j1 < H - 1 ? j1 : H - 1;
+    return this.rx0 <= this.rx1 && this.ry0 <= this.ry1;
+  }
+
   private rasterize(g: number, t: number): void {
     const W = this.width;
     const depth = this.depthBuf,
@@ -1091,6 +1147,7 @@ export class RayRenderer {
         ray[3] = bx + u * axx;
         ray[4] = by + u * axy;
         ray[5] = bz + u * axz;
+        ray[7] = depth[idx]!;
         hitMesh(mesh, false);
         const hit = HIT[0]!;
         if (hit < depth[idx]!) {
@@ -1179,6 +1236,7 @@ export class RayRenderer {
           hitCylinder();
           break;
         case GEOM_MESH:
+          ray[7] = Infinity;
           hitMesh(this.gMesh[g]!, true);
           break;
         default:
@@ -1369,7 +1427,7 @@ export function intersectMesh(
   dir: readonly number[],
   tmin = 0,
 ): { t: number; triangle: number } {
-  RAY.set([origin[0]!, origin[1]!, origin[2]!, dir[0]!, dir[1]!, dir[2]!, tmin]);
+  RAY.set([origin[0]!, origin[1]!, origin[2]!, dir[0]!, dir[1]!, dir[2]!, tmin, Infinity]);
   hitMesh(bvh, false);
   return { t: HIT[0]!, triangle: HIT_TRI[0]! };
 }
