@@ -7,7 +7,8 @@
  *   file, relative to the main file's folder, else the file beside the element's own file;
  * - `<texture file|fileright|…>`: the same with `texturedir` (else `assetdir`);
  * - `<compiler>` settings are global: the last one given wins, wherever it appears;
- *   `strippath` drops the folders of every asset file name (on by default for URDF).
+ *   `strippath` drops the folders of every asset file name (on by default for URDF);
+ * - `<model file>` (a sub-model for `<attach>`): a model of its own, from its own folder.
  *
  * A URDF reads its `<mesh filename>`s, with the compiler settings of its `<mujoco>` element.
  * (These rules were checked against the `mujoco` npm build's loader; see test/core/modelFiles.test.ts.)
@@ -64,7 +65,7 @@ function collectMjcf(main: string, files: Map<string, Uint8Array>, texts: string
     for (const tag of scanTags(text, file)) {
       if (tag.name === 'include') {
         const name = required(tag, 'file');
-        visit(findFile(tag, name, [mainDir, dirname(file)]), depth + 1, tag);
+        visit(findFile(tag, 'file', name, [mainDir, dirname(file)]), depth + 1, tag);
       } else tags.push(tag);
     }
   };
@@ -73,7 +74,10 @@ function collectMjcf(main: string, files: Map<string, Uint8Array>, texts: string
   for (const tag of tags) {
     if (tag.name === 'model' && tag.attrs.has('file')) {
       // A sub-model (MJCF <model file> for attach) has its own folder and compiler settings.
-      const sub = collectModelFiles(findFile(tag, tag.attrs.get('file')!, [mainDir, dirname(tag.file)]), 'mjcf');
+      const sub = collectModelFiles(
+        findFile(tag, 'file', tag.attrs.get('file')!, [mainDir, dirname(tag.file)]),
+        'mjcf',
+      );
       for (const [path, bytes] of sub.files) files.set(path, bytes);
       texts.push(sub.xml);
       continue;
@@ -87,7 +91,7 @@ function collectMjcf(main: string, files: Map<string, Uint8Array>, texts: string
     for (const attr of tag.name === 'texture' ? TEXTURE_FILE_ATTRS : ['file']) {
       const value = tag.attrs.get(attr);
       if (value === undefined || value === '') continue;
-      addAsset(files, tag, value, compiler.strippath, [join(mainDir, dir), dirname(tag.file)]);
+      addAsset(files, tag, attr, compiler.strippath, [join(mainDir, dir), dirname(tag.file)]);
     }
   }
 }
@@ -110,7 +114,7 @@ function collectUrdf(main: string, files: Map<string, Uint8Array>, texts: string
         `${where(tag)}: <mesh filename="${value}">: MuJoCo does not resolve URIs; keep strippath on ` +
           '(the URDF default) and put the meshes in meshdir',
       );
-    addAsset(files, tag, value, compiler.strippath, [join(dirname(main), compiler.meshdir), dirname(main)]);
+    addAsset(files, tag, 'filename', compiler.strippath, [join(dirname(main), compiler.meshdir), dirname(main)]);
   }
 }
 
@@ -136,10 +140,11 @@ function compilerSettings(tags: Tag[], strippathDefault: boolean): CompilerSetti
   return { meshdir: meshdir ?? assetdir ?? '', texturedir: texturedir ?? assetdir ?? '', strippath };
 }
 
-/** Add the asset file `value` of `tag`, looked for in `dirs` in order (the first one found is what MuJoCo reads). */
-function addAsset(files: Map<string, Uint8Array>, tag: Tag, value: string, strip: boolean, dirs: string[]): void {
+/** Add the file `tag` names in `attr`, looked for in `dirs` in order (the first one found is what MuJoCo reads). */
+function addAsset(files: Map<string, Uint8Array>, tag: Tag, attr: string, strip: boolean, dirs: string[]): void {
+  const value = tag.attrs.get(attr)!;
   const name = strip ? basename(value.replace(/\\/g, '/')) : value;
-  const path = findFile(tag, name, dirs, value);
+  const path = findFile(tag, attr, name, dirs, value);
   if (files.has(path)) return;
   const bytes = readFileSync(path);
   if (/\.stl$/i.test(path) && !isBinaryStl(bytes))
@@ -149,10 +154,9 @@ function addAsset(files: Map<string, Uint8Array>, tag: Tag, value: string, strip
   files.set(path, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
 
-function findFile(tag: Tag, name: string, dirs: string[], shown = name): string {
+function findFile(tag: Tag, attr: string, name: string, dirs: string[], shown = name): string {
   const candidates = isAbsolute(name) ? [name] : dirs.map((d) => resolve(d, name));
   for (const c of candidates) if (existsSync(c) && statSync(c).isFile()) return c;
-  const attr = tag.name === 'mesh' && tag.file.endsWith('.urdf') ? 'filename' : 'file';
   throw new ModelFileError(
     `${where(tag)}: <${tag.name} ${attr}="${shown}">: file not found ` +
       `(looked at ${[...new Set(candidates)].join(', ')})`,

@@ -105,6 +105,22 @@ test('the last compiler setting wins; assetdir serves meshes and textures; strip
   }
 });
 
+test('a sub-model (<model file>, for <attach>) reads its meshes from its own folder and meshdir', async () => {
+  const dir = folder({
+    'main.xml':
+      '<mujoco><asset><model name="arm" file="sub/arm.xml"/></asset>' +
+      '<worldbody><body name="mount"><attach model="arm" body="b" prefix="a_"/></body></worldbody></mujoco>',
+    'sub/arm.xml': `<mujoco><compiler meshdir="assets"/><asset><mesh file="box.stl"/></asset>${geoms('box')}</mujoco>`,
+    'sub/assets/box.stl': BOX,
+  });
+  try {
+    assert.ok(collectModelFiles(join(dir, 'main.xml'), 'mjcf').files.has(join(dir, 'sub/assets/box.stl')));
+    assert.equal(await collectAndCompile(join(dir, 'main.xml')), 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a missing file is named with the element that wanted it and where it was looked for', () => {
   const dir = folder({
     'robot.xml': '<mujoco>\n<compiler meshdir="assets"/>\n<include file="parts.xml"/>\n</mujoco>',
