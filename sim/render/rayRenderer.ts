@@ -1184,7 +1184,9 @@ export class RayRenderer {
     const ray = RAY;
     for (let k = k0; k < k1; k++) {
       const g = items[k]!;
-      if (g === self) continue; // convex primitives cannot shadow their own lit side
+      // Convex primitives cannot shadow their own lit side; a mesh is not tested against itself either
+      // (no self-shadowing: it would need an offset per triangle to avoid acne).
+      if (g === self) continue;
       const g3 = 3 * g;
       const wx = gPos[g3]! - px,
         wy = gPos[g3 + 1]! - py,

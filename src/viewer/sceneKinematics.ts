@@ -7,10 +7,10 @@
 import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Episode } from '../core/types.ts';
 import { loadTaskScene } from '../../sim/taskScene.ts';
-import { meshArrays, MujocoScene } from '../../sim/render/mujocoScene.ts';
+import { meshArrays, type MjModelLike, MujocoScene } from '../../sim/render/mujocoScene.ts';
 import { Simulator } from '../../sim/simulator.ts';
 import { getMujoco, type Mujoco } from '../../sim/mujocoRuntime.ts';
-import type { GeomList, GeomRole, MeshGeometry } from './messages.ts';
+import { GEOM_TYPE, type GeomList, type GeomRole, type MeshGeometry } from './messages.ts';
 
 /** Floats per geom pose: position (3) + row-major rotation (9). */
 export const POSE_FLOATS = 12;
@@ -76,7 +76,7 @@ export class SceneKinematics {
       role: roles,
       name: names,
       visible: Array.from(view.visible),
-      mesh: Array.from({ length: n }, (_, g) => (types[g] === MESH ? dataid[g]! : -1)),
+      mesh: Array.from({ length: n }, (_, g) => (types[g] === GEOM_TYPE.mesh ? dataid[g]! : -1)),
       meshKey: this.#meshes.key,
       meshes: this.#meshes.meshes,
     };
@@ -131,13 +131,11 @@ export class SceneKinematics {
   }
 }
 
-const MESH = 7;
-
 /** A model's meshes and a key naming them (robot and a hash of the data, so a changed mesh is sent again). */
-function robotMeshes(robot: string, model: Parameters<typeof meshArrays>[0] & { nmesh: number }) {
+function robotMeshes(robot: string, model: MjModelLike): { key: string; meshes: MeshGeometry[] } {
   const meshes: MeshGeometry[] = [];
   let hash = 2166136261;
-  for (let m = 0; m < model.nmesh; m++) {
+  for (let m = 0; m < (model.nmesh ?? 0); m++) {
     const mesh = meshArrays(model, m);
     for (const array of [new Uint32Array(mesh.vertices.buffer), mesh.faces])
       for (let i = 0; i < array.length; i++) hash = Math.imul(hash ^ array[i]!, 16777619) >>> 0;
