@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRobot } from '../core/robotDescription.ts';
+import { loadRobot, type RobotDescription } from '../core/robotDescription.ts';
 import { featuresOfModel } from '../worldmodel/perceptionWorldModel.ts';
 import type { Episode } from '../core/types.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
@@ -23,6 +23,8 @@ export interface ViewerDataOptions {
   dataDirs?: string[];
   /** A standalone world model (`wmrl wm train` output) to imagine with instead of the run's. */
   worldModelDir?: string;
+  /** Robot descriptions for episodes of robots not under robots/ (by their name); others load by name. */
+  robots?: RobotDescription[];
 }
 
 /** What a poll found, for the server to push. */
@@ -37,6 +39,7 @@ export class ViewerData {
   readonly run: RunFolder | null;
   readonly dataDirs: string[];
   readonly worldModelDir: string | null;
+  #robots: Map<string, RobotDescription>;
   #catalog = new EpisodeCatalog();
   #scenes = new Map<string, SceneKinematics>();
   #loaded: { step: number | null; value: Promise<Imagination> } | null = null;
@@ -50,6 +53,7 @@ export class ViewerData {
     for (const d of this.dataDirs)
       if (!existsSync(join(d, 'dataset.json'))) throw new Error(`${d} is not a wmrl dataset (no dataset.json)`);
     this.worldModelDir = options.worldModelDir ? standaloneModelDir(options.worldModelDir) : null;
+    this.#robots = new Map((options.robots ?? []).map((r) => [r.name, r]));
   }
 
   get records(): readonly MetricsRecord[] {
@@ -134,7 +138,7 @@ export class ViewerData {
   async #scene(robot: string): Promise<SceneKinematics> {
     let scene = this.#scenes.get(robot);
     if (!scene) {
-      scene = await SceneKinematics.create(loadRobot(robot));
+      scene = await SceneKinematics.create(this.#robots.get(robot) ?? loadRobot(robot));
       this.#scenes.set(robot, scene);
     }
     return scene;
