@@ -1,14 +1,18 @@
 /**
  * RayRenderer throughput on a representative tabletop scene (~30 primitive geoms:
- * floor, table, 6-DoF capsule/cylinder/box arm with a gripper, 5 small objects).
+ * floor, table, 6-DoF capsule/cylinder/box arm with a gripper, 5 small objects), and on the
+ * same scene with every arm geom a mesh of its shape (about 2,000 triangles each, 30,000 in
+ * all, as an arm from MuJoCo Menagerie brings).
  *
- *   npx tsx bench/renderBench.ts [--seconds 1] [--png /tmp/render]   (--png writes one image per config)
+ *   npx tsx bench/renderBench.ts [--seconds 1] [--scene primitives|meshes|both] [--png /tmp/render]
+ *   (--png writes one image per config)
  *
- * Prints one JSON object to stdout with frames/s per resolution, camera and shadow setting.
+ * Prints one JSON object to stdout with frames/s per scene, resolution, camera and shadow setting.
  */
 import { writeFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
-import { RayRenderer, type CameraPose, type SceneGeoms } from '../sim/render/rayRenderer.ts';
+import { MeshBvh } from '../sim/render/meshBvh.ts';
+import { GEOM_MESH, RayRenderer, type CameraPose, type SceneGeoms } from '../sim/render/rayRenderer.ts';
 
 type Vec3 = [number, number, number];
 type Mat3 = number[]; // row-major
@@ -122,6 +126,80 @@ function toSceneGeoms(frames: Geom[][]): { scenes: SceneGeoms[]; ngeom: number }
   return { scenes, ngeom: scenes[0]!.ngeom };
 }
 
+/**
+ * A closed tessellated surface of a primitive geom in its own frame: `segments` around, `rings`
+ * along (capsule and cylinder along z), a box's faces as grids.
+ */
+function tessellate(type: number, size: Vec3, segments = 96, rings = 9): { vertices: number[]; faces: number[] } {
+  const vertices: number[] = [];
+  const faces: number[] = [];
+  const grid = (point: (u: number, v: number) => Vec3, nu: number, nv: number) => {
+    const base = vertices.length / 3;
+    for (let j = 0; j <= nv; j++) for (let i = 0; i <= nu; i++) vertices.push(...point(i / nu, j / nv));
+    for (let j = 0; j < nv; j++)
+      for (let i = 0; i < nu; i++) {
+        const a = base + j * (nu + 1) + i;
+        faces.push(a, a + 1, a + nu + 2, a, a + nu + 2, a + nu + 1);
+      }
+  };
+  if (type === 6) {
+    const n = Math.round(Math.sqrt((segments * rings) / 3));
+    for (const axis of [0, 1, 2])
+      for (const sign of [-1, 1])
+        grid(
+          (u, v) => {
+            const p: Vec3 = [0, 0, 0];
+            p[axis] = sign * size[axis]!;
+            p[(axis + 1) % 3] = (2 * u - 1) * size[(axis + 1) % 3]!;
+            p[(axis + 2) % 3] = (2 * v - 1) * size[(axis + 2) % 3]! * sign;
+            return p;
+          },
+          n,
+          n,
+        );
+    return { vertices, faces };
+  }
+  const [r, h] = [size[0], size[1]];
+  const around = (u: number, z: number, radius: number): Vec3 => [
+    radius * Math.cos(2 * Math.PI * u),
+    radius * Math.sin(2 * Math.PI * u),
+    z,
+  ];
+  grid((u, v) => around(u, -h + 2 * h * v, r), segments, rings);
+  for (const sign of [-1, 1]) {
+    if (type === 3) {
+      // hemispherical caps
+      grid(
+        (u, v) => {
+          const phi = (Math.PI / 2) * v;
+          return around(u, sign * (h + r * Math.sin(phi)), r * Math.cos(phi));
+        },
+        segments,
+        rings,
+      );
+    } else grid((u, v) => around(u, sign * h, r * (1 - v)), segments, 1);
+  }
+  return { vertices, faces };
+}
+
+/** The scenes with every arm geom (capsule, cylinder or box between `first` and `end`) drawn as a mesh of its shape. */
+function withMeshArm(scenes: SceneGeoms[], first: number, end: number): { scenes: SceneGeoms[]; triangles: number } {
+  const s0 = scenes[0]!;
+  const meshes: MeshBvh[] = [];
+  const dataid = new Int32Array(s0.ngeom).fill(-1);
+  const type = Int32Array.from(s0.type);
+  for (let g = first; g < end; g++) {
+    if (![3, 5, 6].includes(type[g]!)) continue;
+    const size: Vec3 = [+s0.size[3 * g]!, +s0.size[3 * g + 1]!, +s0.size[3 * g + 2]!];
+    const { vertices, faces } = tessellate(type[g]!, size);
+    dataid[g] = meshes.length;
+    meshes.push(MeshBvh.build(vertices, faces));
+    type[g] = GEOM_MESH;
+  }
+  const triangles = meshes.reduce((n, m) => n + m.triangles, 0);
+  return { scenes: scenes.map((s) => ({ ...s, type, dataid, meshes })), triangles };
+}
+
 /** Camera at `pos` looking at `target` (world +z up), MuJoCo convention. */
 function lookAt(pos: Vec3, target: Vec3, fovy: number): CameraPose {
   const f = [target[0] - pos[0], target[1] - pos[1], target[2] - pos[2]];
@@ -179,6 +257,9 @@ function main(): void {
   };
   const seconds = Number(argVal('--seconds') ?? 1);
   const pngDir = argVal('--png');
+  const which = argVal('--scene') ?? 'both';
+  if (!['primitives', 'meshes', 'both'].includes(which))
+    throw new Error(`--scene: primitives, meshes or both, not ${which}`);
 
   // 32 arm poses along a smooth trajectory, precomputed so the timed loop only renders
   const poses: number[][] = [];
@@ -193,50 +274,60 @@ function main(): void {
       0.3 * Math.cos(s),
     ]);
   }
-  const { scenes, ngeom } = toSceneGeoms(poses.map(buildScene));
+  const { scenes: primitives, ngeom } = toSceneGeoms(poses.map(buildScene));
+  // The arm's geoms: after the floor, table top, 4 legs and the wall; before the 5 objects.
+  const meshArm = withMeshArm(primitives, 7, ngeom - 5);
+  const sceneSets = Object.entries({ primitives, meshes: meshArm.scenes }).filter(
+    ([name]) => which === 'both' || which === name,
+  );
   const cameras: Record<string, CameraPose> = {
     front: lookAt([0, -1.3, 1.35], [0, 0.05, TABLE_Z], 45),
     side: lookAt([1.1, -0.6, 1.2], [0, 0, TABLE_Z + 0.1], 50),
   };
 
   const results: Record<string, unknown>[] = [];
-  for (const [w, h] of [
-    [32, 32],
-    [64, 64],
-    [128, 128],
-  ] as const) {
-    for (const shadows of [false, true]) {
-      for (const [camName, cam] of Object.entries(cameras)) {
-        const r = new RayRenderer({ width: w, height: h, shadows });
-        const out = new Uint8Array(w * h * 3);
-        for (let k = 0; k < 64; k++) r.render(scenes[k % scenes.length]!, cam, out); // warm-up / JIT
-        let frames = 0;
-        const t0 = process.hrtime.bigint();
-        const deadline = t0 + BigInt(Math.round(seconds * 1e9));
-        let t = t0;
-        while (t < deadline) {
-          for (let k = 0; k < 16; k++) r.render(scenes[(frames + k) % scenes.length]!, cam, out);
-          frames += 16;
-          t = process.hrtime.bigint();
-        }
-        const sec = Number(t - t0) / 1e9;
-        results.push({
-          width: w,
-          height: h,
-          camera: camName,
-          shadows,
-          frames,
-          fps: Math.round(frames / sec),
-          msPerFrame: +((1000 * sec) / frames).toFixed(3),
-        });
-        if (pngDir !== undefined) {
-          r.render(scenes[0]!, cam, out);
-          png(`${pngDir}/render_${w}x${h}_${camName}_${shadows ? 'shadow' : 'flat'}.png`, w, h, out);
+  for (const [sceneName, scenes] of sceneSets)
+    for (const [w, h] of [
+      [32, 32],
+      [64, 64],
+      [128, 128],
+    ] as const) {
+      for (const shadows of [false, true]) {
+        for (const [camName, cam] of Object.entries(cameras)) {
+          const r = new RayRenderer({ width: w, height: h, shadows });
+          const out = new Uint8Array(w * h * 3);
+          for (let k = 0; k < 64; k++) r.render(scenes[k % scenes.length]!, cam, out); // warm-up / JIT
+          let frames = 0;
+          const t0 = process.hrtime.bigint();
+          const deadline = t0 + BigInt(Math.round(seconds * 1e9));
+          let t = t0;
+          while (t < deadline) {
+            for (let k = 0; k < 16; k++) r.render(scenes[(frames + k) % scenes.length]!, cam, out);
+            frames += 16;
+            t = process.hrtime.bigint();
+          }
+          const sec = Number(t - t0) / 1e9;
+          results.push({
+            scene: sceneName,
+            width: w,
+            height: h,
+            camera: camName,
+            shadows,
+            frames,
+            fps: Math.round(frames / sec),
+            msPerFrame: +((1000 * sec) / frames).toFixed(3),
+          });
+          if (pngDir !== undefined) {
+            r.render(scenes[0]!, cam, out);
+            png(`${pngDir}/render_${sceneName}_${w}x${h}_${camName}_${shadows ? 'shadow' : 'flat'}.png`, w, h, out);
+          }
         }
       }
     }
-  }
-  console.log(JSON.stringify({ bench: 'RayRenderer', ngeom, node: process.version, seconds, results }, null, 2));
+  const meshTriangles = meshArm.triangles;
+  console.log(
+    JSON.stringify({ bench: 'RayRenderer', ngeom, meshTriangles, node: process.version, seconds, results }, null, 2),
+  );
 }
 
 main();

@@ -5,9 +5,8 @@
  * charged). Also: the PPI interval against the true success rate, and the small policy after
  * WMRL against a ≥4× larger policy trained by behaviour cloning only.
  *
- *   npm run bench             # full: 3 seeds, every arm, 12 steps (wmrl and anchors-only 28)
- *                               (about 45 minutes on 2 cores with the set-up cached; the set-up takes about 3 more;
- *                               --seeds 5: 73 minutes)
+ *   npm run bench             # full: 5 seeds, every arm, 12 steps (wmrl, anchors-only, imagine-32: 28)
+ *                               (the set-up, built once and cached, takes about 3 minutes more)
  *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps)
  *                               (about 8 minutes from scratch, 4 with the set-up cached)
  *
@@ -21,6 +20,17 @@ import { cpus } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import {
+  type CurvePoint,
+  commonTarget,
+  mean,
+  meanCurve,
+  sd,
+  successAt,
+  timeToReach,
+  timeToTarget,
+} from '../src/eval/learningCurves.ts';
+import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
 
 const { values } = parseArgs({
   options: {
@@ -50,22 +60,24 @@ const preset = quick
       name: 'full',
       steps: 12,
       longSteps: 28,
-      seeds: 3,
+      seeds: 5,
       arms: [
         'real',
         'wmrl',
         'anchors-only',
-        'no-trust',
+        'imagine-32',
+        'trust',
         'no-debias',
         'paper-map',
         'contextual',
-        'no-denoise',
+        'no-anchor-weight',
+        'no-ensemble-weight',
         'no-refit',
         'wm-only',
       ],
       evalEpisodes: 60,
     };
-const LONG_ARMS = new Set(['wmrl', 'anchors-only']);
+const LONG_ARMS = new Set(['wmrl', 'anchors-only', 'imagine-32']);
 const armSteps = (arm: string) => (LONG_ARMS.has(arm) ? preset.longSteps : preset.steps);
 const seeds = Number(values.seeds ?? preset.seeds);
 const jobs = Number(values.jobs ?? Math.max(1, Math.min(2, cpus().length)));
@@ -182,10 +194,16 @@ const flags: Record<string, string[]> = {
   // Debiasing by a ridge regression of the error on task context and mean action, not a pooled map.
   contextual: ['--debiasMap=contextual'],
   'no-denoise': ['--no-denoise'],
+  // Denoising without one of its parts: the anchor-group weight, or the per-rollout ensemble weights.
+  'no-anchor-weight': ['--denoise=ensemble'],
+  'no-ensemble-weight': ['--denoise=anchor'],
   'no-refit': ['--no-refit'],
   'wm-only': ['--mode', 'wm-only'],
-  // Imagined samples weigh as much as real ones whatever the anchors say (the paper's fusion; WMRL before trust).
-  'no-trust': ['--imaginedWeight=1'],
+  // Imagined samples weigh λ = clip(2·AUC − 1, 0, 1) of the anchors' within-group AUC instead of
+  // as much as real ones (the paper's fusion, and the quickstart's choice).
+  trust: ['--imaginedWeight=trust'],
+  // Four times the imagined groups per real one: 32 groups a step, one of them an anchor group.
+  'imagine-32': ['--groups=32', '--anchorFraction=0.03'],
   // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
   'anchors-only': ['--mode', 'real', '--groups=1'],
 };
@@ -252,10 +270,8 @@ async function runArm(a: Arm): Promise<void> {
 }
 
 // Results.
-interface EvalPoint {
+interface EvalPoint extends CurvePoint {
   step: number;
-  robotSeconds: number;
-  success: number;
 }
 interface Run {
   arm: string;
@@ -310,31 +326,25 @@ const runs: Run[] = arms.map((a) => {
   };
 });
 
-const mean = (xs: number[]) => xs.reduce((s, v) => s + v, 0) / Math.max(1, xs.length);
-const sd = (xs: number[]) =>
-  xs.length > 1 ? Math.sqrt(xs.reduce((s, v) => s + (v - mean(xs)) ** 2, 0) / (xs.length - 1)) : 0;
 const byArm = (arm: string) => runs.filter((r) => r.arm === arm);
 const final = (r: Run) => r.curve.at(-1)!;
 const start = mean(runs.map((r) => r.curve[0]!.success));
-/** Robot seconds at which a curve first reaches `target` (linear between evaluations), or null. */
-function timeToReach(r: Run, target: number): number | null {
-  for (let i = 0; i < r.curve.length; i++) {
-    const p = r.curve[i]!;
-    if (p.success >= target - 1e-9) {
-      if (i === 0) return p.robotSeconds;
-      const q = r.curve[i - 1]!;
-      return q.robotSeconds + ((target - q.success) / (p.success - q.success)) * (p.robotSeconds - q.robotSeconds);
-    }
-  }
-  return null;
-}
 const realFinal = mean(byArm('real').map((r) => final(r).success));
+// The headline metric, one definition for every arm: robot time to first reach the common target,
+// BC start + 80% of real-only GRPO's mean final gain (linear between evaluations), per seed; a seed
+// that never reaches it counts at its whole budget.
+const realGained = realFinal > start;
+const target = commonTarget(start, realFinal);
+// Equal robot time: every arm's success where WMRL's budget ends (interpolated between evaluations).
+const equalTime = mean(byArm('wmrl').map((r) => final(r).robotSeconds));
 const table = preset.arms.map((arm) => {
   const rs = byArm(arm);
   const finals = rs.map((r) => final(r).success);
   const robot = rs.map((r) => final(r).robotSeconds);
-  const reach = rs.map((r) => timeToReach(r, realFinal));
+  const toTarget = rs.map((r) => timeToTarget(r.curve, target));
+  const reach = rs.map((r) => timeToReach(r.curve, realFinal));
   const atCommon = rs.map((r) => r.curve.find((p) => p.step === preset.steps)?.success ?? Number.NaN);
+  const atEqual = rs.map((r) => successAt(r.curve, equalTime));
   const lambdas = rs.map((r) => r.imaginedWeight).filter((v): v is number => v !== null);
   return {
     arm,
@@ -348,6 +358,15 @@ const table = preset.arms.map((arm) => {
     gain: mean(finals) - start,
     robotSeconds: mean(robot),
     computeSeconds: mean(rs.map((r) => r.computeSeconds)),
+    computeSecondsPerStep: mean(rs.map((r) => r.computeSeconds / armSteps(arm))),
+    /** The headline metric per seed (seconds; a seed that never reached the target: its whole budget). */
+    robotSecondsToTargetPerSeed: toTarget.map((x) => x.seconds),
+    robotSecondsToTarget: mean(toTarget.map((x) => x.seconds)),
+    robotSecondsToTargetSd: sd(toTarget.map((x) => x.seconds)),
+    reachedTarget: toTarget.filter((x) => x.reached).length,
+    /** Success at WMRL's mean robot budget; null where this arm's runs ended before it. */
+    successAtEqualRobotTime: atEqual.every((x) => x !== null) ? mean(atEqual as number[]) : null,
+    successAtEqualRobotTimeSd: atEqual.every((x) => x !== null) ? sd(atEqual as number[]) : null,
     robotSecondsToRealFinal: reach.every((x) => x !== null) ? mean(reach as number[]) : null,
     reachedRealFinal: reach.filter((x) => x !== null).length,
     anchorRankAuc: pooledRank(rs),
@@ -361,12 +380,10 @@ function pooledRank(rs: Run[]): number | null {
 const realRow = table.find((t) => t.arm === 'real')!;
 const wmrlRow = table.find((t) => t.arm === 'wmrl')!;
 const anchorsRow = table.find((t) => t.arm === 'anchors-only');
-// A saving is only measurable when real-only GRPO gained something, and WMRL reached that in every seed.
-const realGained = realFinal > start;
-const saving =
-  realGained && wmrlRow.robotSecondsToRealFinal !== null && wmrlRow.robotSecondsToRealFinal > 0
-    ? realRow.robotSeconds / wmrlRow.robotSecondsToRealFinal
-    : null;
+/** How many times less robot time than real-only GRPO an arm needed to the common target (null: not measurable). */
+const savingOf = (row: (typeof table)[number] | undefined) =>
+  realGained && row && row.robotSecondsToTarget > 0 ? realRow.robotSecondsToTarget / row.robotSecondsToTarget : null;
+const saving = savingOf(wmrlRow);
 const largeReport = JSON.parse(readFileSync(join(large, 'report.json'), 'utf8')) as { parameters: number };
 const smallReport = JSON.parse(readFileSync(join(small, 'report.json'), 'utf8')) as { parameters: number };
 
@@ -414,11 +431,11 @@ const results = {
   steps: preset.steps,
   bcStartHeldOutSuccess: start,
   table,
+  commonTarget: target,
+  equalRobotSeconds: equalTime,
+  /** Real-only GRPO's mean robot time to the common target over WMRL's (the headline metric). */
   robotTimeSaving: saving,
-  anchorsOnlyRobotTimeSaving:
-    anchorsRow && realGained && anchorsRow.robotSecondsToRealFinal
-      ? realRow.robotSeconds / anchorsRow.robotSecondsToRealFinal
-      : null,
+  anchorsOnlyRobotTimeSaving: savingOf(anchorsRow),
   smallBeatsLarge: {
     small: { parameters: smallReport.parameters, wmrlHeldOutSuccess: wmrlRow.finalSuccess },
     large: { parameters: largeReport.parameters, bcHeldOutSuccess: largeSuccess },
@@ -432,46 +449,52 @@ const outBase = `bench/results/${quick ? 'wmrl-quick' : 'wmrl'}${seeds === prese
 writeFileSync(`${outBase}.json`, JSON.stringify(results, null, 2) + '\n');
 writeFileSync(`${outBase}.svg`, plot(runs));
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const atEqualCell = (v: number | null, spread: number | null) => (v === null ? '–' : `${pct(v)} ± ${pct(spread!)}`);
+const secs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
 const md = [
   `WMRL benchmark (${preset.name}: ${seeds} seed${seeds > 1 ? 's' : ''}, ${preset.steps} steps ` +
     `(${[...LONG_ARMS].filter((a) => preset.arms.includes(a)).join(', ')}: ${preset.longSteps}), ` +
     `held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)})`,
   '',
   `| arm | steps | held-out success at the end (± sd over seeds) | gain over BC | at step ${preset.steps} | ` +
-    `robot time used | robot time to reach real-only final | compute | rank AUC on anchors (paired) | mean λ |`,
-  '|---|---|---|---|---|---|---|---|---|---|',
+    `robot time used | robot time to the target ${pct(target)} (± sd; seeds reaching it) | ` +
+    `success at ${equalTime.toFixed(0)} robot-s | compute per step | rank AUC on anchors (paired) | mean λ |`,
+  '|---|---|---|---|---|---|---|---|---|---|---|',
   ...table.map(
     (t) =>
       `| ${t.arm} | ${t.steps} | ${pct(t.finalSuccess)} ± ${pct(t.finalSuccessSd)} ` +
       `| ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ${pct(t.successAtCommonStep)} ` +
       `± ${pct(t.successAtCommonStepSd)} | ${t.robotSeconds.toFixed(0)} s | ` +
-      `${
-        !realGained
-          ? 'n/a'
-          : t.robotSecondsToRealFinal === null
-            ? `not reached (${t.reachedRealFinal}/${t.seeds} seeds)`
-            : `${t.robotSecondsToRealFinal.toFixed(0)} s`
-      } ` +
-      `| ${t.computeSeconds.toFixed(0)} s | ${t.anchorRankAuc === null ? '–' : t.anchorRankAuc.toFixed(2)} ` +
+      `${t.robotSecondsToTarget.toFixed(0)} ± ${t.robotSecondsToTargetSd.toFixed(0)} s ` +
+      `(${t.reachedTarget}/${t.seeds}) | ${atEqualCell(t.successAtEqualRobotTime, t.successAtEqualRobotTimeSd)} ` +
+      `| ${t.computeSecondsPerStep.toFixed(1)} s | ${t.anchorRankAuc === null ? '–' : t.anchorRankAuc.toFixed(2)} ` +
       `| ${t.imaginedWeight === null ? '–' : t.imaginedWeight.toFixed(2)} |`,
   ),
   '',
+  `Target: BC start ${pct(start)} + 80% of real-only GRPO's mean final gain = ${pct(target)}. Robot time to ` +
+    `it per seed (linear between evaluations; a seed that never reaches it counts at its whole budget): ` +
+    `real-only ${secs(realRow.robotSecondsToTargetPerSeed)} s; WMRL ${secs(wmrlRow.robotSecondsToTargetPerSeed)} s` +
+    `${anchorsRow ? `; anchors-only ${secs(anchorsRow.robotSecondsToTargetPerSeed)} s` : ''}.`,
   !realGained
     ? `Real-only GRPO did not improve held-out success over the BC ` +
       `start here: no robot-time saving can be measured from this run.`
-    : saving
-      ? `WMRL reached real-only GRPO's final held-out success with ${saving.toFixed(1)}× less robot time.`
-      : `WMRL did not reach real-only GRPO's final held-out success in every seed: no robot-time saving is claimed.`,
-  ...(anchorsRow
-    ? [
-        anchorsRow.robotSecondsToRealFinal !== null && realGained
-          ? `GRPO on the environment with WMRL's real budget alone (anchors-only: one group per step, nothing ` +
-            `imagined) reached it with ${(realRow.robotSeconds / anchorsRow.robotSecondsToRealFinal).toFixed(1)}` +
-            `× less robot time: a saving WMRL shows only beyond that one is imagination's.`
-          : `GRPO on the environment with WMRL's real budget alone (anchors-only: ` +
-            `one group per step, nothing imagined) did not reach it in every seed.`,
-      ]
-    : []),
+    : (wmrlRow.reachedTarget < wmrlRow.seeds
+        ? `WMRL reached the target in only ${wmrlRow.reachedTarget} of ${wmrlRow.seeds} seeds: no saving is ` +
+          `claimed (counted at their whole budget, the seeds that did not reach it make the ratio, ` +
+          `${saving!.toFixed(1)}×, flatter WMRL)`
+        : `WMRL needed ${saving!.toFixed(1)}× less robot time than real-only GRPO to the target (every seed ` +
+          `reached it)`) +
+      (anchorsRow
+        ? `; GRPO on the environment with WMRL's real budget alone (anchors-only: one group per step, nothing ` +
+          `imagined) ${savingOf(anchorsRow)!.toFixed(1)}× (${anchorsRow.reachedTarget}/${anchorsRow.seeds}): ` +
+          `a saving beyond that one is imagination's.`
+        : '.'),
+  `At equal robot time (${equalTime.toFixed(0)} s, WMRL's budget): ` +
+    table
+      .filter((t) => ['wmrl', 'real', 'anchors-only'].includes(t.arm) && t.successAtEqualRobotTime !== null)
+      .map((t) => `${t.arm} ${pct(t.successAtEqualRobotTime!)} ± ${pct(t.successAtEqualRobotTimeSd!)}`)
+      .join(', ') +
+    ' (sd over seeds; real-only interpolated between its evaluations).',
   `Rank AUC on anchors: how often, within one anchor group, the world model's imagined score of a ` +
     `rollout (imagined with the noise it was then executed with) ranked a real success above a real ` +
     `failure (0.5 = no information; GRPO uses only this order). λ: the weight of one imagined policy sample ` +
@@ -493,54 +516,27 @@ writeFileSync(`${outBase}.md`, md + '\n');
 console.log(md);
 console.log(`\nwritten: ${outBase}.json, .svg, .md (${((performance.now() - started) / 60000).toFixed(1)} min)`);
 
-/** Success vs robot time, one line per run, coloured by arm. */
+/** Held-out success against robot time: per arm the mean over seeds ± sd, log time, the target marked. */
 function plot(rs: Run[]): string {
-  const W = 640;
-  const H = 400;
-  const m = { l: 60, r: 150, t: 20, b: 50 };
-  const maxX = Math.max(1, ...rs.flatMap((r) => r.curve.map((p) => p.robotSeconds)));
-  const x = (v: number) => m.l + (v / maxX) * (W - m.l - m.r);
-  const y = (v: number) => H - m.b - v * (H - m.t - m.b);
   const colours: Record<string, string> = {
     real: '#d62728',
-    wmrl: '#1f77b4',
-    'no-debias': '#ff7f0e',
-    'paper-map': '#bcbd22',
-    contextual: '#e377c2',
-    'no-denoise': '#2ca02c',
-    'no-refit': '#9467bd',
-    'wm-only': '#7f7f7f',
-    'no-trust': '#17becf',
     'anchors-only': '#8c564b',
+    wmrl: '#1f77b4',
   };
-  const lines = rs.map(
-    (r) =>
-      `<polyline fill="none" stroke="${colours[r.arm] ?? '#000'}" stroke-width="2" opacity="0.8" points="` +
-      `${r.curve.map((p) => `${x(p.robotSeconds).toFixed(1)},${y(p.success).toFixed(1)}`).join(' ')}"/>`,
-  );
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map(
-    (v) =>
-      `<text x="${m.l - 8}" y="${y(v) + 4}" text-anchor="end" font-size="11">${(100 * v).toFixed(0)}%` +
-      `</text><line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>`,
-  );
-  const xt = [0, 0.5, 1].map(
-    (f) =>
-      `<text x="${x(f * maxX)}" y="${H - m.b + 16}" text-anchor="middle" ` +
-      `font-size="11">${(f * maxX).toFixed(0)} s</text>`,
-  );
-  const legend = Object.entries(colours)
-    .filter(([k]) => rs.some((r) => r.arm === k))
-    .map(
-      ([k, c], i) =>
-        `<rect x="${W - m.r + 15}" y="${m.t + 18 * i}" width="12" height="12" fill="${c}"/>` +
-        `<text x="${W - m.r + 32}" y="${m.t + 18 * i + 10}" font-size="12">${k}</text>`,
-    );
-  return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect ` +
-    `width="${W}" height="${H}" fill="white"/>${ticks.join('')}${xt.join('')}<line x1="${m.l}" x2="${m.l}" ` +
-    `y1="${m.t}" y2="${H - m.b}" stroke="#333"/><line x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}` +
-    `" stroke="#333"/>${lines.join('')}${legend.join('')}<text x="${(m.l + W - m.r) / 2}" y="${H - 12}" ` +
-    `text-anchor="middle" font-size="12">robot time used for training (s)</text><text x="16" y="${H / 2}" ` +
-    `transform="rotate(-90 16 ${H / 2})" text-anchor="middle" font-size="12">held-out success</text></svg>\n`
-  );
+  const names: Record<string, string> = {
+    real: 'real-only GRPO (G = 8)',
+    'anchors-only': 'real-only GRPO (G = 1)',
+    wmrl: 'WMRL',
+  };
+  return learningCurveSvg({
+    title: `${tasks}: held-out success against robot time (${preset.name} benchmark)`,
+    target: realGained ? target : undefined,
+    arms: Object.keys(colours)
+      .filter((arm) => rs.some((r) => r.arm === arm))
+      .map((arm) => ({
+        name: names[arm]!,
+        colour: colours[arm]!,
+        points: meanCurve(rs.filter((r) => r.arm === arm).map((r) => r.curve)),
+      })),
+  });
 }

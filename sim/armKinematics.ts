@@ -4,7 +4,8 @@
  */
 import type { DoubleBuffer, MjData, MjModel } from 'mujoco';
 import type { RobotDescription } from '../src/core/robotDescription.ts';
-import { compileMjcf, getMujoco, type Mujoco } from './mujocoRuntime.ts';
+import { getMujoco, type Mujoco } from './mujocoRuntime.ts';
+import { compileRobotScene } from './robotModel.ts';
 import { buildSceneXml } from './sceneBuilder.ts';
 
 export interface EndEffectorPose {
@@ -30,11 +31,11 @@ export class ArmKinematics {
 
   private constructor(mj: Mujoco, robot: RobotDescription) {
     this.#mj = mj;
-    this.#model = compileMjcf(
+    this.#model = compileRobotScene(
       mj,
-      `/wmrl/kinematics-${instance++}`,
-      { [robot.mjcf]: robot.mjcfXml, 'scene.xml': buildSceneXml(robot, { objects: [], zones: 0 }) },
-      'scene.xml',
+      robot,
+      (robotFile) => buildSceneXml(robot, { objects: [], zones: 0 }, { robotFile }),
+      `kinematics${instance++}`,
     );
     this.#data = new mj.MjData(this.#model);
     const jnt = robot.arm.joints.map((j) => mj.mj_name2id(this.#model, mj.mjtObj.mjOBJ_JOINT.value, j.name));

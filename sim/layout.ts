@@ -1,6 +1,8 @@
 /**
  * Random scene layouts for a task: where the target, the distractors and the goal zones go.
- * The target object is always objects[0]; for push, zones[0] is the goal zone.
+ * The target object is always objects[0]; for push, zones[0] is the goal zone. The table region
+ * and the push distances were sized for vx300 and scale with the arm's reach (armReach.ts);
+ * objects, zones and their spacing keep their size, since they are the objects' own.
  */
 import type { TaskSpec } from '../src/core/types.ts';
 import type { Rng } from '../src/core/rng.ts';
@@ -31,25 +33,46 @@ export interface SceneLayout {
 export const OBJECT_HALF_HEIGHT: Record<ObjectKind, number> = { block: 0.02, ball: 0.022, cylinder: 0.03 };
 export const ZONE_RADIUS = 0.065;
 
-/** Reachable, visible table region in front of the arm. */
-const REGION = { xMin: 0.26, xMax: 0.5, yMin: -0.2, yMax: 0.2 };
+export interface TableRegion {
+  xMin: number;
+  xMax: number;
+  yMin: number;
+  yMax: number;
+}
+
+/** Reachable, visible table region in front of vx300 (layout scale 1). */
+const VX300_REGION: TableRegion = { xMin: 0.26, xMax: 0.5, yMin: -0.2, yMax: 0.2 };
+/** Distance of a push's goal zone from the block at scale 1, m. */
+const VX300_PUSH = { min: 0.12, max: 0.2 };
 const MIN_SEPARATION = 0.1;
+
+/** The table region for a layout scale (the arm's reach over vx300's). */
+export function tableRegion(scale: number): TableRegion {
+  const r = VX300_REGION;
+  return { xMin: r.xMin * scale, xMax: r.xMax * scale, yMin: r.yMin * scale, yMax: r.yMax * scale };
+}
 
 const DISTRACTORS: Record<TaskFamily, number> = { reach: 3, push: 2, pick: 2 };
 
-export function sampleLayout(task: TaskSpec, rng: Rng): SceneLayout {
+/** A layout for `task`; `scale` is the arm's layout scale (1 for vx300: the numbers it has always had). */
+export function sampleLayout(task: TaskSpec, rng: Rng, scale = 1): SceneLayout {
+  if (!(scale > 0)) throw new Error(`layout scale must be positive, got ${scale}`);
   for (let attempt = 0; attempt < 1000; attempt++) {
-    const layout = tryLayout(task, rng);
+    const layout = tryLayout(task, rng, scale);
     if (layout) return layout;
   }
-  throw new Error(`could not place the objects of '${task.instruction}' after 1000 attempts`);
+  throw new Error(
+    `could not place the objects of '${task.instruction}' after 1000 attempts ` +
+      `(layout scale ${scale}: the table region may be too small for the objects)`,
+  );
 }
 
-function tryLayout(task: TaskSpec, rng: Rng): SceneLayout | undefined {
+function tryLayout(task: TaskSpec, rng: Rng, scale: number): SceneLayout | undefined {
+  const region = tableRegion(scale);
   const points: [number, number][] = [];
   const place = (minDist = MIN_SEPARATION): [number, number] | undefined => {
     for (let i = 0; i < 50; i++) {
-      const p: [number, number] = [rng.uniform(REGION.xMin, REGION.xMax), rng.uniform(REGION.yMin, REGION.yMax)];
+      const p: [number, number] = [rng.uniform(region.xMin, region.xMax), rng.uniform(region.yMin, region.yMax)];
       if (points.every((q) => Math.hypot(p[0] - q[0], p[1] - q[1]) >= minDist)) {
         points.push(p);
         return p;
@@ -62,11 +85,11 @@ function tryLayout(task: TaskSpec, rng: Rng): SceneLayout | undefined {
   if (!target) return undefined;
   const zones: PlacedZone[] = [];
   if (task.family === 'push') {
-    // The goal zone sits 0.12–0.2 m from the block so every push is a real push.
-    const dist = rng.uniform(0.12, 0.2);
+    // The goal zone sits 0.12–0.2 m (at scale 1) from the block so every push is a real push.
+    const dist = rng.uniform(VX300_PUSH.min * scale, VX300_PUSH.max * scale);
     const angle = rng.uniform(-Math.PI, Math.PI);
     const zp: [number, number] = [target[0] + dist * Math.cos(angle), target[1] + dist * Math.sin(angle)];
-    if (zp[0] < REGION.xMin || zp[0] > REGION.xMax || zp[1] < REGION.yMin || zp[1] > REGION.yMax) return undefined;
+    if (zp[0] < region.xMin || zp[0] > region.xMax || zp[1] < region.yMin || zp[1] > region.yMax) return undefined;
     points.push(zp);
     zones.push({ color: task.zoneColor as ColorName, pos: zp, radius: ZONE_RADIUS });
     const other = place(0.16);

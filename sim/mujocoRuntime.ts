@@ -1,7 +1,9 @@
 /**
  * One MuJoCo WASM module per process, loaded on first use. The module owns a virtual file
- * system where scene files are written before compiling (MJCF `<include>` reads from it).
+ * system (emscripten's in-memory FS) where every file a model reads is written before MuJoCo
+ * compiles it: its loader opens includes, meshes and textures there, never on the host disk.
  */
+import type { MjModel } from 'mujoco';
 import loadMujoco, { type MainModule } from 'mujoco';
 
 export type Mujoco = MainModule;
@@ -13,14 +15,36 @@ export function getMujoco(): Promise<Mujoco> {
   return loading;
 }
 
-/** Compile an MJCF scene whose files are given by name; names are relative to one folder. */
-export function compileMjcf(mj: Mujoco, folder: string, files: Record<string, string>, main: string) {
-  mj.FS.mkdirTree(folder, 0o777);
-  for (const [name, text] of Object.entries(files)) mj.FS.writeFile(`${folder}/${name}`, text);
+/** The bytes each virtual-file path last received, so unchanged files (meshes) are not copied again. */
+const written = new Map<string, Uint8Array>();
+
+/**
+ * The virtual-file path of a host path: the same absolute path (so relative and absolute
+ * references inside model files resolve as they do on disk), with `\` as `/` and no drive colon.
+ */
+export function vfsPath(hostPath: string): string {
+  const posix = hostPath.replace(/\\/g, '/').replace(/^([A-Za-z]):/, '/$1');
+  return posix.startsWith('/') ? posix : `/${posix}`;
+}
+
+/** Write files (by host path) into the virtual file system at their vfsPath. */
+export function writeVirtualFiles(mj: Mujoco, files: Iterable<[string, Uint8Array | string]>): void {
+  for (const [hostPath, data] of files) {
+    const path = vfsPath(hostPath);
+    if (typeof data !== 'string' && written.get(path) === data) continue;
+    mj.FS.mkdirTree(path.slice(0, path.lastIndexOf('/')) || '/', 0o777);
+    mj.FS.writeFile(path, data);
+    if (typeof data === 'string') written.delete(path);
+    else written.set(path, data);
+  }
+}
+
+/** Compile the MJCF (or URDF) at a virtual-file path; errors carry MuJoCo's message. */
+export function compileModel(mj: Mujoco, path: string): MjModel {
   try {
-    return mj.MjModel.mj_loadXML(`${folder}/${main}`);
+    return mj.MjModel.mj_loadXML(path);
   } catch (err) {
-    throw new Error(`MuJoCo could not compile ${folder}/${main}: ${describeWasmError(mj, err)}`);
+    throw new Error(`MuJoCo could not compile ${path}: ${describeWasmError(mj, err)}`);
   }
 }
 

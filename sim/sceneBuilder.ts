@@ -1,8 +1,9 @@
 /**
  * Builds the MJCF of a scene: the robot's own MJCF (included unchanged), a table, world-fixed
  * cameras from the robot description, and the task's objects and goal zones. The XML depends
- * only on the scene's structure (object kinds, zone count); positions and colours are set on
- * the compiled model per episode, so compiled models can be reused.
+ * only on the scene's structure (object kinds, zone count) and the arm's layout scale (the
+ * table's size); positions and colours are set on the compiled model per episode, so compiled
+ * models can be reused.
  */
 import type { RobotDescription } from '../src/core/robotDescription.ts';
 import { OBJECT_HALF_HEIGHT, ZONE_RADIUS, type SceneLayout } from './layout.ts';
@@ -31,7 +32,18 @@ export function lookAtXyAxes(pos: readonly number[], target: readonly number[]):
   return [...x, ...y];
 }
 
-export function buildSceneXml(robot: RobotDescription, structure: SceneStructure): string {
+export interface SceneXmlOptions {
+  /** The file name the scene includes the robot's MJCF by (it sits beside the scene file). */
+  robotFile: string;
+  /** The arm's layout scale (armReach.ts); the table grows with it. */
+  scale?: number;
+}
+
+/** Table half-sizes (m) at layout scale 1. */
+const TABLE_HALF = [0.9, 0.7];
+
+export function buildSceneXml(robot: RobotDescription, structure: SceneStructure, options: SceneXmlOptions): string {
+  const scale = options.scale ?? 1;
   const fmt = (v: number[]) => v.map((n) => +n.toFixed(6)).join(' ');
   const cameras = robot.cameras
     .filter((c) => c.pos && c.lookAt)
@@ -67,9 +79,10 @@ export function buildSceneXml(robot: RobotDescription, structure: SceneStructure
   );
   return [
     `<mujoco model="${robot.name}-scene">`,
-    `  <include file="${robot.mjcf}"/>`,
+    `  <include file="${options.robotFile}"/>`,
     `  <worldbody>`,
-    `    <geom name="table" type="plane" size="0.9 0.7 0.01" rgba="${TABLE_RGBA}" friction="1 0.005 0.0001"/>`,
+    `    <geom name="table" type="plane" size="${fmt(TABLE_HALF.map((h) => h * scale))} 0.01" ` +
+      `rgba="${TABLE_RGBA}" friction="1 0.005 0.0001"/>`,
     ...cameras,
     ...objects,
     ...zones,

@@ -5,7 +5,10 @@
 import type { MjData, MjModel } from 'mujoco';
 import type { RobotDescription } from '../src/core/robotDescription.ts';
 import type { Image } from '../src/core/types.ts';
-import { compileMjcf, getMujoco, type Mujoco } from './mujocoRuntime.ts';
+import { getMujoco, type Mujoco } from './mujocoRuntime.ts';
+import { armReach, layoutScale } from './armReach.ts';
+import { fingerCoupling, type FingerPositions } from './fingerCoupling.ts';
+import { compileRobotScene } from './robotModel.ts';
 import { buildSceneXml, structureKey, structureOf, type SceneStructure } from './sceneBuilder.ts';
 import type { ColorName } from '../src/tasks/vocabulary.ts';
 import { COLOR_RGB } from './colorRgb.ts';
@@ -21,6 +24,8 @@ interface ModelIndex {
   gripperActuator: number;
   fingerQposAdr: number[];
   fingerDofAdr: number[];
+  /** Every finger's position given the first's (the gripper's coupling). */
+  fingers: FingerPositions;
   objectQposAdr: number[];
   objectGeoms: number[];
   zoneMocap: number[];
@@ -42,6 +47,9 @@ export interface SimulatorOptions {
 export class Simulator {
   readonly robot: RobotDescription;
   readonly substeps: number;
+  /** The arm's reach (m, armReach.ts) and the task layout's scale that follows from it (1 for vx300). */
+  readonly reach: number;
+  readonly layoutScale: number;
   #mj: Mujoco;
   #scenes = new Map<string, CompiledScene>();
   #scene: CompiledScene | undefined;
@@ -49,16 +57,24 @@ export class Simulator {
   /** Render view of the loaded scene (colours resolved after load() sets them). */
   #view: MujocoScene | undefined;
   #renderers = new Map<string, RayRenderer>();
-  #folder: string;
+  #id: number;
   static #instances = 0;
 
   private constructor(mj: Mujoco, robot: RobotDescription) {
     this.#mj = mj;
     this.robot = robot;
-    this.#folder = `/wmrl/${robot.name}-${Simulator.#instances++}`;
+    this.#id = Simulator.#instances++;
     // Compile a probe scene once to validate the robot's MJCF against its description early.
+    this.layoutScale = 1;
     const probe = this.#compile({ objects: [], zones: 0 });
     const timestep = probe.model.opt.timestep;
+    this.reach = armReach(mj, probe.model, robot);
+    this.layoutScale = layoutScale(this.reach);
+    if (this.layoutScale !== 1) {
+      // The probe's table was sized for scale 1; the next scene without objects compiles again.
+      this.#scenes.clear();
+      probe.model.delete();
+    }
     this.substeps = Math.max(1, Math.round(1 / robot.controlHz / timestep));
     for (const cam of robot.cameras)
       this.#renderers.set(cam.name, new RayRenderer({ width: cam.width, height: cam.height }));
@@ -96,7 +112,8 @@ export class Simulator {
       qpos[index.armQposAdr[i]!] = q;
       ctrl[index.armActuators[i]!] = q;
     });
-    for (const adr of index.fingerQposAdr) qpos[adr] = this.robot.gripper.open;
+    const fingers = index.fingers(this.robot.gripper.open);
+    index.fingerQposAdr.forEach((adr, i) => (qpos[adr] = fingers[i]!));
     ctrl[index.gripperActuator] = this.robot.gripper.open;
     const rgba = model.geom_rgba as Float32Array;
     layout.objects.forEach((o, i) => {
@@ -133,7 +150,8 @@ export class Simulator {
     const { model, index } = this.#current();
     const qpos = this.data.qpos as Float64Array;
     index.armQposAdr.forEach((adr, i) => (qpos[adr] = pose.arm[i]!));
-    for (const adr of index.fingerQposAdr) qpos[adr] = pose.finger;
+    const fingers = index.fingers(pose.finger);
+    index.fingerQposAdr.forEach((adr, i) => (qpos[adr] = fingers[i]!));
     const objects = pose.objects ?? [];
     // Objects beyond those given stay where they are.
     for (let i = 0; i < Math.min(index.objectQposAdr.length, Math.floor(objects.length / 7)); i++) {
@@ -218,11 +236,11 @@ export class Simulator {
     const key = structureKey(structure);
     const cached = this.#scenes.get(key);
     if (cached) return cached;
-    const model = compileMjcf(
+    const model = compileRobotScene(
       this.#mj,
-      this.#folder,
-      { [this.robot.mjcf]: this.robot.mjcfXml, 'scene.xml': buildSceneXml(this.robot, structure) },
-      'scene.xml',
+      this.robot,
+      (robotFile) => buildSceneXml(this.robot, structure, { robotFile, scale: this.layoutScale }),
+      `sim${this.#id}`,
     );
     try {
       const scene = { model, index: this.#indexModel(model, structure) };
@@ -253,10 +271,11 @@ export class Simulator {
     return {
       armQposAdr: armJoints.map((j) => jntQposAdr[j]!),
       armDofAdr: armJoints.map((j) => jntDofAdr[j]!),
-      armActuators: this.robot.arm.joints.map((j) => id(T.mjOBJ_ACTUATOR, 'actuator', j.name)),
+      armActuators: this.robot.arm.joints.map((j) => id(T.mjOBJ_ACTUATOR, 'actuator', j.actuator ?? j.name)),
       gripperActuator: id(T.mjOBJ_ACTUATOR, 'actuator', this.robot.gripper.actuator),
       fingerQposAdr: fingerJoints.map((j) => jntQposAdr[j]!),
       fingerDofAdr: fingerJoints.map((j) => jntDofAdr[j]!),
+      fingers: fingerCoupling(mj, model, fingerJoints),
       objectQposAdr: structure.objects.map((_, i) => jntQposAdr[id(T.mjOBJ_JOINT, 'joint', `object${i}`)]!),
       objectGeoms: structure.objects.map((_, i) => id(T.mjOBJ_GEOM, 'geom', `object${i}`)),
       zoneMocap: Array.from({ length: structure.zones }, (_, i) => bodyMocap[id(T.mjOBJ_BODY, 'body', `zone${i}`)]!),

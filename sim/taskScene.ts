@@ -1,5 +1,5 @@
 /**
- * Load a task's scene into the simulator: the layout comes from the task and seed alone, so the
+ * Load a task's scene into the simulator: the layout comes from the task, seed and arm alone, so the
  * in-process env, the rosbridge sim server and the viewer all rebuild the same scene.
  */
 import { Rng } from '../src/core/rng.ts';
@@ -14,7 +14,7 @@ export function loadTaskScene(
   task: TaskSpec,
   seed: number,
 ): { layout: SceneLayout; progress: TaskProgress } {
-  const layout = sampleLayout(task, new Rng(seed));
+  const layout = sampleLayout(task, new Rng(seed), sim.layoutScale);
   sim.load(layout);
   return { layout, progress: new TaskProgress(taskFamily(task.family), layout, sim) };
 }

@@ -1,5 +1,6 @@
 /**
- * Deterministic CPU ray-caster for MuJoCo scenes made of primitive geoms.
+ * Deterministic CPU ray-caster for MuJoCo scenes: primitive geoms, and mesh geoms through a
+ * per-mesh bounding-volume hierarchy (meshBvh.ts) with flat-shaded triangles.
  *
  * - No GPU / OpenGL: plain Float64Array math, one core.
  * - Per geom, the bounding sphere is projected to a screen-space rectangle and
@@ -15,6 +16,7 @@
  * R * local; a camera looks along its local -z with +x right and +y up; fovy
  * is the vertical field of view in degrees.
  */
+import type { MeshBvh } from './meshBvh.ts';
 
 export const GEOM_PLANE = 0;
 export const GEOM_HFIELD = 1;
@@ -28,7 +30,7 @@ export const GEOM_MESH = 7;
 /** Views straight from MuJoCo model/data, MuJoCo conventions. */
 export interface SceneGeoms {
   ngeom: number;
-  /** mjtGeom: 0 plane, 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box (others are skipped). */
+  /** mjtGeom: 0 plane, 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box, 7 mesh (others are skipped). */
   type: Int32Array | ArrayLike<number>;
   /** ngeom*3, MuJoCo geom_size. Plane: [halfX, halfY] with 0 = infinite in that direction. */
   size: ArrayLike<number>;
@@ -40,6 +42,10 @@ export interface SceneGeoms {
   rgba: ArrayLike<number>;
   /** Optional per-geom 0/1 mask; 0 hides the geom (also from shadows). */
   visible?: ArrayLike<number> | undefined;
+  /** Per geom, its mesh id (MuJoCo geom_dataid); read for mesh geoms. */
+  dataid?: ArrayLike<number> | undefined;
+  /** The model's meshes by id, in the frame MuJoCo poses mesh geoms in; mesh geoms are skipped without them. */
+  meshes?: readonly MeshBvh[] | undefined;
 }
 
 export interface CameraPose {
@@ -91,6 +97,10 @@ const PAR_EPS = 1e-18;
  */
 const RAY = new Float64Array(10);
 const HIT = new Float64Array(1);
+/** HIT_TRI[0] = the triangle (BVH order) of a mesh hit. */
+const HIT_TRI = new Int32Array(1);
+/** BVH traversal stack, grown for deeper trees. */
+let STACK = new Int32Array(64);
 /** Shadow-ray origin (world) handed to RayRenderer.occluded. */
 const PT = new Float64Array(3);
 
@@ -366,6 +376,120 @@ function hitPlane(): void {
   HIT[0] = t;
 }
 
+/**
+ * A mesh's triangles through its BVH (Möller–Trumbore, two-sided), hits in [tmin, RAY[7]): the
+ * caller passes the depth already found, so boxes behind it are never opened. With `anyHit`
+ * (shadow rays) the first hit ends the search.
+ */
+function hitMesh(bvh: MeshBvh, anyHit: boolean): void {
+  const ox = RAY[0]!,
+    oy = RAY[1]!,
+    oz = RAY[2]!,
+    dx = RAY[3]!,
+    dy = RAY[4]!,
+    dz = RAY[5]!,
+    tmin = RAY[6]!;
+  const ix = 1 / dx,
+    iy = 1 / dy,
+    iz = 1 / dz;
+  const bounds = bvh.bounds,
+    nodes = bvh.nodes,
+    tri = bvh.tri;
+  if (STACK.length < 2 * bvh.depth + 2) STACK = new Int32Array(2 * bvh.depth + 2);
+  const stack = STACK;
+  let sp = 0;
+  stack[sp++] = 0;
+  let best = RAY[7]!;
+  let bestTri = -1;
+  while (sp > 0) {
+    const node = stack[--sp]!;
+    const b = 6 * node;
+    // Slab test; a NaN (ray parallel to and on a slab) leaves the interval as it was: conservative.
+    let tn = tmin;
+    let tf = best;
+    let t0 = (bounds[b]! - ox) * ix,
+      t1 = (bounds[b + 3]! - ox) * ix;
+    if (t0 > t1) {
+      const x = t0;
+      t0 = t1;
+      t1 = x;
+    }
+    if (t0 > tn) tn = t0;
+    if (t1 < tf) tf = t1;
+    t0 = (bounds[b + 1]! - oy) * iy;
+    t1 = (bounds[b + 4]! - oy) * iy;
+    if (t0 > t1) {
+      const x = t0;
+      t0 = t1;
+      t1 = x;
+    }
+    if (t0 > tn) tn = t0;
+    if (t1 < tf) tf = t1;
+    t0 = (bounds[b + 2]! - oz) * iz;
+    t1 = (bounds[b + 5]! - oz) * iz;
+    if (t0 > t1) {
+      const x = t0;
+      t0 = t1;
+      t1 = x;
+    }
+    if (t0 > tn) tn = t0;
+    if (t1 < tf) tf = t1;
+    if (tn > tf) continue;
+    const count = nodes[2 * node + 1]!;
+    if (count < 0) {
+      // Nearer child on top of the stack: its hits shorten the search in the other.
+      const left = nodes[2 * node]!;
+      const towards = count === -1 ? dx : count === -2 ? dy : dz;
+      if (towards >= 0) {
+        stack[sp++] = left + 1;
+        stack[sp++] = left;
+      } else {
+        stack[sp++] = left;
+        stack[sp++] = left + 1;
+      }
+      continue;
+    }
+    const first = nodes[2 * node]!;
+    for (let k = first; k < first + count; k++) {
+      const q = 9 * k;
+      const e1x = tri[q + 3]!,
+        e1y = tri[q + 4]!,
+        e1z = tri[q + 5]!;
+      const e2x = tri[q + 6]!,
+        e2y = tri[q + 7]!,
+        e2z = tri[q + 8]!;
+      const px = dy * e2z - dz * e2y,
+        py = dz * e2x - dx * e2z,
+        pz = dx * e2y - dy * e2x;
+      const det = e1x * px + e1y * py + e1z * pz;
+      if (det > -PAR_EPS && det < PAR_EPS) continue;
+      const inv = 1 / det;
+      const sx = ox - tri[q]!,
+        sy = oy - tri[q + 1]!,
+        sz = oz - tri[q + 2]!;
+      const u = (sx * px + sy * py + sz * pz) * inv;
+      if (u < 0 || u > 1) continue;
+      const qx = sy * e1z - sz * e1y,
+        qy = sz * e1x - sx * e1z,
+        qz = sx * e1y - sy * e1x;
+      const v = (dx * qx + dy * qy + dz * qz) * inv;
+      if (v < 0 || u + v > 1) continue;
+      const t = (e2x * qx + e2y * qy + e2z * qz) * inv;
+      if (t >= tmin && t < best) {
+        best = t;
+        bestTri = k;
+        if (anyHit) {
+          HIT[0] = t;
+          HIT_TRI[0] = k;
+          return;
+        }
+      }
+    }
+  }
+  HIT[0] = bestTri >= 0 ? best : Infinity;
+  HIT_TRI[0] = bestTri;
+}
+
 function isSupported(type: number): boolean {
   return (
     type === GEOM_PLANE ||
@@ -401,6 +525,7 @@ export class RayRenderer {
   private readonly vTab: Float64Array; // per row: camera-y slope (row 0 = top)
   private readonly depthBuf: Float64Array; // distance along camera -z of the nearest hit
   private readonly idBuf: Int32Array; // geom index of the nearest hit, -1 = background
+  private readonly triBuf: Int32Array; // triangle of the nearest hit where it is a mesh geom
   private cachedTan = NaN;
   private sx = 0; // tan(fovy/2) * aspect
   private sy = 0; // tan(fovy/2)
@@ -433,6 +558,7 @@ export class RayRenderer {
   private gAy = new Float64Array(0);
   private gAz = new Float64Array(0);
   private gL = new Float64Array(0); // key-light direction in intersection space
+  private gMesh: (MeshBvh | undefined)[] = []; // mesh geoms' BVH
   private casters = new Int32Array(0);
   private nCasters = 0;
 
@@ -509,6 +635,7 @@ export class RayRenderer {
     this.depthBuf = new Float64Array(width * height);
     this.idBuf = new Int32Array(width * height);
     this.idBuf.fill(-1);
+    this.triBuf = new Int32Array(width * height);
   }
 
   /**
@@ -548,6 +675,9 @@ export class RayRenderer {
     const xmat = geoms.xmat;
     const rgba = geoms.rgba;
     const vis = geoms.visible;
+    const dataid = geoms.dataid;
+    const meshes = geoms.meshes;
+    const gMesh = this.gMesh;
     const gType = this.gType,
       gPos = this.gPos,
       gMat = this.gMat,
@@ -580,7 +710,11 @@ export class RayRenderer {
     for (let g = 0; g < ngeom; g++) {
       const t = type[g]! | 0;
       gType[g] = -1;
-      if (!isSupported(t)) continue;
+      let mesh: MeshBvh | undefined;
+      if (t === GEOM_MESH) {
+        mesh = meshes?.[dataid?.[g] ?? -1];
+        if (!mesh) continue;
+      } else if (!isSupported(t)) continue;
       if (vis !== undefined && !vis[g]) continue;
       if (!((rgba[4 * g + 3] ?? 1) > 0)) continue;
 
@@ -626,6 +760,9 @@ export class RayRenderer {
           k1 = 1 / s1;
           k2 = 1 / s2;
           break;
+        case GEOM_MESH:
+          rad = mesh!.radius;
+          break;
         default: // plane
           rad = s0 > 0 && s1 > 0 ? Math.sqrt(s0 * s0 + s1 * s1) : Infinity;
           break;
@@ -658,6 +795,7 @@ export class RayRenderer {
       gRgb[g3 + 1] = clamp01(+rgba[4 * g + 1]!);
       gRgb[g3 + 2] = clamp01(+rgba[4 * g + 2]!);
       gRad[g] = rad;
+      gMesh[g] = mesh;
 
       // local = R^T * world  (column k of R dotted with the world vector)
       const wx = cpx - px,
@@ -682,8 +820,9 @@ export class RayRenderer {
         this.casters[this.nCasters++] = g;
       }
 
-      if (!this.screenRect(g)) continue;
-      this.rasterize(g, t);
+      if (t === GEOM_MESH) {
+        if (this.screenRectOfBox(g, mesh!.bounds)) this.rasterizeMesh(g, mesh!);
+      } else if (this.screenRect(g)) this.rasterize(g, t);
     }
 
     if (doShadows) this.buildShadowGrid();
@@ -811,6 +950,7 @@ export class RayRenderer {
     this.gAz = new Float64Array(3 * c);
     this.gL = new Float64Array(3 * c);
     this.casters = new Int32Array(c);
+    this.gMesh = new Array<MeshBvh | undefined>(c);
   }
 
   /** Conservative inclusive pixel rectangle of geom g's bounding sphere; false if empty. */
@@ -842,6 +982,54 @@ export class RayRenderer {
     const vMin = (yc * zc - qy) / den,
       vMax = (yc * zc + qy) / den;
     // pixel centre i has u = (2(i+0.5)/W - 1) * sx; row j has v = (1 - 2(j+0.5)/H) * sy
+    const i0 = Math.floor((uMin / this.sx + 1) * 0.5 * W - 0.5);
+    const i1 = Math.ceil((uMax / this.sx + 1) * 0.5 * W - 0.5);
+    const j0 = Math.floor((1 - vMax / this.sy) * 0.5 * H - 0.5);
+    const j1 = Math.ceil((1 - vMin / this.sy) * 0.5 * H - 0.5);
+    this.rx0 = i0 > 0 ? i0 : 0;
+    this.rx1 = i1 < W - 1 ? i1 : W - 1;
+    this.ry0 = j0 > 0 ? j0 : 0;
+    this.ry1 = j1 < H - 1 ? j1 : H - 1;
+    return this.rx0 <= this.rx1 && this.ry0 <= this.ry1;
+  }
+
+  /**
+   * Inclusive pixel rectangle of geom g's local box `b` (min xyz, max xyz: a mesh's root bounds),
+   * tighter than the bounding sphere for long links; false if empty. The whole screen where the
+   * box reaches the near plane.
+   */
+  private screenRectOfBox(g: number, b: Float64Array): boolean {
+    const W = this.width,
+      H = this.height;
+    this.rx0 = 0;
+    this.rx1 = W - 1;
+    this.ry0 = 0;
+    this.ry1 = H - 1;
+    if (!this.cull) return true;
+    const g3 = 3 * g,
+      g9 = 9 * g;
+    const m = this.gMat;
+    let uMin = Infinity,
+      uMax = -Infinity,
+      vMin = Infinity,
+      vMax = -Infinity;
+    for (let k = 0; k < 8; k++) {
+      const lx = k & 1 ? b[3]! : b[0]!,
+        ly = k & 2 ? b[4]! : b[1]!,
+        lz = k & 4 ? b[5]! : b[2]!;
+      // corner relative to the camera, world frame
+      const wx = this.gPos[g3]! + m[g9]! * lx + m[g9 + 1]! * ly + m[g9 + 2]! * lz - this.cpx;
+      const wy = this.gPos[g3 + 1]! + m[g9 + 3]! * lx + m[g9 + 4]! * ly + m[g9 + 5]! * lz - this.cpy;
+      const wz = this.gPos[g3 + 2]! + m[g9 + 6]! * lx + m[g9 + 7]! * ly + m[g9 + 8]! * lz - this.cpz;
+      const zc = -(wx * this.czx + wy * this.czy + wz * this.czz);
+      if (zc <= this.near) return true;
+      const u = (wx * this.cxx + wy * this.cxy + wz * this.cxz) / zc;
+      const v = (wx * this.cyx + wy * this.cyy + wz * this.cyz) / zc;
+      if (u < uMin) uMin = u;
+      if (u > uMax) uMax = u;
+      if (v < vMin) vMin = v;
+      if (v > vMax) vMax = v;
+    }
     const i0 = Math.floor((uMin / this.sx + 1) * 0.5 * W - 0.5);
     const i1 = Math.ceil((uMax / this.sx + 1) * 0.5 * W - 0.5);
     const j0 = Math.floor((1 - vMax / this.sy) * 0.5 * H - 0.5);
@@ -925,6 +1113,52 @@ export class RayRenderer {
     }
   }
 
+  /** As rasterize(), for a mesh geom: the nearest triangle per pixel goes to triBuf. */
+  private rasterizeMesh(g: number, mesh: MeshBvh): void {
+    const W = this.width;
+    const depth = this.depthBuf,
+      ids = this.idBuf,
+      tris = this.triBuf,
+      uTab = this.uTab,
+      vTab = this.vTab;
+    const g3 = 3 * g;
+    const axx = this.gAx[g3]!,
+      axy = this.gAx[g3 + 1]!,
+      axz = this.gAx[g3 + 2]!;
+    const ayx = this.gAy[g3]!,
+      ayy = this.gAy[g3 + 1]!,
+      ayz = this.gAy[g3 + 2]!;
+    const azx = this.gAz[g3]!,
+      azy = this.gAz[g3 + 1]!,
+      azz = this.gAz[g3 + 2]!;
+    const ray = RAY;
+    ray[0] = this.gO[g3]!;
+    ray[1] = this.gO[g3 + 1]!;
+    ray[2] = this.gO[g3 + 2]!;
+    ray[6] = this.near;
+    for (let j = this.ry0; j <= this.ry1; j++) {
+      const v = vTab[j]!;
+      const bx = v * ayx - azx,
+        by = v * ayy - azy,
+        bz = v * ayz - azz;
+      let idx = j * W + this.rx0;
+      for (let i = this.rx0; i <= this.rx1; i++, idx++) {
+        const u = uTab[i]!;
+        ray[3] = bx + u * axx;
+        ray[4] = by + u * axy;
+        ray[5] = bz + u * axz;
+        ray[7] = depth[idx]!;
+        hitMesh(mesh, false);
+        const hit = HIT[0]!;
+        if (hit < depth[idx]!) {
+          depth[idx] = hit;
+          ids[idx] = g;
+          tris[idx] = HIT_TRI[0]!;
+        }
+      }
+    }
+  }
+
   /** True if the ray PT + s*L (s > 0) hits any shadow caster other than `self`. */
   private occluded(self: number): boolean {
     const G = SHADOW_GRID;
@@ -950,7 +1184,9 @@ export class RayRenderer {
     const ray = RAY;
     for (let k = k0; k < k1; k++) {
       const g = items[k]!;
-      if (g === self) continue; // convex primitives cannot shadow their own lit side
+      // Convex primitives cannot shadow their own lit side; a mesh is not tested against itself either
+      // (no self-shadowing: it would need an offset per triangle to avoid acne).
+      if (g === self) continue;
       const g3 = 3 * g;
       const wx = gPos[g3]! - px,
         wy = gPos[g3 + 1]! - py,
@@ -1000,6 +1236,10 @@ export class RayRenderer {
           break;
         case GEOM_CYLINDER:
           hitCylinder();
+          break;
+        case GEOM_MESH:
+          ray[7] = Infinity;
+          hitMesh(this.gMesh[g]!, true);
           break;
         default:
           continue; // planes do not cast shadows
@@ -1108,6 +1348,14 @@ export class RayRenderer {
             else nz = qz > 0 ? 1 : -1;
             break;
           }
+          case GEOM_MESH: {
+            const normal = this.gMesh[g]!.normal,
+              k = 3 * this.triBuf[idx]!;
+            nx = normal[k]!;
+            ny = normal[k + 1]!;
+            nz = normal[k + 2]!;
+            break;
+          }
           default:
             nz = 1;
             break; // plane
@@ -1169,4 +1417,19 @@ function clamp01(x: number): number {
 
 function to8(x: number): number {
   return x > 0 ? (x < 1 ? (x * 255 + 0.5) | 0 : 255) : 0;
+}
+
+/**
+ * The nearest hit of the ray origin + t·dir (t ≥ tmin) on a mesh, in the mesh's frame: t and the
+ * triangle (BVH order), or t = Infinity and -1. The renderer's own routine, for tests and tools.
+ */
+export function intersectMesh(
+  bvh: MeshBvh,
+  origin: readonly number[],
+  dir: readonly number[],
+  tmin = 0,
+): { t: number; triangle: number } {
+  RAY.set([origin[0]!, origin[1]!, origin[2]!, dir[0]!, dir[1]!, dir[2]!, tmin, Infinity]);
+  hitMesh(bvh, false);
+  return { t: HIT[0]!, triangle: HIT_TRI[0]! };
 }

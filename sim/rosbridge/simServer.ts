@@ -1,8 +1,10 @@
 /**
  * The simulator as a rosbridge robot: a websocket server speaking the rosbridge v2 protocol
- * (JSON; CBOR per subscription) that looks like a ROS 2 arm under ros2_control. It publishes
- * joint states, camera frames and (optionally) object state, takes position commands, and offers
- * reset and task-status services — all named by the robot description's `ros` section.
+ * (JSON; CBOR per subscription) that looks like a ROS 2 arm under ros2_control — or, with
+ * `ros: 1`, like a ROS 1 robot behind rosbridge_suite 0.11 (dialect.ts). It publishes joint
+ * states, camera frames and (optionally) object state, takes position commands, and offers reset
+ * and task-status services — all named by the robot description's `ros` section — plus the
+ * rosapi services a client uses to learn the dialect (rosapi.ts).
  *
  * The robot runs whether or not anyone commands it: every control tick (paced in real time,
  * times `speed`) it applies the latest command through its own safety filter, or holds when
@@ -16,18 +18,21 @@ import type { Image, TaskSpec } from '../../src/core/types.ts';
 import {
   float64MultiArray,
   readFloat64MultiArray,
-  rosTime,
   type ImageMsg,
   type CompressedImageMsg,
   type JointStateMsg,
-  type TriggerResponse,
+  type Ros1Header,
+  type RosHeader,
 } from '../../src/ros/messages.ts';
+import { sameRosType, type RosVersion } from '../../src/ros/rosTypes.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { encodeCbor } from './cbor.ts';
 import { parseRosbridgeJson } from './jsonText.ts';
 import { encodePng } from './png.ts';
 import { parseClientOp, ProtocolError, type ClientOp, type ServerOp, type StatusOp } from './protocol.ts';
-import { parseResetRequest } from './resetRequest.ts';
+import { simDialect, type SimDialect } from './dialect.ts';
+import { resetEpisode, RosbridgeFieldError, taskStatusReply } from './robotServices.ts';
+import { rosapiServices } from './rosapi.ts';
 import { SimRobot } from './simRobot.ts';
 
 export interface SimServerOptions {
@@ -49,9 +54,11 @@ export interface SimServerOptions {
   maxMessageBytes?: number;
   /** Ping interval; a client that misses a pong is dropped (default 10 s; 0 = off). */
   heartbeatMs?: number;
-  /** Only these topics / services may be used (default: all of the robot's). */
+  /** Only these topics / services may be used (default: all of the robot's; rosapi is always allowed). */
   allowTopics?: string[];
   allowServices?: string[];
+  /** The rosbridge dialect: 2 (rosbridge_suite 1.x/2.x, default) or 1 (rosbridge_suite 0.11, ROS 1). */
+  ros?: RosVersion;
   /** Where status lines go (default: nowhere). */
   log?: (line: string) => void;
 }
@@ -82,6 +89,8 @@ type TopicKind =
 interface TopicDef {
   type: string;
   kind: TopicKind;
+  /** Messages published so far (a ROS 1 header's seq). */
+  seq: number;
   /** Published by the robot (clients subscribe) or consumed by it (clients publish). */
   direction: 'out' | 'in';
 }
@@ -102,14 +111,12 @@ class Client {
   readonly advertised = new Map<string, string>();
   level: keyof typeof LEVELS = 'error';
   alive = true;
-  constructor(socket: WebSocket) {
+  /** Numbered as rosbridge numbers its clients in log lines. */
+  readonly number: number;
+  constructor(socket: WebSocket, number: number) {
     this.socket = socket;
+    this.number = number;
   }
-}
-
-/** `sensor_msgs/JointState` and `sensor_msgs/msg/JointState` name the same type. */
-function sameType(a: string, b: string): boolean {
-  return a.replace('/msg/', '/') === b.replace('/msg/', '/');
 }
 
 export class RosbridgeSimServer {
@@ -121,7 +128,11 @@ export class RosbridgeSimServer {
   #wss: WebSocketServer | undefined;
   #clients = new Set<Client>();
   #topics = new Map<string, TopicDef>();
-  #services: Map<string, (args: unknown) => TriggerResponse>;
+  /** The robot's services and rosapi's, by name. */
+  #services: Map<string, (args: unknown) => unknown>;
+  #rosapi: Set<string>;
+  readonly dialect: SimDialect;
+  #clientCount = 0;
   #options: SimServerOptions;
   #timer: NodeJS.Timeout | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
@@ -141,41 +152,61 @@ export class RosbridgeSimServer {
     if (!(this.speed > 0) || !Number.isFinite(this.speed))
       throw new Error(`speed must be a positive number, got ${this.speed}`);
     this.maxMessageBytes = options.maxMessageBytes ?? 256 * 1024;
+    this.dialect = simDialect(options.ros ?? 2);
     const ros = this.robot.ros;
     const cameras = new Set(this.robot.cameras.map((c) => c.name));
     this.#topics.set(ros.jointStates.topic, {
       type: ros.jointStates.type,
       kind: { kind: 'jointStates' },
       direction: 'out',
+      seq: 0,
     });
     for (const [camera, t] of Object.entries(ros.images)) {
       if (!cameras.has(camera))
         throw new Error(
           `robot '${this.robot.name}': ros.images names camera '${camera}', which the robot does not have`,
         );
-      const compressed = sameType(t.type, 'sensor_msgs/msg/CompressedImage');
-      if (!compressed && !sameType(t.type, 'sensor_msgs/msg/Image'))
+      const compressed = sameRosType(t.type, 'sensor_msgs/msg/CompressedImage');
+      if (!compressed && !sameRosType(t.type, 'sensor_msgs/msg/Image'))
         throw new Error(
           `robot '${this.robot.name}': camera topic ${t.topic} has type ${t.type}; ` +
             `the sim server publishes sensor_msgs/msg/Image or CompressedImage`,
         );
-      this.#topics.set(t.topic, { type: t.type, kind: { kind: 'image', camera, compressed }, direction: 'out' });
+      this.#topics.set(t.topic, {
+        type: t.type,
+        kind: { kind: 'image', camera, compressed },
+        direction: 'out',
+        seq: 0,
+      });
     }
     if (ros.objectState)
       this.#topics.set(ros.objectState.topic, {
         type: ros.objectState.type,
         kind: { kind: 'objectState' },
         direction: 'out',
+        seq: 0,
       });
-    this.#topics.set(ros.command.topic, { type: ros.command.type, kind: { kind: 'armCommand' }, direction: 'in' });
+    this.#topics.set(ros.command.topic, {
+      type: ros.command.type,
+      kind: { kind: 'armCommand' },
+      direction: 'in',
+      seq: 0,
+    });
     this.#topics.set(ros.gripperCommand.topic, {
       type: ros.gripperCommand.type,
       kind: { kind: 'gripperCommand' },
       direction: 'in',
+      seq: 0,
     });
-    this.#services = new Map<string, (args: unknown) => TriggerResponse>([
+    const rosapi = rosapiServices(
+      this.dialect,
+      [...this.#topics].map(([topic, def]) => ({ topic, type: def.type })),
+    );
+    this.#rosapi = new Set(rosapi.keys());
+    this.#services = new Map<string, (args: unknown) => unknown>([
       [ros.services.reset.name, (args: unknown) => this.#reset(args)],
-      [ros.services.taskStatus.name, () => this.#taskStatus()],
+      [ros.services.taskStatus.name, (args: unknown) => this.#taskStatus(args)],
+      ...rosapi,
     ]);
   }
 
@@ -241,7 +272,7 @@ export class RosbridgeSimServer {
   }
 
   #accept(socket: WebSocket, request: IncomingMessage): void {
-    const client = new Client(socket);
+    const client = new Client(socket, ++this.#clientCount);
     this.#clients.add(client);
     this.#options.log?.(`client connected from ${request.socket.remoteAddress}:${request.socket.remotePort}`);
     socket.on('pong', () => (client.alive = true));
@@ -321,20 +352,34 @@ export class RosbridgeSimServer {
     } catch (err) {
       this.stats.errors++;
       const known = err instanceof ProtocolError ? err.id : undefined;
-      this.#status(client, 'error', (err as Error).message, id ?? known);
+      this.#refuse(client, 'error', (err as Error).message, id ?? known);
     }
+  }
+
+  /** A refused op: a status message (ROS 2 sim), or, as rosbridge_suite does, only a log line. */
+  #refuse(client: Client, level: StatusOp['level'], msg: string, id?: string): void {
+    if (this.dialect.answersRefusals) this.#status(client, level, msg, id);
+    else this.#options.log?.(`[Client ${client.number}]${id === undefined ? '' : ` [id: ${id}]`} ${msg}`);
+  }
+
+  /** rosbridge loads the type before anything else; a spelling this ROS cannot load is refused. */
+  #checkSpelling(op: string, type: string | undefined, id: string | undefined): void {
+    if (type !== undefined && !this.dialect.loads(type))
+      throw new ProtocolError(`${op}: ${type} is not a valid type string`, id);
   }
 
   #handle(client: Client, op: ClientOp): void {
     switch (op.op) {
       case 'subscribe': {
+        this.#checkSpelling('subscribe', op.type, op.id);
         this.#checkTopic(op.topic, op.type, 'out');
         client.subscriptions.set(op.topic, {
           compression: op.compression ?? 'none',
           throttleMs: Math.max(0, op.throttle_rate ?? 0),
           lastSent: -Infinity,
         });
-        if (!this.#topics.has(op.topic))
+        // A ROS 1 rosbridge subscribes to a topic nobody publishes yet without a word.
+        if (!this.#topics.has(op.topic) && this.dialect.answersRefusals)
           this.#status(client, 'warning', `${op.topic} is not published by robot '${this.robot.name}'`, op.id);
         return;
       }
@@ -342,6 +387,7 @@ export class RosbridgeSimServer {
         client.subscriptions.delete(op.topic);
         return;
       case 'advertise':
+        this.#checkSpelling('advertise', op.type, op.id);
         this.#checkTopic(op.topic, op.type, 'in');
         client.advertised.set(op.topic, op.type);
         return;
@@ -356,6 +402,8 @@ export class RosbridgeSimServer {
         this.#callService(client, op.service, op.args, op.id);
         return;
       case 'set_level':
+        // rosbridge_suite registers no set_level operation (rosbridge_protocol.py).
+        if (!this.dialect.answersRefusals) throw new ProtocolError('Unknown operation: set_level', op.id);
         client.level = op.level;
         return;
     }
@@ -373,7 +421,7 @@ export class RosbridgeSimServer {
           ? `${topic} is published by the robot; it takes no messages`
           : `${topic} is a command topic; the robot does not publish it`,
       );
-    if (type !== undefined && !sameType(type, def.type))
+    if (type !== undefined && !sameRosType(type, def.type))
       throw new ProtocolError(`${topic} has type ${def.type}, not ${type}`);
   }
 
@@ -387,7 +435,7 @@ export class RosbridgeSimServer {
       else if (kind === 'gripperCommand') this.simRobot.commandGripper(values);
     } catch (err) {
       this.stats.refusedCommands++;
-      this.#status(client, 'error', `command on ${topic} refused: ${(err as Error).message}`, id);
+      this.#refuse(client, 'error', `command on ${topic} refused: ${(err as Error).message}`, id);
     } finally {
       // Under lockstep every arm command is one tick, refused or not: time passes, the arm holds.
       if (this.lockstep && kind === 'armCommand') this.#tick();
@@ -401,46 +449,47 @@ export class RosbridgeSimServer {
       reply(false, `Unable to communicate with service [${service}]`);
       return;
     }
-    const allow = this.#options.allowServices;
+    // rosbridge's launch files always let rosapi through the service allow-list.
+    const allow = this.#rosapi.has(service) ? undefined : this.#options.allowServices;
     const handler = this.#services.get(service);
     if ((allow && !allow.includes(service)) || !handler) {
+      const unknown =
+        this.dialect.version === 1
+          ? `Service ${service} does not exist`
+          : `service ${service} is not provided by robot '${this.robot.name}' ` +
+            `(services: ${[...this.#services.keys()].join(', ')})`;
       reply(
         false,
-        allow && !allow.includes(service)
-          ? `service ${service} is not in this server's allow-list`
-          : `service ${service} is not provided by robot '${this.robot.name}' ` +
-              `(services: ${[...this.#services.keys()].join(', ')})`,
+        allow && !allow.includes(service) ? `service ${service} is not in this server's allow-list` : unknown,
       );
       return;
     }
     try {
       reply(true, handler(args));
     } catch (err) {
-      reply(false, `${service} failed: ${(err as Error).message}`);
+      const message = (err as Error).message;
+      reply(false, err instanceof RosbridgeFieldError ? message : `${service} failed: ${message}`);
     }
   }
 
-  #reset(args: unknown): TriggerResponse {
-    const { task, seed } = parseResetRequest(args);
+  #reset(args: unknown): unknown {
+    const { task, seed } = resetEpisode(args, this.robot.ros.services.reset.type, this.dialect);
     this.simRobot.reset(task, seed);
     // The reset state goes out before the reply, so a client holds a fresh observation when reset returns.
     this.#publishState();
     return { success: true, message: `reset to '${task.instruction}' (${task.family}), seed ${seed}` };
   }
 
-  #taskStatus(): TriggerResponse {
-    const s = this.simRobot.status();
-    return {
-      success: s.success,
-      message: JSON.stringify({ progress: s.progress, success: s.success, tick: this.simRobot.ticks }),
-    };
+  #taskStatus(args: unknown): unknown {
+    const type = this.robot.ros.services.taskStatus.type;
+    return taskStatusReply(args, type, this.dialect, this.simRobot.status(), this.simRobot.ticks);
   }
 
   /** Publish everything the robot publishes to the clients subscribed to it (rendering only watched cameras). */
   #publishState(): void {
     if (this.testFaults.silent) return;
     const now = performance.now();
-    const stamp = rosTime(this.simRobot.ticks / this.robot.controlHz);
+    const seconds = this.simRobot.ticks / this.robot.controlHz;
     for (const [topic, def] of this.#topics) {
       if (def.direction !== 'out') continue;
       const readers = [...this.#clients].filter((c) => {
@@ -453,7 +502,7 @@ export class RosbridgeSimServer {
         );
       });
       if (readers.length === 0) continue;
-      const msg = this.#message(def.kind, stamp);
+      const msg = this.#message(def.kind, (frameId) => this.dialect.header(seconds, frameId, def.seq++));
       let json: string | undefined;
       let cbor: Uint8Array | undefined;
       for (const c of readers) {
@@ -471,14 +520,14 @@ export class RosbridgeSimServer {
     }
   }
 
-  #message(kind: TopicKind, stamp: { sec: number; nanosec: number }): unknown {
+  #message(kind: TopicKind, header: (frameId: string) => RosHeader | Ros1Header): unknown {
     switch (kind.kind) {
       case 'jointStates': {
         const s = this.simRobot.jointState();
         const fault = this.testFaults.jointPosition;
         if (fault) s.position[s.names.indexOf(fault.joint)] = fault.value;
         return {
-          header: { stamp, frame_id: '' },
+          header: header(''),
           name: s.names,
           position: s.position,
           velocity: s.velocity,
@@ -486,7 +535,7 @@ export class RosbridgeSimServer {
         } satisfies JointStateMsg;
       }
       case 'image':
-        return imageMessage(this.simRobot.render(kind.camera), kind.compressed, { stamp, frame_id: kind.camera });
+        return imageMessage(this.simRobot.render(kind.camera), kind.compressed, header(kind.camera));
       case 'objectState':
         return float64MultiArray(this.simRobot.objectState());
       default:
@@ -513,7 +562,7 @@ export class RosbridgeSimServer {
 function imageMessage(
   image: Image,
   compressed: boolean,
-  header: { stamp: { sec: number; nanosec: number }; frame_id: string },
+  header: RosHeader | Ros1Header,
 ): ImageMsg | CompressedImageMsg {
   // What image_transport writes for an rgb8 camera: the file itself is a standard (RGB) PNG.
   if (compressed) return { header, format: 'rgb8; png compressed bgr8', data: encodePng(image) };

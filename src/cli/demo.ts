@@ -4,9 +4,12 @@
  *     failures, for the world model), train-split instructions only;
  *  2. behaviour cloning of the tiny VLA policy;
  *  3. WMRL post-training from it (a world model over the policy's perception, imagined groups,
- *     anchor episodes, debiasing, denoising, PPI), and GRPO on the simulator alone for comparison;
- *  4. held-out success before and after, and the robot time each used.
+ *     anchor episodes, debiasing, denoising, PPI);
+ *  4. GRPO on the simulator alone for comparison, evaluated after every step;
+ *  5. held-out success against robot time (learning-curves.svg, and in the terminal), compared at
+ *     equal robot time and at equal success, each difference with its paired 95% interval.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
 import { CONFIGS_DIR, DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
@@ -18,9 +21,13 @@ import { POLICY_KERNELS, policyConfigSchema } from '../policy/policyConfig.ts';
 import { pretrainPolicy } from '../policy/pretrain.ts';
 import { savePolicy } from '../policy/policyFiles.ts';
 import { envAnchorRunner } from '../rl/anchorRunner.ts';
-import { runAnchorDir, runTraining, type RunReport } from '../rl/runTraining.ts';
+import { runAnchorDir, runTraining } from '../rl/runTraining.ts';
 import { wmrlConfigSchema } from '../rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
+import { meanCurve } from '../eval/learningCurves.ts';
+import { wilsonInterval } from '../eval/proportion.ts';
+import { learningCurveSvg, learningCurveText } from '../eval/learningCurvePlot.ts';
+import { compareAtRobotTime, type EvaluatedPoint, type RobotTimeComparison } from '../eval/robotTimeComparison.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
 import { TASK_FAMILIES } from '../tasks/families.ts';
 import { intFlag, parseFlags } from './args.ts';
@@ -42,25 +49,30 @@ const BEHAVIOURS = [
 
 export const command = {
   summary:
-    'the main job end to end in the simulator: demos → behaviour cloning → WMRL (vs real-only GRPO) → held-out success',
+    'the main job end to end in the simulator: demos → behaviour cloning → WMRL vs real-only GRPO → held-out success',
   async run(argv: string[]): Promise<number> {
     const { values } = parseFlags(argv, {
       out: { type: 'string' },
       robot: { type: 'string' },
       episodes: { type: 'string' },
       steps: { type: 'string' },
+      'real-steps': { type: 'string' },
+      'eval-episodes': { type: 'string' },
       seed: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
       console.log(
         `usage: wmrl demo [--out DIR] [--robot NAME|DIR|FILE.yaml (default ${DEFAULT_ROBOT})] [--episodes N expert ` +
-          `demos per family (default 100)] [--steps N post-training steps (default 6)] [--seed S]`,
+          `demos per family (default 100)] [--steps N WMRL steps (default 12)] [--real-steps N real-only GRPO ` +
+          `steps (default 4)] [--eval-episodes N held-out episodes per evaluation (default 100)] [--seed S]`,
       );
       return 0;
     }
     const perFamily = intFlag(values.episodes, 'episodes', 100, 4);
-    const steps = intFlag(values.steps, 'steps', 6, 1);
+    const steps = intFlag(values.steps, 'steps', 12, 1);
+    const realSteps = intFlag(values['real-steps'], 'real-steps', 4, 1);
+    const evalEpisodes = intFlag(values['eval-episodes'], 'eval-episodes', 100, 10);
     const seed = intFlag(values.seed, 'seed', 0);
     const out = values.out ?? join('runs', `demo-${runStamp()}`);
     const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
@@ -77,8 +89,8 @@ export const command = {
         steps: String(steps),
         tasks: POST_TRAIN_TASKS,
         'eval.tasks': POST_TRAIN_TASKS,
-        'eval.episodes': '40',
-        'eval.every': String(Math.max(1, Math.ceil(steps / 2))),
+        'eval.episodes': String(evalEpisodes),
+        'eval.every': String(Math.max(1, Math.ceil(steps / 3))),
       },
     });
     const log = new RunLog(out, 'demo', {
@@ -86,6 +98,8 @@ export const command = {
       robot: robot.name,
       perFamily,
       steps,
+      realSteps,
+      evalEpisodes,
       seed,
       out,
       policy: policyConfig,
@@ -94,12 +108,12 @@ export const command = {
     const started = performance.now();
     const backend = await useBackend('auto', [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
 
-    console.log(`1/4 collecting demonstrations in the simulator (${backend} backend)`);
+    console.log(`1/5 collecting demonstrations in the simulator (${backend} backend)`);
     await collectDemos(robot, out, perFamily, seed, log);
     const demos = await readEpisodes([join(out, 'demos')]);
     const mixed = await readEpisodes([join(out, 'mixed')]);
 
-    console.log('\n2/4 behaviour cloning of the tiny VLA policy');
+    console.log('\n2/5 behaviour cloning of the tiny VLA policy');
     let progress: Progress | undefined;
     const { policy, report: bc } = await pretrainPolicy(demos, policyConfig, {
       hooks: {
@@ -127,18 +141,24 @@ export const command = {
     );
 
     const env = await makeSimEnv(robot);
-    const reports: Record<string, RunReport> = {};
+    const curves: Record<string, EvaluatedPoint[]> = { wmrl: [], real: [] };
     let episodeBar: Progress | undefined;
     try {
       for (const mode of ['wmrl', 'real'] as const) {
         console.log(
           mode === 'wmrl'
-            ? '\n3/4 WMRL post-training: imagined groups in a world model over ' +
-                'the policy perception, a few anchor episodes on the simulator'
-            : '\n4/4 for comparison: GRPO on the simulator alone (every rollout executed for real)',
+            ? `\n3/5 WMRL post-training, ${steps} steps: imagined groups in a world model over ` +
+                'the policy perception, one anchor group per step on the simulator'
+            : `\n4/5 for comparison: GRPO on the simulator alone, ${realSteps} steps (every rollout executed ` +
+                'for real), evaluated after every step',
         );
-        reports[mode] = await runTraining({
-          config: { ...trainConfig, mode },
+        let robotSeconds = 0;
+        const config =
+          mode === 'wmrl'
+            ? trainConfig
+            : { ...trainConfig, mode, steps: realSteps, eval: { ...trainConfig.eval, every: 1 } };
+        await runTraining({
+          config,
           policyDir,
           data: [...demos, ...mixed],
           runDir: join(out, mode),
@@ -153,9 +173,10 @@ export const command = {
             episodeBar!.update(done);
             if (done === total) episodeBar!.stop();
           },
-          onStep: (m) =>
+          onStep: (m) => {
+            robotSeconds = m.robotSeconds;
             console.log(
-              `  step ${m.step}/${steps}: ` +
+              `  step ${m.step}/${config.steps}: ` +
                 `${
                   m.successImagined === null
                     ? ''
@@ -164,64 +185,116 @@ export const command = {
                 `${m.successAnchors === null ? '' : `real rollouts ${pct(m.successAnchors)}, `}` +
                 `${m.ppi ? `PPI ${pct(m.ppi.estimate)} [${pct(m.ppi.lower)}, ${pct(m.ppi.upper)}], ` : ''}robot ` +
                 `time ${m.robotSeconds.toFixed(0)} s`,
-            ),
-          onEval: (e) =>
+            );
+          },
+          onEval: (e) => {
+            curves[mode]!.push({ step: e.step, robotSeconds, success: e.successRate, outcomes: e.outcomes });
             console.log(
               `  held-out evaluation after step ${e.step}: ${e.successes}/${e.episodes} (${pct(e.successRate)})`,
-            ),
+            );
+          },
         });
       }
     } finally {
       await env.close();
     }
-    const w = reports.wmrl!;
-    const r = reports.real!;
-    const before = w.evaluations[0]!.successRate;
-    const after = (rep: RunReport) => rep.evaluations.at(-1)!.successRate;
-    console.log(
-      `\nheld-out ${POST_TRAIN_TASKS} instructions ` +
-        `(${trainConfig.eval.episodes} evaluation episodes, never charged as robot time):`,
-    );
-    console.log(`  behaviour cloning         ${pct(before)}`);
-    console.log(
-      `  after WMRL                ${pct(after(w))}   robot ` +
-        `time ${w.robotSeconds.toFixed(0)} s (${w.realEpisodes} real episodes)`,
-    );
-    console.log(
-      `  after real-only GRPO      ${pct(after(r))}   robot ` +
-        `time ${r.robotSeconds.toFixed(0)} s (${r.realEpisodes} real episodes)`,
-    );
-    // Less robot time is a saving only at an equal gain: print the gains and leave the ratio out.
-    console.log(`  gains: WMRL ${signed(after(w) - before)}, real-only ${signed(after(r) - before)}.`);
-    // One seed cannot back a claim: say how coarse the measurement is and where the real comparison is.
-    const n = trainConfig.eval.episodes;
-    console.log(
-      `  One seed and ${n} evaluation episodes (one episode ` +
-        `= ${(100 / n).toFixed(1)} points) cannot separate these gains;`,
-    );
-    console.log(`  npm run bench measures them over seeds (bench/results/wmrl.md; docs/benchmarks.md).`);
+    console.log('\n5/5 WMRL against real-only GRPO on the same held-out episodes');
+    const c = compareAtRobotTime(curves.wmrl!, curves.real!);
+    // One seed: each evaluation's band is its 95% (Wilson) interval.
+    const withIntervals = (curve: EvaluatedPoint[]) =>
+      meanCurve([curve]).map((p, i) => {
+        const w = wilsonInterval(
+          curve[i]!.outcomes.reduce((n, o) => n + o, 0),
+          curve[i]!.outcomes.length,
+        );
+        return { ...p, low: w.low, high: w.high };
+      });
+    const plot = {
+      title: `held-out ${POST_TRAIN_TASKS} success against robot time (demo, seed ${seed})`,
+      bandLabel: `95% interval, ${evalEpisodes} episodes`,
+      arms: [
+        { name: 'real-only GRPO', colour: '#d62728', points: withIntervals(curves.real!) },
+        { name: 'WMRL', colour: '#1f77b4', points: withIntervals(curves.wmrl!) },
+      ],
+    };
+    const plotFile = join(out, 'learning-curves.svg');
+    writeFileSync(plotFile, learningCurveSvg(plot));
+    console.log(learningCurveText(plot, ['R', 'W']));
+    printComparison(c, evalEpisodes);
     log.log({
       stage: 'summary',
-      before,
-      afterWmrl: after(w),
-      afterReal: after(r),
-      robotSecondsWmrl: w.robotSeconds,
-      robotSecondsReal: r.robotSeconds,
+      before: c.candidateGain.episodes ? curves.wmrl![0]!.success : null,
+      afterWmrl: c.candidateFinal.success,
+      robotSecondsWmrl: c.budgetSeconds,
+      afterReal: curves.real!.at(-1)!.success,
+      robotSecondsReal: curves.real!.at(-1)!.robotSeconds,
+      realAtWmrlBudget: c.referenceAtBudget,
+      equalTime: c.equalTime
+        ? {
+            realStep: c.equalTime.reference.step,
+            realSuccess: c.equalTime.reference.success,
+            ...c.equalTime.difference,
+          }
+        : null,
+      realSecondsToWmrlFinal: c.referenceSecondsToCandidateFinal,
+      wmrlGain: c.candidateGain,
+      realGain: c.referenceGain,
     });
     console.log(
-      `\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s. Outputs in ${out}: demos/ mixed/ ` +
-        `(wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, policy/), demo.metrics.jsonl`,
+      `\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s. Outputs in ${out}: learning-curves.svg, ` +
+        'demos/ mixed/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, policy/), ' +
+        'demo.metrics.jsonl',
     );
     return 0;
   },
 };
 
+/** The comparison in words: gains, equal robot time, equal success, each difference with its interval. */
+function printComparison(c: RobotTimeComparison, episodes: number): void {
+  const points = (d: { difference: number; low: number; high: number }) =>
+    `${signed(d.difference)} [${signed(d.low, false)}, ${signed(d.high, false)}]`;
+  const stands = (d: { low: number; high: number }) =>
+    d.low > 0 ? 'above its interval' : d.high < 0 ? 'below its interval' : 'within its interval: not separated';
+  console.log(
+    `  ${episodes} held-out episodes, the same in every evaluation (95% intervals of paired differences; ` +
+      'evaluation episodes are never charged as robot time)',
+  );
+  console.log(
+    `  WMRL:           ${pct(c.candidateFinal.success)} after ${c.budgetSeconds.toFixed(0)} robot-s; ` +
+      `gain over BC ${points(c.candidateGain)}`,
+  );
+  const last = c.equalTime?.reference;
+  console.log(
+    `  real-only GRPO: gain over BC ${points(c.referenceGain)} at its end` +
+      `${last ? '' : ' (it never spent as much robot time as WMRL)'}`,
+  );
+  if (c.equalTime) {
+    const r = c.equalTime.reference;
+    console.log(
+      `  at equal robot time: real-only after step ${r.step} (${r.robotSeconds.toFixed(0)} robot-s, at least ` +
+        `WMRL's) ${pct(r.success)}; WMRL − real-only ${points(c.equalTime.difference)}, ` +
+        `${stands(c.equalTime.difference)}`,
+    );
+  }
+  const t = c.referenceSecondsToCandidateFinal;
+  console.log(
+    c.candidateGain.difference <= 0
+      ? '  at equal success: WMRL ended no higher than BC, so there is no success to reach'
+      : t === null
+        ? `  at equal success: real-only never reached WMRL's ${pct(c.candidateFinal.success)} in its run`
+        : `  at equal success: real-only needed ${t.toFixed(0)} robot-s to reach WMRL's ` +
+          `${pct(c.candidateFinal.success)} (linear between its evaluations): ` +
+          `${(t / Math.max(1e-9, c.budgetSeconds)).toFixed(1)}× WMRL's ${c.budgetSeconds.toFixed(0)} s`,
+  );
+  console.log('  One seed: npm run bench measures the same comparison over 5 seeds (docs/benchmarks.md).');
+}
+
 function pct(x: number): string {
   return `${(100 * x).toFixed(0)}%`;
 }
 
-function signed(x: number): string {
-  return `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)} points`;
+function signed(x: number, unit = true): string {
+  return `${x >= 0 ? '+' : ''}${(100 * x).toFixed(0)}${unit ? ' points' : ''}`;
 }
 
 async function collectDemos(

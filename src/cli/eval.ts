@@ -4,9 +4,10 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { actionDim, DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
 import type { Controller } from '../core/controller.ts';
 import { RandomController } from '../envs/randomController.ts';
+import type { EpisodeAbortedError } from '../envs/env.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { Rng } from '../core/rng.ts';
-import type { TaskSpec } from '../core/types.ts';
+import type { Episode, TaskSpec } from '../core/types.ts';
 import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
 import { makeEnv } from '../envs/makeEnv.ts';
@@ -22,8 +23,13 @@ import { choiceFlag, intFlag, parseFlags, UsageError } from './args.ts';
 import { useBackend } from './common.ts';
 import { ENV_FLAGS, ENV_HELP, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
+import { imaginedPlan, PPI_FLAGS, PPI_HELP, ppiChoice, worldModelPredictor, writePpiResults } from './evalPpi.ts';
+import { evaluateWithPredictions, type PpiEvaluation } from '../eval/ppiEvaluation.ts';
+import { formatPpiRows } from '../eval/ppiTable.ts';
+import { evaluationEpisodeNoise } from '../rl/evaluationImagination.ts';
 
 const HELP = `usage: wmrl eval --policy DIR [options]
+       wmrl eval --policy DIR --world-model DIR [--real N] [--imagined M] [options]
 
   --policy DIR          a policy checkpoint (or a pretrain output folder), or 'random' (the baseline)
   --robot R             robot description: a name under robots/, a folder holding robot.yaml, or a .yaml
@@ -36,7 +42,8 @@ const HELP = `usage: wmrl eval --policy DIR [options]
   --swap-instructions   give each episode another task's instruction (does language matter?)
   --out DIR             where the evaluation episodes are stored (default runs/eval-<time>)
   --backend B           auto | tensorflow-gpu | tensorflow | wasm | cpu
-${ENV_HELP}`;
+${ENV_HELP}
+${PPI_HELP}`;
 
 /** Another task's instruction: the next family's, about a different colour. */
 export function swappedInstruction(task: TaskSpec): string {
@@ -48,7 +55,9 @@ export function swappedInstruction(task: TaskSpec): string {
 }
 
 export const command = {
-  summary: 'evaluate a policy (simulator or rosbridge robot): success per family and split with 95% intervals',
+  summary:
+    'evaluate a policy (simulator or rosbridge robot): success per family and split with 95% intervals; ' +
+    'with --world-model, real plus imagined episodes (PPI)',
   async run(argv: string[]): Promise<number> {
     const { values } = parseFlags(argv, {
       policy: { type: 'string' },
@@ -62,6 +71,7 @@ export const command = {
       out: { type: 'string' },
       backend: { type: 'string' },
       json: { type: 'boolean' },
+      ...PPI_FLAGS,
       ...ENV_FLAGS,
       help: { type: 'boolean', short: 'h' },
     });
@@ -70,7 +80,8 @@ export const command = {
       return 0;
     }
     if (!values.policy) throw new UsageError(`--policy is required\n\n${HELP}`);
-    const perCell = intFlag(values.episodes, 'episodes', 20, 1);
+    const ppi = ppiChoice(values);
+    const perCell = ppi?.real ?? intFlag(values.episodes, 'episodes', 20, 1);
     const split = choiceFlag(values.split, 'split', ['train', 'test', 'both'] as const, 'both');
     const selectors = parseTaskSelectors(values.task ?? 'all');
     const seed = intFlag(values.seed, 'seed', 900_000);
@@ -83,12 +94,28 @@ export const command = {
       : existsSync(join(values.policy, 'policy', 'model.json'))
         ? join(values.policy, 'policy')
         : values.policy;
+    if (ppi && random)
+      throw new UsageError('--world-model imagines with the policy: it needs a trained one, not random');
+    if (ppi && values['swap-instructions'])
+      throw new UsageError(
+        '--world-model and --swap-instructions do not go together (imagination reads the instruction)',
+      );
     const policy = random ? undefined : await loadPolicy(dir);
     const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
+    // Imagination under the seed's noise pairs with real episodes sampled under it (evaluationEpisodeNoise).
+    const noise = values.stochastic ? { seed, correlation: 0 } : null;
+    const predictor =
+      ppi && policy
+        ? await worldModelPredictor(ppi, policy, robot, noise).catch((err: unknown) => {
+            policy.dispose();
+            throw err;
+          })
+        : undefined;
     const env = await makeEnv(robot, {
       ...envFlags,
       cameras: [policy?.config.encoder.camera ?? robot.cameras[0]!.name],
     }).catch((err: unknown) => {
+      predictor?.model.dispose();
       policy?.dispose();
       throw err;
     });
@@ -97,6 +124,7 @@ export const command = {
       ? new PolicyController(policy, {
           deterministic: !values.stochastic,
           instructionOverride: swap ? swappedInstruction : undefined,
+          ...(predictor && noise ? { episodeNoise: evaluationEpisodeNoise(noise, policy) } : {}),
           name: `vla:${dir}${swap ? ':swapped-instructions' : ''}`,
         })
       : new RandomController(actionDim(robot));
@@ -104,8 +132,9 @@ export const command = {
     const plan = splits.flatMap((s, si) =>
       selectors.flatMap((sel, fi) => planEpisodes([sel], s, perCell, seed + 10_000 * si + 1000 * fi)),
     );
+    const further = ppi ? imaginedPlan(splits, selectors, ppi.imagined, seed) : [];
     const store = await EpisodeStore.openForAppend(out, storeRobot(robot));
-    const log = new RunLog(join(out, 'runs'), `eval-${runStamp()}`, {
+    const settings = {
       command: 'eval',
       policy: dir,
       episodesPerCell: perCell,
@@ -116,49 +145,94 @@ export const command = {
       swapInstructions: swap,
       env: envFlags.env,
       url: envFlags.url,
-    });
-    const table = new SuccessTable();
-    const progress = new Progress('eval', plan.length);
-    try {
-      await collectEpisodes({
-        env,
-        controller,
-        store,
-        plan,
-        initialStatus: () => env.status(),
-        onEpisode: (e, i) => {
-          table.add(e);
-          log.log({
-            episode: i,
-            family: e.task.family,
-            split: e.task.split,
-            instruction: e.task.instruction,
-            success: e.success,
-            steps: e.steps,
-          });
-          progress.update(i + 1, `${e.task.family} ${e.success ? 'ok' : 'fail'}`);
-        },
-        // An aborted episode is stored marked aborted, not counted, and run again once the robot answers.
-        onAbort: (err, i) => {
-          log.log({ episode: i, aborted: err.message, fault: err.fault });
-          process.stderr.write(`\n${err.message}; waiting for the robot, then running episode ${i} again\n`);
-        },
+      ...(ppi ? { ppi: { ...ppi, noise } } : {}),
+    };
+    const log = new RunLog(join(out, 'runs'), `eval-${runStamp()}`, settings);
+    let table = new SuccessTable();
+    let ppiResult: PpiEvaluation | undefined;
+    let progress = new Progress('eval', plan.length);
+    const onEpisode = (e: Episode, i: number) => {
+      log.log({
+        episode: i,
+        family: e.task.family,
+        split: e.task.split,
+        instruction: e.task.instruction,
+        success: e.success,
+        steps: e.steps,
       });
+      progress.update(i + 1, `${e.task.family} ${e.success ? 'ok' : 'fail'}`);
+    };
+    // An aborted episode is stored marked aborted, not counted, and run again once the robot answers.
+    const onAbort = (err: EpisodeAbortedError, i: number) => {
+      log.log({ episode: i, aborted: err.message, fault: err.fault });
+      process.stderr.write(`\n${err.message}; waiting for the robot, then running episode ${i} again\n`);
+    };
+    try {
+      if (predictor) {
+        ppiResult = await evaluateWithPredictions({
+          env,
+          controller,
+          store,
+          realPlan: plan,
+          imaginedPlan: further,
+          initialStatus: () => env.status(),
+          predict: (starts) => {
+            progress.stop();
+            console.error(`imagining ${starts.length} episodes in the world model ${ppi!.worldModel}`);
+            return predictor.predict(starts);
+          },
+          onEpisode,
+          onAbort,
+          onStart: (done, total) => {
+            if (done === 1) {
+              progress.stop();
+              progress = new Progress('further starts', total);
+            }
+            progress.update(done);
+          },
+        });
+        table = ppiResult.evaluation.table;
+      } else {
+        await collectEpisodes({
+          env,
+          controller,
+          store,
+          plan,
+          initialStatus: () => env.status(),
+          onEpisode: (e, i) => {
+            table.add(e);
+            onEpisode(e, i);
+          },
+          onAbort,
+        });
+      }
     } finally {
       progress.stop();
       await store.close();
       await env.close();
+      predictor?.model.dispose();
       policy?.dispose();
     }
     writeFileSync(join(out, 'success.json'), JSON.stringify(table.rows(), null, 2) + '\n');
-    if (values.json) console.log(JSON.stringify(table.rows(), null, 2));
+    if (ppiResult) {
+      for (const u of ppiResult.units) log.log({ kind: 'prediction', ...u, paired: u.outcome !== null });
+      writePpiResults(out, settings, ppiResult.rows, ppiResult.units);
+    }
+    if (values.json)
+      console.log(JSON.stringify(ppiResult ? { success: table.rows(), ppi: ppiResult.rows } : table.rows(), null, 2));
     else {
       console.log(
         `policy ${dir}${swap ? " (instructions swapped for another task's)" : ''}, ` +
           `${random ? 'uniformly random' : values.stochastic ? 'sampled' : 'mean'} actions:`,
       );
       console.log(table.format());
-      console.log(`episodes stored in ${out} (wmrl info ${out})`);
+      if (ppiResult) {
+        console.log(`\nwith the world model ${ppi!.worldModel} (${ppi!.imagined} imagined starts per row):`);
+        console.log(formatPpiRows(ppiResult.rows));
+      }
+      console.log(
+        `episodes stored in ${out} (wmrl info ${out})${ppiResult ? `; estimates in ${join(out, 'ppi.json')}` : ''}`,
+      );
     }
     return 0;
   },

@@ -10,6 +10,7 @@ export class Progress {
   #lastLine = Date.now();
   #printed = false;
   #value = 0;
+  #stopped = false;
 
   constructor(label: string, total: number) {
     this.#label = label;
@@ -39,7 +40,10 @@ export class Progress {
     }
   }
 
+  /** Ends the bar; later calls do nothing. */
   stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
     this.#bar?.stop();
     if (!this.#bar && this.#value !== this.#total)
       process.stderr.write(`${this.#label} stopped at ${this.#value}/${this.#total}\n`);

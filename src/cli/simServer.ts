@@ -2,7 +2,7 @@
 import { DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
 import { withImageSize } from '../envs/makeEnv.ts';
 import { RosbridgeSimServer } from '../../sim/rosbridge/simServer.ts';
-import { intFlag, numberFlag, parseFlags } from './args.ts';
+import { intFlag, numberFlag, parseFlags, UsageError } from './args.ts';
 import { untilStopped } from './untilStopped.ts';
 
 const HELP = `usage: wmrl sim-server [options]
@@ -19,13 +19,15 @@ const HELP = `usage: wmrl sim-server [options]
   --max-message-bytes N larger messages get a status error (default 262144; 4× closes the socket)
   --heartbeat-ms N      ping interval; silent clients are dropped (default 10000; 0 = off)
   --allow-topics A,B    only these topics may be used (default: all of the robot's)
-  --allow-services A,B  only these services may be called
+  --allow-services A,B  only these services may be called (rosapi's always may)
+  --ros 1|2             the rosbridge dialect: 2 = rosbridge_suite 1.x/2.x (default), 1 = ROS 1's 0.11.x
+                        (ROS 1 type names only, refusals only logged, ROS 1 headers, no get_ros_version)
   --quiet               no connection log
 
 Stops on SIGINT/SIGTERM.`;
 
 export const command = {
-  summary: 'serve the simulator as a rosbridge (ROS 2) robot over websockets',
+  summary: 'serve the simulator as a rosbridge robot (ROS 2, or ROS 1 with --ros 1) over websockets',
   async run(argv: string[]): Promise<number> {
     const { values } = parseFlags(argv, {
       robot: { type: 'string' },
@@ -40,6 +42,7 @@ export const command = {
       'heartbeat-ms': { type: 'string' },
       'allow-topics': { type: 'string' },
       'allow-services': { type: 'string' },
+      ros: { type: 'string' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
@@ -56,6 +59,8 @@ export const command = {
         ?.split(',')
         .map((s) => s.trim())
         .filter(Boolean);
+    if (values.ros !== undefined && values.ros !== '1' && values.ros !== '2')
+      throw new UsageError(`--ros must be 1 or 2, got '${values.ros}'`);
     const log = values.quiet ? undefined : (line: string) => console.error(`[sim-server] ${line}`);
     const server = await RosbridgeSimServer.start({
       robot,
@@ -69,12 +74,13 @@ export const command = {
       heartbeatMs: intFlag(values['heartbeat-ms'], 'heartbeat-ms', 10_000, 0),
       allowTopics: list(values['allow-topics']),
       allowServices: list(values['allow-services']),
+      ros: values.ros === '1' ? 1 : 2,
       log,
     });
     // Tests and scripts read this line for the port.
     console.log(
       `wmrl sim-server: robot ${robot.name} listening on ${server.url} ` +
-        `(${server.lockstep ? 'lockstep' : `${robot.controlHz * server.speed} Hz`})`,
+        `(ROS ${server.dialect.version}, ${server.lockstep ? 'lockstep' : `${robot.controlHz * server.speed} Hz`})`,
     );
     await untilStopped();
     await server.close();

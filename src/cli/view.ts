@@ -1,4 +1,5 @@
 /** `wmrl view`: the three.js viewer of real and imagined rollouts and training curves, live while a run trains. */
+import { loadRobot } from '../core/robotDescription.ts';
 import { requireBundle } from '../viewer/bundle.ts';
 import { ViewerData } from '../viewer/viewerData.ts';
 import { ViewerServer } from '../viewer/viewerServer.ts';
@@ -8,11 +9,13 @@ import { intFlag, parseFlags, UsageError } from './args.ts';
 import { useBackend } from './common.ts';
 import { untilStopped } from './untilStopped.ts';
 
-const HELP = `usage: wmrl view [--run DIR] [--data DIR]... [--world-model DIR] [--port N] [--backend B]
+const HELP = `usage: wmrl view [--run DIR] [--data DIR]... [--world-model DIR] [--robot FILE]...
+                 [--port N] [--backend B]
 
   --run DIR          a wmrl train run folder: its metrics, anchors and checkpoint world model (watched live)
   --data DIR         dataset folder(s) whose episodes can be opened (e.g. the run's --data)
   --world-model DIR  imagine with this world model (wmrl wm train output, state or video kind) instead of the run's
+  --robot FILE       robot.yaml of an arm outside robots/ whose episodes are shown (repeatable)
   --port N           port on 127.0.0.1 (default 8090; 0 picks a free one)
   --poll-ms N        how often the run folder is read for live updates (default 500)
   --backend B        tfjs backend for imagination: auto | tensorflow-gpu | tensorflow | wasm | cpu
@@ -27,6 +30,7 @@ export const command = {
       run: { type: 'string' },
       data: { type: 'string', multiple: true },
       'world-model': { type: 'string' },
+      robot: { type: 'string', multiple: true },
       port: { type: 'string' },
       'poll-ms': { type: 'string' },
       backend: { type: 'string' },
@@ -43,6 +47,7 @@ export const command = {
       ...(values.run ? { runDir: values.run } : {}),
       dataDirs: values.data ?? [],
       ...(values['world-model'] ? { worldModelDir: values['world-model'] } : {}),
+      robots: (values.robot ?? []).map((r) => loadRobot(r)),
     });
     try {
       const server = await ViewerServer.start({

@@ -7,25 +7,42 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { collectModelFiles, ModelFileError, type ModelFiles } from './modelFiles.ts';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
+// Either spelling, ROS 1 `pkg/Type` or ROS 2 `pkg/msg/Type`: the client sends the server's (src/ros/rosTypes.ts).
 const rosTopic = z
   .object({
     topic: z.string().startsWith('/'),
-    type: z.string().regex(/^\w+\/msg\/\w+$/, 'expected a ROS 2 message type such as sensor_msgs/msg/JointState'),
+    type: z
+      .string()
+      .regex(
+        /^[A-Za-z]\w*\/(msg\/)?[A-Za-z]\w*$/,
+        'expected a ROS message type such as sensor_msgs/msg/JointState (ROS 2) or sensor_msgs/JointState (ROS 1)',
+      ),
   })
   .strict();
 const rosService = z
   .object({
     name: z.string().startsWith('/'),
-    type: z.string().regex(/^\w+\/srv\/\w+$/, 'expected a ROS 2 service type such as std_srvs/srv/Trigger'),
+    type: z
+      .string()
+      .regex(
+        /^[A-Za-z]\w*\/(srv\/)?[A-Za-z]\w*$/,
+        'expected a ROS service type such as wmrl_interfaces/srv/TaskStatus (ROS 2) ' +
+          'or wmrl_interfaces/TaskStatus (ROS 1)',
+      ),
   })
   .strict();
+/** Request-less standard services cannot carry the reset request's task and seed. */
+const EMPTY_REQUEST = /^std_srvs\/(srv\/)?(Trigger|Empty)$/;
 
 const jointSchema = z
   .object({
-    /** MJCF joint name; the position actuator driving it has the same name. */
+    /** MJCF joint name. */
     name: z.string().min(1),
+    /** The position actuator driving it (default: the joint's name). */
+    actuator: z.string().min(1).optional(),
     /** Command limits in radians (inside the hard stops). */
     lower: z.number(),
     upper: z.number(),
@@ -51,13 +68,49 @@ const cameraSchema = z
     message: 'give both pos and lookAt, or neither',
   });
 
+const servoSchema = z.object({ kp: z.number().positive(), kv: z.number().nonnegative() }).strict();
+
+/** What a URDF lacks and the scene needs; the toolkit adds it to the MJCF MuJoCo makes of the URDF. */
+const urdfAdditionsSchema = z
+  .object({
+    /** Gains of the position servos added on every arm joint (named as the joint or its `actuator`). */
+    servo: servoSchema.default({ kp: 150, kv: 15 }),
+    /** Gains of the gripper's servo (named `gripper.actuator`, on its first joint). */
+    gripperServo: servoSchema.default({ kp: 300, kv: 10 }),
+    /** Gravity compensation on every link, as a real arm's controller provides. */
+    gravityCompensation: z.boolean().default(true),
+    /** Where the end-effector site goes: a link and the offset in its frame (m). */
+    endEffector: z.object({ link: z.string().min(1), pos: vec3.default([0, 0, 0]) }).strict(),
+    /** Cameras carried by links (every robot.yaml camera without pos/lookAt), MJCF camera frame conventions. */
+    cameras: z
+      .array(
+        z
+          .object({
+            name: z.string().min(1),
+            link: z.string().min(1),
+            pos: vec3,
+            /** Camera x (right) and y (up) axes in the link frame; it looks along -z. */
+            xyaxes: z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]),
+          })
+          .strict(),
+      )
+      .default([]),
+  })
+  .strict();
+
+export type UrdfAdditions = z.infer<typeof urdfAdditionsSchema>;
+
 export const robotDescriptionSchema = z
   .object({
     /** Must equal the folder name. */
     name: z.string().regex(/^[a-z0-9_-]+$/),
     description: z.string(),
-    /** MJCF file, relative to the description. */
-    mjcf: z.string(),
+    /** MJCF file, relative to the description (give this or `urdf`). */
+    mjcf: z.string().optional(),
+    /** URDF file, relative to the description; MuJoCo's compiler reads it (give this or `mjcf`). */
+    urdf: z.string().optional(),
+    /** With `urdf`: actuators, the end-effector site and cameras to add. */
+    urdfAdditions: urdfAdditionsSchema.optional(),
     /** Control ticks per second. */
     controlHz: z.number().positive().max(1000),
     arm: z
@@ -98,19 +151,41 @@ export const robotDescriptionSchema = z
          * as the simulator's privileged state; absent on most robots.
          */
         objectState: rosTopic.optional(),
-        services: z.object({ reset: rosService, taskStatus: rosService }).strict(),
+        services: z
+          .object({
+            /** wmrl_interfaces/srv/ResetEpisode (robots/ros/wmrl_interfaces) or a type with the same fields. */
+            reset: rosService.refine((s) => !EMPTY_REQUEST.test(s.type), {
+              message:
+                'the reset request carries task and seed, which this type has no fields for; ' +
+                'use wmrl_interfaces/srv/ResetEpisode (robots/ros/wmrl_interfaces)',
+            }),
+            /** wmrl_interfaces/srv/TaskStatus, or std_srvs/srv/Trigger with the status as JSON in `message`. */
+            taskStatus: rosService,
+          })
+          .strict(),
+        /**
+         * ROS version of the robot's rosbridge: 1, 2, or auto (default: ask the server's rosapi).
+         * Type names are sent in that version's spelling.
+         */
+        version: z.union([z.literal(1), z.literal(2), z.literal('auto')]).optional(),
       })
       .strict(),
   })
-  .strict();
+  .strict()
+  .refine((d) => (d.mjcf === undefined) !== (d.urdf === undefined), { message: 'give either mjcf or urdf' })
+  .refine((d) => (d.urdf === undefined) === (d.urdfAdditions === undefined), {
+    message: 'urdfAdditions goes with urdf (a URDF has no actuators, sites or cameras), and only with it',
+  });
 
 export type RobotDescription = z.infer<typeof robotDescriptionSchema> & {
   /** Absolute folder of the description. */
   dir: string;
   /** Absolute path of the description's YAML file. */
   file: string;
-  /** MJCF text, read at load. */
+  /** Text of the main model file (MJCF, or URDF), read at load. */
   mjcfXml: string;
+  /** The main model file and every file it reads (includes, meshes, textures), read at load. */
+  model: ModelFiles;
 };
 
 export const ROBOTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../robots');
@@ -186,22 +261,49 @@ export function parseRobotDescription(text: string, file: string): RobotDescript
   if (folderName !== parsed.data.name) {
     throw new RobotDescriptionError(`${file}: name '${parsed.data.name}' must match its folder '${folderName}'`);
   }
-  const mjcfPath = join(dir, parsed.data.mjcf);
-  if (!existsSync(mjcfPath) || !statSync(mjcfPath).isFile()) {
-    throw new RobotDescriptionError(`${file}: mjcf file '${parsed.data.mjcf}' not found at ${mjcfPath}`);
+  const { mjcf, urdf, urdfAdditions } = parsed.data;
+  const format = urdf === undefined ? 'mjcf' : 'urdf';
+  const modelPath = join(dir, (mjcf ?? urdf)!);
+  if (!existsSync(modelPath) || !statSync(modelPath).isFile()) {
+    throw new RobotDescriptionError(`${file}: ${format} file '${mjcf ?? urdf}' not found at ${modelPath}`);
   }
-  const mjcfXml = readFileSync(mjcfPath, 'utf8');
-  for (const j of parsed.data.arm.joints) requireName(mjcfXml, 'joint', j.name, file);
-  for (const j of parsed.data.gripper.joints) requireName(mjcfXml, 'joint', j, file);
-  requireName(mjcfXml, 'site', parsed.data.endEffectorSite, file);
-  for (const c of parsed.data.cameras) if (!c.pos) requireName(mjcfXml, 'camera', c.name, file);
-  return { ...parsed.data, dir, file: resolve(file), mjcfXml };
+  let model: ModelFiles;
+  try {
+    model = collectModelFiles(modelPath, format);
+  } catch (err) {
+    if (err instanceof ModelFileError) throw new RobotDescriptionError(`${file}: ${err.message}`, { cause: err });
+    throw err;
+  }
+  // Names are checked over the main file and everything it includes.
+  const xml = model.xml;
+  const source = format === 'urdf' ? 'URDF' : 'MJCF';
+  for (const j of parsed.data.arm.joints) requireName(xml, 'joint', j.name, file, source);
+  for (const j of parsed.data.gripper.joints) requireName(xml, 'joint', j, file, source);
+  if (urdfAdditions) {
+    requireName(xml, 'link', urdfAdditions.endEffector.link, file, source);
+    for (const c of urdfAdditions.cameras) requireName(xml, 'link', c.link, file, source);
+    for (const c of parsed.data.cameras)
+      if (!c.pos && !urdfAdditions.cameras.some((m) => m.name === c.name))
+        throw new RobotDescriptionError(
+          `${file}: camera '${c.name}' has no pos/lookAt and is not in urdfAdditions.cameras (a URDF has no cameras)`,
+        );
+  } else {
+    requireName(xml, 'site', parsed.data.endEffectorSite, file, source);
+    for (const c of parsed.data.cameras) if (!c.pos) requireName(xml, 'camera', c.name, file, source);
+  }
+  return {
+    ...parsed.data,
+    dir,
+    file: resolve(file),
+    mjcfXml: new TextDecoder().decode(model.files.get(model.main)),
+    model,
+  };
 }
 
-/** Cheap early check that a name the description relies on exists in the MJCF (MuJoCo checks again at compile). */
-function requireName(xml: string, element: string, name: string, file: string): void {
-  const re = new RegExp(`<${element}\\b[^>]*\\bname="${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`);
-  if (!re.test(xml)) throw new RobotDescriptionError(`${file}: ${element} '${name}' is not defined in the MJCF`);
+/** Cheap early check that a name the description relies on exists in the model (MuJoCo checks again at compile). */
+function requireName(xml: string, element: string, name: string, file: string, source: string): void {
+  const re = new RegExp(`<${element}\\b[^>]*\\bname=["']${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']`);
+  if (!re.test(xml)) throw new RobotDescriptionError(`${file}: ${element} '${name}' is not defined in the ${source}`);
 }
 
 /** Number of values in the normalised action: arm joints + gripper. */

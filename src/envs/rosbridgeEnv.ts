@@ -16,6 +16,10 @@
  * once, even mid-sleep), a robot that stops publishing, a failed or timed-out service call, and a
  * joint or object measurement that is not a finite number: nothing more is sent, and the next
  * reset waits for the reconnection. `waitForRobot` waits until the robot serves again.
+ *
+ * On each connection the client first settles the server's ROS dialect (rosbridgeDialect.ts):
+ * the version, so type names go out in its spelling, and the ROS graph, so that a topic the
+ * server would refuse or never serve is a RosbridgeSetupError at reset naming it, not a timeout.
  */
 import type { Ros } from './rosbridgeRoslib.ts';
 import { Topic } from './rosbridgeRoslib.ts';
@@ -33,7 +37,9 @@ import {
   ServiceTimeoutError,
 } from './rosbridgeConnection.ts';
 import { decodeCompressedImage, decodeRawImage, fitImage } from './rosbridgeImages.ts';
-import { float64MultiArray, isRecord, type ResetRequest, type TaskStatusReport } from '../ros/messages.ts';
+import { float64MultiArray, isRecord, resetRequest, type TaskStatusReport } from '../ros/messages.ts';
+import { rosTypeFor } from '../ros/rosTypes.ts';
+import { negotiateDialect, topicProblems, wireType, type RosbridgeDialect, type TopicUse } from './rosbridgeDialect.ts';
 import {
   BadMeasurementError,
   finiteMeasurement,
@@ -90,6 +96,17 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** What one connection settled before subscribing: the dialect, and what it says will not work. */
+interface ConnectionSetup {
+  dialect: RosbridgeDialect;
+  problems: string[];
+}
+
+/** The server cannot serve this robot as described (refused topics, wrong types, unknown ROS version). */
+export class RosbridgeSetupError extends Error {
+  override name = 'RosbridgeSetupError';
+}
+
 export class RosbridgeEnv implements Env {
   readonly robot: RobotDescription;
   readonly source = 'rosbridge' as const;
@@ -117,6 +134,11 @@ export class RosbridgeEnv implements Env {
   #done = true;
   /** Set when the connection drops during an episode (why it dropped); the episode cannot go on. */
   #lostReason: string | undefined;
+  /** The current connection's setup, settled asynchronously after it comes up. */
+  #setup: Promise<ConnectionSetup> | undefined;
+  #version: RosbridgeDialect['version'] | undefined;
+  /** Topic → why the server refused its subscription or advertisement (status ops, this connection). */
+  #refusals = new Map<string, string>();
 
   private constructor(options: RosbridgeEnvOptions, kinematics: ArmKinematics | undefined) {
     const robot = options.robot;
@@ -197,12 +219,17 @@ export class RosbridgeEnv implements Env {
     this.#lostReason = undefined;
     const o = this.#options;
     await this.#conn.waitConnected(o.connectTimeoutMs ?? 30_000);
+    this.#checkSetup(await this.#call(() => this.#setup!));
     const mark = this.#seq;
     const services = this.robot.ros.services;
-    const request: ResetRequest = { task: JSON.stringify(task), seed };
     const reply = readTrigger(
       await this.#call(() =>
-        this.#conn.call(services.reset.name, services.reset.type, request, o.resetTimeoutMs ?? 60_000),
+        this.#conn.call(
+          services.reset.name,
+          this.#serviceType(services.reset.type),
+          resetRequest(task, seed),
+          o.resetTimeoutMs ?? 60_000,
+        ),
       ),
       services.reset.name,
     );
@@ -267,7 +294,14 @@ export class RosbridgeEnv implements Env {
         continue;
       }
       try {
-        await this.#conn.call(s.name, s.type, {}, Math.min(left, this.#options.serviceTimeoutMs ?? 5000));
+        // The connection's dialect first, so the call goes out in the server's spelling.
+        await this.#setup;
+        await this.#conn.call(
+          s.name,
+          this.#serviceType(s.type),
+          {},
+          Math.min(left, this.#options.serviceTimeoutMs ?? 5000),
+        );
         return;
       } catch (err) {
         last = (err as Error).message;
@@ -288,19 +322,53 @@ export class RosbridgeEnv implements Env {
   }
 
   #setUp(ros: Ros): void {
+    this.#refusals.clear();
+    this.#version = undefined;
+    const setup = this.#prepare(ros);
+    setup.catch(() => undefined); // Awaited (and reported) by the next reset.
+    this.#setup = setup;
+  }
+
+  /** Settle the dialect, then subscribe and advertise in its spelling. */
+  async #prepare(ros: Ros): Promise<ConnectionSetup> {
+    const r = this.robot.ros;
+    const timeoutMs = this.#options.serviceTimeoutMs ?? 5000;
+    const dialect = await negotiateDialect(
+      (service, args) => this.#conn.call(service, '', args, timeoutMs),
+      r.version,
+      this.url,
+    );
+    if (this.#conn.ros !== ros) throw new RosbridgeDisconnectedError(`lost the connection to ${this.url}`);
+    this.#version = dialect.version;
+    const uses: TopicUse[] = [
+      ...this.#observed.map((topic) => ({ topic, type: this.#typeOf(topic), role: 'subscribe' as const })),
+      { topic: r.command.topic, type: r.command.type, role: 'advertise' },
+      { topic: r.gripperCommand.topic, type: r.gripperCommand.type, role: 'advertise' },
+    ];
+    const problems = topicProblems(dialect, uses);
+    this.#subscribe(ros, dialect);
+    return { dialect, problems };
+  }
+
+  #typeOf(topic: string): string {
+    const r = this.robot.ros;
+    const all = [r.jointStates, ...Object.values(r.images), ...(r.objectState ? [r.objectState] : [])];
+    return all.find((t) => t.topic === topic)!.type;
+  }
+
+  #serviceType(type: string): string {
+    return this.#version === undefined ? type : rosTypeFor(type, this.#version, 'srv');
+  }
+
+  #subscribe(ros: Ros, dialect: RosbridgeDialect): void {
     const r = this.robot.ros;
     const compression = this.#options.compression ?? 'none';
-    const types = new Map<string, string>([
-      [r.jointStates.topic, r.jointStates.type],
-      ...Object.values(r.images).map((t) => [t.topic, t.type] as [string, string]),
-    ]);
-    if (r.objectState) types.set(r.objectState.topic, r.objectState.type);
     for (const topic of this.#observed) {
       const isImage = Object.values(r.images).some((t) => t.topic === topic);
       const sub = new Topic<unknown>({
         ros,
         name: topic,
-        messageType: types.get(topic)!,
+        messageType: wireType(this.#typeOf(topic), dialect.version),
         compression: isImage ? compression : 'none',
         reconnect_on_close: false,
         queue_length: 1,
@@ -310,22 +378,49 @@ export class RosbridgeEnv implements Env {
         this.#latest.set(topic, { seq: ++this.#seq, msg });
         for (const wake of [...this.#arrival]) wake();
       });
+      this.#listenForRefusal(ros, topic, sub.subscribeId);
     }
     const arm = new Topic<unknown>({
       ros,
       name: r.command.topic,
-      messageType: r.command.type,
+      messageType: wireType(r.command.type, dialect.version),
       reconnect_on_close: false,
     });
     const gripper = new Topic<unknown>({
       ros,
       name: r.gripperCommand.topic,
-      messageType: r.gripperCommand.type,
+      messageType: wireType(r.gripperCommand.type, dialect.version),
       reconnect_on_close: false,
     });
     arm.advertise();
     gripper.advertise();
+    this.#listenForRefusal(ros, r.command.topic, arm.advertiseId);
+    this.#listenForRefusal(ros, r.gripperCommand.topic, gripper.advertiseId);
     this.#publishers = { arm, gripper };
+  }
+
+  /** A status op about a subscription or advertisement is a refusal (servers that send them say why). */
+  #listenForRefusal(ros: Ros, topic: string, id: string | null | undefined): void {
+    if (!id) return;
+    ros.on(`status:${id}`, (m) => {
+      const status = m as { level?: unknown; msg?: unknown };
+      if (this.#conn.ros !== ros || (status.level !== 'error' && status.level !== 'warning')) return;
+      this.#refusals.set(topic, `rosbridge answered ${status.level}: ${String(status.msg)}`);
+      for (const wake of [...this.#arrival]) wake();
+    });
+  }
+
+  /** Throw what makes this connection unable to serve the robot, if anything. */
+  #checkSetup(setup: ConnectionSetup): void {
+    const refused = [...this.#refusals].map(([topic, why]) => `${topic}: ${why}`);
+    const problems = [...setup.problems, ...refused];
+    if (problems.length === 0) return;
+    this.#done = true;
+    const d = setup.dialect;
+    throw new RosbridgeSetupError(
+      `rosbridge at ${this.url} (ROS ${d.version}, from ${d.source}) cannot serve robot '${this.robot.name}' ` +
+        `as described:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
   }
 
   #onDisconnect(reason: string): void {
@@ -382,9 +477,18 @@ export class RosbridgeEnv implements Env {
     await new Promise<void>((resolve, reject) => {
       const wake = () => {
         const lost = this.#lost();
+        const refused = this.#observed.filter((t) => this.#refusals.has(t));
         if (lost !== undefined) {
           finish();
           reject(this.#abortError(`lost the connection to the robot (${lost})`, 'connection-lost'));
+        } else if (refused.length > 0) {
+          finish();
+          this.#done = true;
+          reject(
+            new RosbridgeSetupError(
+              `rosbridge at ${this.url} refused ${refused.map((t) => `${t} (${this.#refusals.get(t)})`).join(', ')}`,
+            ),
+          );
         } else if (fresh()) {
           finish();
           resolve();
@@ -403,13 +507,26 @@ export class RosbridgeEnv implements Env {
         const wait = `${(timeoutMs / 1000).toFixed(1)} s`;
         reject(
           this.#abortError(
-            `the robot went silent: no fresh message on ${missing.join(', ')} within ${wait}${undecoded}`,
+            `the robot went silent: no fresh message on ${missing.join(', ')} within ${wait}` +
+              `${this.#neverArrivedHint(missing)}${undecoded}`,
             'robot-silent',
           ),
         );
       }, timeoutMs);
       this.#arrival.add(wake);
+      wake(); // A refusal may have come in before this wait began.
     });
+  }
+
+  /** For topics that never delivered on this connection: rosbridge_suite refuses subscriptions silently. */
+  #neverArrivedHint(missing: string[]): string {
+    const never = missing.filter((t) => !this.#latest.has(t));
+    if (never.length === 0 || this.#version === undefined) return '';
+    const sent = never.map((t) => `${t} as ${wireType(this.#typeOf(t), this.#version!)}`).join(', ');
+    return (
+      ` (subscribed to ${sent} on a ROS ${this.#version} rosbridge, which never delivered; ` +
+      'rosbridge does not tell clients about refused subscriptions: its log says why)'
+    );
   }
 
   #abortError(reason: string, fault: AbortFault): EpisodeAbortedError {
@@ -440,8 +557,10 @@ export class RosbridgeEnv implements Env {
 
   async #queryStatus(): Promise<TaskStatusReport> {
     const s = this.robot.ros.services.taskStatus;
-    const values = await this.#call(() => this.#conn.call(s.name, s.type, {}, this.#options.serviceTimeoutMs ?? 5000));
-    return readTaskStatus(readTrigger(values, s.name), s.name);
+    const values = await this.#call(() =>
+      this.#conn.call(s.name, this.#serviceType(s.type), {}, this.#options.serviceTimeoutMs ?? 5000),
+    );
+    return readTaskStatus(values, s.name);
   }
 
   /** The observation from the latest messages; a non-finite measurement aborts the episode, naming it. */

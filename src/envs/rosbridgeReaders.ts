@@ -73,22 +73,36 @@ export function readBytes(data: unknown, what: string): Uint8Array {
   throw new RosMessageError(`${what} must be base64 text or bytes`);
 }
 
-/** Parse a Trigger response's `message` as JSON of the expected fields. */
+/** Check a reply of shape {success, message}: std_srvs/Trigger, or wmrl_interfaces/ResetEpisode. */
 export function readTrigger(values: unknown, service: string): TriggerResponse {
   if (!isRecord(values) || typeof values.success !== 'boolean' || typeof values.message !== 'string') {
     throw new RosMessageError(
-      `${service} replied ${JSON.stringify(values)?.slice(0, 200)}; expected a Trigger response {success, message}`,
+      `${service} replied ${JSON.stringify(values)?.slice(0, 200)}; expected {success: bool, message: string}`,
     );
   }
   return { success: values.success, message: values.message };
 }
 
-export function readTaskStatus(reply: TriggerResponse, service: string): TaskStatusReport {
+/**
+ * Read a task-status reply: wmrl_interfaces/TaskStatus `{success, progress, message}`, or (what
+ * earlier robots answer) a std_srvs/Trigger whose `message` is JSON `{"progress": number}`.
+ * Progress is clamped to [0, 1].
+ */
+export function readTaskStatus(values: unknown, service: string): TaskStatusReport {
+  if (isRecord(values) && typeof values.success === 'boolean' && 'progress' in values) {
+    const progress = values.progress;
+    if (typeof progress !== 'number' || !Number.isFinite(progress))
+      throw new RosMessageError(`${service} replied progress ${JSON.stringify(progress)}; expected a finite number`);
+    return { progress: Math.min(1, Math.max(0, progress)), success: values.success };
+  }
+  const reply = readTrigger(values, service);
   let parsed: unknown;
   try {
     parsed = JSON.parse(reply.message);
   } catch {
-    throw new RosMessageError(`${service} message is not JSON: ${reply.message.slice(0, 200)}`);
+    throw new RosMessageError(
+      `${service} replied without a progress field, and its message is not JSON: ${reply.message.slice(0, 200)}`,
+    );
   }
   if (!isRecord(parsed) || typeof parsed.progress !== 'number' || !Number.isFinite(parsed.progress)) {
     throw new RosMessageError(

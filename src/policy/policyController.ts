@@ -13,6 +13,9 @@ export interface PolicyControllerOptions {
   /** The standard-normal exploration noise of step t (one value per action output), instead of
    * drawing it: a rollout's own seeded sequence, which imagination can replay (src/rl/rolloutNoise.ts). */
   noise?: (t: number) => ArrayLike<number>;
+  /** A fresh noise sequence for each episode, from its scene seed (instead of `noise`): evaluation
+   * episodes whose imagined twins, keyed by the same seed, explore alike (src/rl/evaluationImagination.ts). */
+  episodeNoise?: (seed: number) => (t: number) => ArrayLike<number>;
   name?: string;
 }
 
@@ -23,12 +26,14 @@ export class PolicyController implements Controller {
   #seed = 0;
   #t = 0;
   #task: TaskSpec | undefined;
+  #noise: ((t: number) => ArrayLike<number>) | undefined;
   /** Actions of the current chunk still to execute (actionChunk > 1). */
   #queue: Float32Array[] = [];
 
   constructor(policy: VlaPolicy, options: PolicyControllerOptions) {
     this.policy = policy;
     this.#options = options;
+    this.#noise = options.noise;
     this.name = options.name ?? `vla:${policy.config.size}`;
   }
 
@@ -37,6 +42,7 @@ export class PolicyController implements Controller {
     this.#seed = seed;
     this.#t = 0;
     this.#queue = [];
+    this.#noise = this.#options.episodeNoise?.(seed) ?? this.#options.noise;
   }
 
   act(observation: Observation): Action {
@@ -54,7 +60,7 @@ export class PolicyController implements Controller {
     );
     try {
       return tf.tidy(() => {
-        const given = this.#options.noise?.(this.#t);
+        const given = this.#noise?.(this.#t);
         const width = this.policy.outputDim;
         if (given && given.length !== width)
           throw new Error(`noise gives ${given.length} values per step; the policy outputs ${width}`);

@@ -45,10 +45,19 @@ export class RolloutNoise {
    * a batch under `seed` draws, given rolloutNoiseSeed(seed, b).
    */
   static single(rolloutSeed: number, actionDim: number, correlation: number): (t: number) => Float32Array {
-    const noise = new RolloutNoise(0, actionDim, { seed: 0, correlation });
-    noise.#rngs = [new Rng(rolloutSeed)];
-    noise.#drawn = [[]];
+    const noise = RolloutNoise.ofSeeds([rolloutSeed], actionDim, correlation);
     return (t) => noise.at(0, t);
+  }
+
+  /**
+   * A batch whose rollout b draws the sequence of `rolloutSeeds[b]` (as `single` does): rollouts
+   * keyed by something other than their place in one batch, e.g. an evaluation episode's scene seed.
+   */
+  static ofSeeds(rolloutSeeds: readonly number[], actionDim: number, correlation: number): RolloutNoise {
+    const noise = new RolloutNoise(0, actionDim, { seed: 0, correlation });
+    noise.#rngs = rolloutSeeds.map((s) => new Rng(s));
+    noise.#drawn = rolloutSeeds.map(() => []);
+    return noise;
   }
 
   get rollouts(): number {

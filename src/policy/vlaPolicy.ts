@@ -29,6 +29,11 @@ export interface PolicyInput {
   proprio: tf.Tensor2D;
   /** Token ids, [N, maxTokens] int32. */
   tokens: tf.Tensor2D;
+  /**
+   * The instruction features of these tokens, [N, features] (VlaPolicy.encodeInstructions), when
+   * a caller computes them once for many passes: reinforcement learning never changes them.
+   */
+  language?: tf.Tensor2D;
 }
 
 export interface PolicyOutput {
@@ -126,7 +131,7 @@ export class VlaPolicy {
     return tf.tidy(() => {
       const n = input.tokens.shape[0];
       const F = this.config.features;
-      const lang = this.language.apply(input.tokens);
+      const lang = input.language ?? this.language.apply(input.tokens);
       const gammaBeta = this.film.apply(lang);
       const perceived = input.latent ? undefined : this.#perceive(input.images, lang);
       const vis = swish(this.vision.apply(input.latent ?? perceived!.latent));
@@ -180,6 +185,11 @@ export class VlaPolicy {
   /** Trainable variables: the encoder's too when `encoder.trainable`. */
   variables(): tf.Variable[] {
     return [...(this.config.encoder.trainable ? this.encoderVariables() : []), ...this.headVariables()];
+  }
+
+  /** Instruction features of token ids [N, maxTokens] → [N, features] (see PolicyInput.language). */
+  encodeInstructions(tokens: tf.Tensor2D): tf.Tensor2D {
+    return this.language.apply(tokens);
   }
 
   /** What reinforcement learning updates: everything after perception and language, so the

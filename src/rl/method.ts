@@ -17,8 +17,10 @@ export interface Method {
   debias: boolean;
   /** Which correction: the pooled isotonic map, or the contextual one (src/rl/contextualCorrection.ts). */
   debiasMap: 'isotonic' | 'contextual';
-  /** Inverse-variance denoising: the anchor weight and the per-rollout ensemble weights (wmrl mode). */
-  denoise: boolean;
+  /** Inverse-variance denoising of real anchor groups: the anchor weight (wmrl mode). */
+  anchorWeight: boolean;
+  /** Inverse-variance denoising of imagined rollouts: the per-rollout ensemble weights (wmrl mode). */
+  ensembleWeight: boolean;
   /** Anchor episodes refit the world model (wmrl mode). */
   refit: boolean;
   /** λ, the weight of an imagined sample against a real one: 'trust' (measured) or fixed. */
@@ -39,7 +41,8 @@ export function resolveMethod(config: WmrlConfig): Method {
     corrects,
     debias: corrects && config.debias,
     debiasMap: config.debiasMap,
-    denoise: corrects && config.denoise,
+    anchorWeight: corrects && (config.denoise === true || config.denoise === 'anchor'),
+    ensembleWeight: corrects && (config.denoise === true || config.denoise === 'ensemble'),
     refit: corrects && config.refit,
     // wm-only measures nothing to trust: its imagined samples count as real ones.
     imaginedWeight: config.imaginedWeight === 'trust' && !corrects ? 1 : config.imaginedWeight,

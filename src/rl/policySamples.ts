@@ -70,11 +70,76 @@ export function concatSamples(parts: PolicySamples[]): PolicySamples {
   return out;
 }
 
-/** Policy input and actions of the given rows. */
-export function sampleBatch(
-  s: PolicySamples,
-  rows: ArrayLike<number>,
-): { input: PolicyInput; actions: tf.Tensor2D; oldLogProb: tf.Tensor1D; advantage: tf.Tensor1D; weight: tf.Tensor1D } {
+/**
+ * What stays fixed through a step's update, computed once for all rows instead of in every
+ * minibatch of every epoch: each row's instruction features (language is not trained by RL, and
+ * a step's thousands of rows share a few dozen instructions, so each is encoded once) and the
+ * reference policy's action mean (the KL term's anchor, a constant to the gradient).
+ */
+export interface FixedFeatures {
+  language: Float32Array;
+  languageDim: number;
+  referenceMean?: Float32Array;
+}
+
+/** Instruction features of every row, each distinct instruction encoded once. */
+export function instructionFeatures(policy: VlaPolicy, s: PolicySamples): FixedFeatures {
+  const T = s.maxTokens;
+  const index = new Map<string, number>();
+  const unique: number[] = [];
+  const of = new Int32Array(s.count);
+  for (let r = 0; r < s.count; r++) {
+    const key = s.tokens.subarray(r * T, (r + 1) * T).join(',');
+    let u = index.get(key);
+    if (u === undefined) {
+      u = unique.length;
+      index.set(key, u);
+      unique.push(r);
+    }
+    of[r] = u;
+  }
+  const tokens = new Int32Array(unique.length * T);
+  unique.forEach((r, u) => tokens.set(s.tokens.subarray(r * T, (r + 1) * T), u * T));
+  const features = tf.tidy(
+    () => policy.encodeInstructions(tf.tensor2d(tokens, [unique.length, T], 'int32')).dataSync() as Float32Array,
+  );
+  const D = features.length / Math.max(1, unique.length);
+  const language = new Float32Array(s.count * D);
+  for (let r = 0; r < s.count; r++) language.set(features.subarray(of[r]! * D, (of[r]! + 1) * D), r * D);
+  return { language, languageDim: D };
+}
+
+/** The policy's instruction features and the reference's action mean (with its own features) for every row. */
+export function updateFeatures(policy: VlaPolicy, reference: VlaPolicy, s: PolicySamples, chunk = 2048): FixedFeatures {
+  const fixed = instructionFeatures(reference, s);
+  const referenceMean = new Float32Array(s.count * s.actionDim);
+  for (let i = 0; i < s.count; i += chunk) {
+    const rows = Array.from({ length: Math.min(chunk, s.count - i) }, (_, j) => i + j);
+    const b = sampleBatch(s, rows, fixed);
+    try {
+      referenceMean.set(
+        tf.tidy(() => reference.mean(b.input).dataSync()),
+        i * s.actionDim,
+      );
+    } finally {
+      disposeSampleBatch(b);
+    }
+  }
+  return { ...instructionFeatures(policy, s), referenceMean };
+}
+
+export interface SampleBatch {
+  input: PolicyInput;
+  actions: tf.Tensor2D;
+  oldLogProb: tf.Tensor1D;
+  advantage: tf.Tensor1D;
+  weight: tf.Tensor1D;
+  /** The reference's action mean of these rows, when the fixed features carry it. */
+  referenceMean?: tf.Tensor2D;
+}
+
+/** Policy input and actions of the given rows (with their fixed features, when given). */
+export function sampleBatch(s: PolicySamples, rows: ArrayLike<number>, fixed?: FixedFeatures): SampleBatch {
   const n = rows.length;
   const pick = <T extends Float32Array | Int32Array>(src: T, width: number, make: (n: number) => T): T => {
     const out = make(n * width);
@@ -91,23 +156,30 @@ export function sampleBatch(
         [n, s.maxTokens],
         'int32',
       ),
+      ...(fixed ? { language: tf.tensor2d(pick(fixed.language, fixed.languageDim, f32), [n, fixed.languageDim]) } : {}),
     },
     actions: tf.tensor2d(pick(s.actions, s.actionDim, f32), [n, s.actionDim]),
     oldLogProb: tf.tensor1d(pick(s.oldLogProb, 1, f32)),
     advantage: tf.tensor1d(pick(s.advantage, 1, f32)),
     weight: tf.tensor1d(pick(s.weight, 1, f32)),
+    ...(fixed?.referenceMean
+      ? { referenceMean: tf.tensor2d(pick(fixed.referenceMean, s.actionDim, f32), [n, s.actionDim]) }
+      : {}),
   };
 }
 
-export function disposeSampleBatch(b: ReturnType<typeof sampleBatch>): void {
+export function disposeSampleBatch(b: SampleBatch): void {
   tf.dispose([b.input.latent!, b.input.proprio, b.input.tokens, b.actions, b.oldLogProb, b.advantage, b.weight]);
+  if (b.input.language) b.input.language.dispose();
+  if (b.referenceMean) b.referenceMean.dispose();
 }
 
 /** Fill oldLogProb with the policy's current log-probabilities (before an update), in chunks. */
 export function withOldLogProb(policy: VlaPolicy, s: PolicySamples, chunk = 2048): PolicySamples {
+  const fixed = instructionFeatures(policy, s);
   for (let i = 0; i < s.count; i += chunk) {
     const rows = Array.from({ length: Math.min(chunk, s.count - i) }, (_, j) => i + j);
-    const b = sampleBatch(s, rows);
+    const b = sampleBatch(s, rows, fixed);
     try {
       s.oldLogProb.set(
         tf.tidy(() => policy.logProb(b.input, b.actions).dataSync()),

@@ -8,7 +8,6 @@ import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 import type { ImaginationStarts } from '../worldmodel/imagine.ts';
 import { debiasedScores } from './debias.ts';
 import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
-import { groupedPpiEstimate } from './ppiEstimate.ts';
 import { runRealGroups, type RealGroups } from './realGroups.ts';
 import { type SeedPurpose, stepSeed } from './seeds.ts';
 import { groupStarts } from './startPool.ts';
@@ -89,7 +88,11 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
   );
   const f = debiasedScores(t, out, starts);
   const anchors = await imagineAndRun(t, anchorIdx, noiseSpec(config, seed('ppiCheckAnchorNoise')));
-  const est = groupedPpiEstimate(f, debiasedScores(t, anchors.imagined, anchors.starts), anchors.real.outcomes, M);
+  // The training estimate's own rectifiers (the window) plus the check's fresh anchor groups.
+  const est = t.learning.ppiWindow.estimate(f, M, {
+    predicted: debiasedScores(t, anchors.imagined, anchors.starts),
+    outcomes: anchors.real.outcomes,
+  });
   const truth = await runRealGroups(
     t.env,
     policy,

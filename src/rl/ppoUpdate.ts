@@ -4,11 +4,11 @@
  * side of the policy learns (see VlaPolicy.rlVariables): the perception stays as the world
  * model was trained on it.
  */
-import * as tf from '@tensorflow/tfjs';
+import type * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../core/rng.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { ppoLoss } from './ppoLoss.ts';
-import { disposeSampleBatch, sampleBatch, type PolicySamples } from './policySamples.ts';
+import { disposeSampleBatch, sampleBatch, type PolicySamples, updateFeatures } from './policySamples.ts';
 
 export interface PpoOptions {
   epochs: number;
@@ -37,12 +37,13 @@ export async function ppoUpdate(
   const vars = policy.rlVariables();
   const order = Array.from({ length: samples.count }, (_, i) => i);
   const B = Math.max(1, Math.floor(samples.count / options.minibatches));
+  const fixed = updateFeatures(policy, reference, samples);
   let stats = { loss: 0, kl: 0, clipFraction: 0, updates: 0 };
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     rng.shuffle(order);
     const sums = { loss: 0, kl: 0, clip: 0, batches: 0 };
     for (let s = 0; s + B <= order.length; s += B) {
-      const b = sampleBatch(samples, order.slice(s, s + B));
+      const b = sampleBatch(samples, order.slice(s, s + B), fixed);
       try {
         let kl = 0;
         let clipped = 0;
@@ -57,8 +58,8 @@ export async function ppoUpdate(
                 oldLogProb: b.oldLogProb,
                 advantage: b.advantage,
                 weight: b.weight,
-                // Constants to the gradient: the reference's own variables are not updated.
-                referenceMean: tf.tidy(() => reference.mean(b.input)),
+                // A constant to the gradient, computed once for the step.
+                referenceMean: b.referenceMean!,
                 referenceLogStd: reference.logStd,
               },
               options,

@@ -26,6 +26,7 @@ import type { AnchorRunner } from './anchorRunner.ts';
 import { ContextualCorrection } from './contextualCorrection.ts';
 import { AnchorWeight } from './denoisingWeights.ts';
 import { imaginationCheck, type ImaginationCheck } from './imaginationCheck.ts';
+import { PpiWindow } from './ppiWindow.ts';
 import { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import { resolveMethod } from './method.ts';
@@ -34,7 +35,7 @@ import { startPool } from './startPool.ts';
 import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics } from './trainCheckpoint.ts';
 import type { LearningState, Trainer } from './trainer.ts';
 import { trainStep, type StepMetrics } from './trainStep.ts';
-import type { WmrlConfig } from './wmrlConfig.ts';
+import { type WmrlConfig, wmrlConfigSchema } from './wmrlConfig.ts';
 
 export interface RunOptions {
   config: WmrlConfig;
@@ -73,6 +74,8 @@ export interface EvalMetrics {
   successRate: number;
   perFamily: Record<string, { episodes: number; successes: number }>;
   robotSeconds: number;
+  /** 1 or 0 per evaluation episode, in plan order: every step and run evaluates the same episodes (paired). */
+  outcomes: number[];
 }
 
 export interface RunReport {
@@ -201,6 +204,7 @@ async function startLearning(
     contextual: new ContextualCorrection(config.contextual),
     anchorWeight: new AnchorWeight(config.anchorWeight),
     trust: new ImaginationTrust(config.trust),
+    ppiWindow: new PpiWindow(config.ppiWindow),
     progress: { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, anchorEpisodeIds: [] },
     anchorModelEpisodes: [],
   };
@@ -313,6 +317,9 @@ async function resumeLearning(
         : new ContextualCorrection(config.contextual),
       anchorWeight: AnchorWeight.fromJSON(state.anchorWeight),
       trust: state.trust ? ImaginationTrust.fromJSON(state.trust) : new ImaginationTrust(config.trust),
+      ppiWindow: state.ppiWindow
+        ? PpiWindow.fromJSON(config.ppiWindow, state.ppiWindow)
+        : new PpiWindow(config.ppiWindow),
       progress: {
         step: state.step,
         robotSeconds: state.robotSeconds,
@@ -338,8 +345,11 @@ async function resumeLearning(
 function refuseChangedConfig(runDir: string, config: WmrlConfig): void {
   const file = join(runDir, 'train.config.json');
   if (!existsSync(file)) return;
-  const recorded = (JSON.parse(readFileSync(file, 'utf8')) as { config?: unknown }).config;
-  if (recorded === undefined) return;
+  const raw = (JSON.parse(readFileSync(file, 'utf8')) as { config?: unknown }).config;
+  if (raw === undefined) return;
+  // A run recorded before a key existed has that key's default, the behaviour it ran with.
+  const parsed = wmrlConfigSchema.safeParse(raw);
+  const recorded: unknown = parsed.success ? parsed.data : raw;
   const changed = differingKeys(recorded, config).filter((k) => !RESUMABLE_KEYS.has(k));
   if (changed.length === 0) return;
   const value = (root: unknown, key: string) =>
@@ -366,7 +376,15 @@ export function differingKeys(a: unknown, b: unknown, prefix = ''): string[] {
 async function heldOutEvaluation(env: Env, policy: VlaPolicy, config: WmrlConfig, step: number): Promise<EvalMetrics> {
   // The same evaluation episodes at every step, in every mode, for every training seed: paired comparisons.
   const plan = planEpisodes(parseTaskSelectors(config.eval.tasks), config.eval.split, config.eval.episodes, 900_000);
-  const e = await evaluateController({ env, controller: new PolicyController(policy, { deterministic: true }), plan });
+  const outcomes = new Array<number>(plan.length).fill(0);
+  const e = await evaluateController({
+    env,
+    controller: new PolicyController(policy, { deterministic: true }),
+    plan,
+    onEpisode: (episode, i) => {
+      outcomes[i] = episode.success ? 1 : 0;
+    },
+  });
   return {
     step,
     split: config.eval.split,
@@ -375,6 +393,7 @@ async function heldOutEvaluation(env: Env, policy: VlaPolicy, config: WmrlConfig
     successRate: e.successRate,
     perFamily: e.perFamily,
     robotSeconds: e.robotSeconds,
+    outcomes,
   };
 }
 

@@ -19,6 +19,7 @@ import type { ContextualState } from './contextualCorrection.ts';
 import type { AnchorWeightState } from './denoisingWeights.ts';
 import type { IsotonicState } from './isotonicCalibrator.ts';
 import type { TrustState } from './imaginationTrust.ts';
+import type { PpiWindowState } from './ppiWindow.ts';
 import type { LearningState } from './trainer.ts';
 
 /** state.json: a run's counters and calibration state, as a checkpoint stores them. */
@@ -34,6 +35,8 @@ export interface TrainerState {
   anchorWeight: AnchorWeightState;
   /** The moving paired AUC behind λ (absent in checkpoints written before it existed). */
   trust?: TrustState;
+  /** The PPI window's anchor groups (absent in checkpoints written before it existed). */
+  ppiWindow?: PpiWindowState;
   /** Anchor episodes (in <run>/anchors) that belong to completed steps. */
   anchorEpisodeIds: string[];
 }
@@ -56,6 +59,7 @@ export function trainerState(learning: LearningState): TrainerState {
     contextual: learning.contextual.toJSON(),
     anchorWeight: learning.anchorWeight.toJSON(),
     trust: learning.trust.toJSON(),
+    ppiWindow: learning.ppiWindow.toJSON(),
     anchorEpisodeIds: progress.anchorEpisodeIds,
   };
 }

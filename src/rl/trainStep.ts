@@ -30,7 +30,7 @@ import { ensembleWeights } from './denoisingWeights.ts';
 import { groupAdvantages } from './groupAdvantages.ts';
 import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
 import { concatSamples, withOldLogProb, type PolicySamples } from './policySamples.ts';
-import { groupMeans, groupedPpiEstimate, weightedPpiEstimate, type PpiEstimate } from './ppiEstimate.ts';
+import { groupMeans, weightedPpiEstimate, type PpiEstimate } from '../eval/ppiEstimate.ts';
 import { ppoUpdate, type PpoStats } from './ppoUpdate.ts';
 import type { RealGroups } from './realGroups.ts';
 import { executeGroups } from './executeGroups.ts';
@@ -89,26 +89,59 @@ export interface StepMetrics {
   worldModelWarmupEpisodes: number;
   robotSeconds: number;
   computeSeconds: number;
+  /** Wall seconds of this step's phases. */
+  phaseSeconds: StepPhases;
   numTensors: number;
 }
 
 /** One training step; changes the trainer's learning state (policy, optimizer, world model, calibration, counters). */
 export async function trainStep(t: Trainer): Promise<StepMetrics> {
   const started = performance.now();
+  const clock = phaseClock();
   const step = t.learning.progress.step + 1;
   const draw = drawGroups(t, step);
   const warmup = step === 1 ? await worldModelWarmup(t) : 0;
+  clock.lap('warmup');
   const imagined = imagine(t, step, draw);
   const predicted = predictAnchors(t, step, draw);
+  clock.lap('imagine');
   const real = await runAnchors(t, step, draw);
+  clock.lap('anchors');
   const calibrated = calibrate(t, imagined, predicted, real);
   const weighted = weight(t, imagined, calibrated, predicted, real);
   const ppo = await update(t, step, weighted.samples);
   const ppi = estimate(t, draw, imagined, calibrated, real);
+  clock.lap('update');
   const refitted = await refit(t, step);
+  clock.lap('refit');
   t.learning.progress.step = step;
   t.learning.progress.computeSeconds += (performance.now() - started) / 1000;
-  return stepMetrics(t, step, { draw, warmup, imagined, calibrated, real, weighted, ppo, ppi, refitted });
+  return stepMetrics(t, step, { draw, warmup, imagined, calibrated, real, weighted, ppo, ppi, refitted }, clock.laps);
+}
+
+/** Wall seconds of a step's phases, for the metrics log: where a step's compute goes. */
+function phaseClock(): { lap(phase: keyof StepPhases): void; laps: StepPhases } {
+  const laps: StepPhases = { warmup: 0, imagine: 0, anchors: 0, update: 0, refit: 0 };
+  let last = performance.now();
+  return {
+    lap(phase) {
+      const now = performance.now();
+      laps[phase] += (now - last) / 1000;
+      last = now;
+    },
+    laps,
+  };
+}
+
+export interface StepPhases {
+  warmup: number;
+  /** Imagining the step's groups and the anchor groups' predictions. */
+  imagine: number;
+  /** Running the anchor groups (robot time's wall clock, and waiting for robots). */
+  anchors: number;
+  /** Calibration, weights, the PPO update and the PPI estimate. */
+  update: number;
+  refit: number;
 }
 
 /** 1. The step's groups (pool indices) and which of them run for real. */
@@ -288,7 +321,7 @@ function weight(
   let ensembleW: Float32Array | undefined;
   if (imagined) {
     let advantage = groupAdvantages(calibrated.imagined!, M, { scale: config.imaginedAdvantage });
-    if (method.denoise) {
+    if (method.ensembleWeight) {
       const w = ensembleWeights(imagined.out.variance, config.sigma0Squared);
       advantage = advantage.map((a, i) => a * w[i]!);
       ensembleW = w;
@@ -306,7 +339,7 @@ function weight(
           real.outcomes.subarray(g * M, (g + 1) * M),
         );
     }
-    const w = method.denoise ? learning.anchorWeight.weight : 1;
+    const w = method.anchorWeight ? learning.anchorWeight.weight : 1;
     setAdvantages(
       real.samples,
       real.rolloutOf,
@@ -354,15 +387,12 @@ function estimate(
   const M = t.config.rolloutsPerGroup;
   if (!imagined || !calibrated.anchors || !real || real.outcomes.length < M) return null;
   const { selection } = draw;
-  // Rollouts of one group share a start: the interval counts groups, not rollouts.
+  // Rollouts of one group share a start: the interval counts groups, not rollouts. Uniform anchor
+  // groups join the window of the latest steps' groups that rectifies the estimate.
   if (selection.active.length === 0) {
+    t.learning.ppiWindow.add(calibrated.anchors, real.outcomes, M);
     if (imagined.startRows < 2 * M) return null;
-    return groupedPpiEstimate(
-      calibrated.imagined!.subarray(0, imagined.startRows),
-      calibrated.anchors,
-      real.outcomes,
-      M,
-    );
+    return t.learning.ppiWindow.estimate(calibrated.imagined!.subarray(0, imagined.startRows), M);
   }
   if (imagined.branched > 0) return null;
   // Active anchors are not a uniform sample: weight each group by 1/π (Zrnic & Candès 2024).
@@ -413,6 +443,7 @@ function stepMetrics(
     ppi: PpiEstimate | null;
     refitted: 'full' | 'score head' | false;
   },
+  phaseSeconds: StepPhases,
 ): StepMetrics {
   const { config, method, learning } = t;
   const M = config.rolloutsPerGroup;
@@ -442,7 +473,7 @@ function stepMetrics(
       method.debiasMap === 'contextual'
         ? { pairs: learning.contextual.pairs, weights: learning.contextual.weights }
         : null,
-    anchorWeight: method.denoise ? learning.anchorWeight.weight : 1,
+    anchorWeight: method.anchorWeight ? learning.anchorWeight.weight : 1,
     ensembleWeight: ensembleW ? { min: Math.min(...ensembleW), max: Math.max(...ensembleW) } : null,
     ensembleVariance: mean(r.imagined?.out.variance),
     kl: r.ppo.kl,
@@ -451,6 +482,7 @@ function stepMetrics(
     worldModelWarmupEpisodes: r.warmup,
     robotSeconds: learning.progress.robotSeconds,
     computeSeconds: learning.progress.computeSeconds,
+    phaseSeconds,
     numTensors: tf.memory().numTensors,
   };
 }

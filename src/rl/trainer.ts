@@ -15,6 +15,7 @@ import type { AnchorWeight } from './denoisingWeights.ts';
 import type { ImaginationTrust } from './imaginationTrust.ts';
 import type { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import type { Method } from './method.ts';
+import type { PpiWindow } from './ppiWindow.ts';
 import type { StartPool } from './startPool.ts';
 import type { WmrlConfig } from './wmrlConfig.ts';
 
@@ -48,6 +49,8 @@ export interface LearningState {
   contextual: ContextualCorrection;
   anchorWeight: AnchorWeight;
   trust: ImaginationTrust;
+  /** The latest anchor groups' prediction errors, for the PPI estimate. */
+  ppiWindow: PpiWindow;
   progress: TrainingProgress;
   /**
    * Anchor episodes of completed steps in the world model's layout,

@@ -29,9 +29,12 @@ export const wmrlConfigSchema = z
           '(see contextual), which can reorder a group',
       ),
     denoise: z
-      .boolean()
+      .union([z.boolean(), z.enum(['anchor', 'ensemble'])])
       .default(true)
-      .describe('inverse-variance denoising: anchor-group weight and per-rollout ensemble weights'),
+      .describe(
+        'inverse-variance denoising: true, both the anchor-group weight and the per-rollout ensemble ' +
+          "weights; 'anchor' or 'ensemble', that one alone (ablations); false, neither",
+      ),
     refit: z
       .boolean()
       .default(true)
@@ -145,6 +148,16 @@ export const wmrlConfigSchema = z
       })
       .strict()
       .prefault({}),
+    ppiWindow: z
+      .number()
+      .int()
+      .min(1)
+      .default(8)
+      .describe(
+        "anchor groups, this step's and the latest steps', whose prediction errors rectify the step's PPI " +
+          "estimate of the true success rate (1: the step's own only, an interval near [0, 1] with one " +
+          'anchor group); a measurement, it changes no update',
+      ),
     imaginedAdvantage: z
       .enum(['std', 'centered'])
       .default('std')
@@ -229,6 +242,27 @@ export const wmrlConfigSchema = z
       .object({
         refitEvery: z.number().int().min(1).default(5).describe('steps between world-model refits on data + anchors'),
         refitEpochs: z.number().int().min(1).default(3).describe('epochs of each warm-started refit'),
+        refitSteps: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe(
+            "cap on a refit epoch's optimiser steps (0: the world model's own train.maxStepsPerEpoch). A " +
+              'refit is the only expensive part of a step: bounded, it costs a fixed few seconds however ' +
+              'much data there is',
+          ),
+        replayEpisodes: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe(
+            "each refit trains on this many of the world model's data episodes, drawn afresh (seeded) for " +
+              'every refit, plus all the anchor episodes (0: all the data). With refitSteps it makes ' +
+              "refits incremental: the anchors are a large share of every batch, the replay keeps the model's " +
+              'fit to the data it was trained on',
+          ),
         scoreRefitEvery: z
           .number()
           .int()

@@ -1,20 +1,38 @@
 /** World-model refits from the anchors, and the optional warm-up before the first step. */
 import { Rng } from '../core/rng.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
-import { stepSeed } from './seeds.ts';
+import { hashSeed, stepSeed } from './seeds.ts';
 import type { Trainer } from './trainer.ts';
 import { executeGroups } from './executeGroups.ts';
 import { noiseSpec } from './wmrlConfig.ts';
 
-/** Warm-started refit on the world model's data plus every anchor episode so far (each `anchorRepeat` times). */
+/**
+ * Warm-started refit on the world model's data (all of it, or a fresh replay sample of
+ * `replayEpisodes`) plus every anchor episode so far (each `anchorRepeat` times), for
+ * `refitEpochs` epochs of at most `refitSteps` optimiser steps.
+ */
 export async function refitWorldModel(
   t: Trainer,
   model: WorldModel,
   seed: number,
   scoreHeadOnly = false,
 ): Promise<void> {
-  const anchors = Array.from({ length: t.config.worldModel.anchorRepeat }, () => t.learning.anchorModelEpisodes).flat();
-  await model.refit([...t.modelData, ...anchors], { epochs: t.config.worldModel.refitEpochs, seed, scoreHeadOnly });
+  const { anchorRepeat, refitEpochs, refitSteps, replayEpisodes } = t.config.worldModel;
+  const anchors = Array.from({ length: anchorRepeat }, () => t.learning.anchorModelEpisodes).flat();
+  const data = replaySample(t.modelData, replayEpisodes, seed);
+  await model.refit([...data, ...anchors], {
+    epochs: refitEpochs,
+    seed,
+    scoreHeadOnly,
+    ...(refitSteps > 0 ? { maxSteps: refitSteps } : {}),
+  });
+}
+
+/** `n` of the episodes drawn without replacement (all of them when n is 0 or at least their number). */
+export function replaySample<T>(episodes: T[], n: number, seed: number): T[] {
+  if (n === 0 || n >= episodes.length) return episodes;
+  // a stream of its own: the refit's validation split draws from Rng(seed)
+  return new Rng(hashSeed(seed, 1)).shuffle(episodes.slice()).slice(0, n);
 }
 
 /**

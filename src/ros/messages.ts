@@ -1,9 +1,12 @@
 /**
- * The ROS 2 messages a robot exchanges over rosbridge, as they look in rosbridge's JSON (and
- * CBOR) encoding, and what both ends use to build and check them. Shared by the rosbridge client
- * (src/envs) and the sim server (sim/rosbridge) so both speak exactly the same shapes; readers
- * only the client needs live with it (src/envs/rosbridgeReaders.ts).
+ * The messages a robot exchanges over rosbridge, as they look in rosbridge's JSON (and CBOR)
+ * encoding, and what both ends use to build and check them. Field names are ROS 2's; ROS 1
+ * differs only in the header (`{seq, stamp: {secs, nsecs}, frame_id}`), which the client never
+ * reads. Shared by the rosbridge client (src/envs) and the sim server (sim/rosbridge) so both
+ * speak exactly the same shapes; readers only the client needs live with it
+ * (src/envs/rosbridgeReaders.ts).
  */
+import type { TaskSpec } from '../core/types.ts';
 
 export interface RosTime {
   sec: number;
@@ -15,9 +18,16 @@ export interface RosHeader {
   frame_id: string;
 }
 
+/** std_msgs/Header in ROS 1: a sequence number, and time as secs/nsecs. */
+export interface Ros1Header {
+  seq: number;
+  stamp: { secs: number; nsecs: number };
+  frame_id: string;
+}
+
 /** sensor_msgs/msg/JointState */
 export interface JointStateMsg {
-  header: RosHeader;
+  header: RosHeader | Ros1Header;
   name: string[];
   position: number[];
   velocity: number[];
@@ -26,7 +36,7 @@ export interface JointStateMsg {
 
 /** sensor_msgs/msg/Image; `data` is base64 in JSON mode, bytes in CBOR mode. */
 export interface ImageMsg {
-  header: RosHeader;
+  header: RosHeader | Ros1Header;
   height: number;
   width: number;
   encoding: string;
@@ -37,7 +47,7 @@ export interface ImageMsg {
 
 /** sensor_msgs/msg/CompressedImage; `format` as image_transport writes it, e.g. `rgb8; jpeg compressed bgr8`. */
 export interface CompressedImageMsg {
-  header: RosHeader;
+  header: RosHeader | Ros1Header;
   format: string;
   data: string | Uint8Array | number[];
 }
@@ -48,26 +58,52 @@ export interface Float64MultiArrayMsg {
   data: number[];
 }
 
-/** std_srvs/srv/Trigger response. */
+/** std_srvs/srv/Trigger response; also the response of wmrl_interfaces/srv/ResetEpisode. */
 export interface TriggerResponse {
   success: boolean;
   message: string;
 }
 
 /**
- * Request of the reset service. Trigger has no request fields, so the robot's own reset node
- * (or the sim server) takes these: `task` is a TaskSpec as JSON text (a plain string field, so
- * the request fits an ordinary ROS service definition), `seed` the scene seed.
+ * Request of the reset service, wmrl_interfaces/srv/ResetEpisode (robots/ros/wmrl_interfaces):
+ * `task` is a TaskSpec as JSON text (a plain string field, so the request fits an ordinary ROS
+ * service definition), `seed` the scene seed.
  */
 export interface ResetRequest {
   task: string;
   seed: number;
 }
 
-/** What the task-status service's Trigger `message` carries (JSON); `success` is the task's success. */
+/** Response of wmrl_interfaces/srv/TaskStatus. */
+export interface TaskStatusResponse {
+  success: boolean;
+  progress: number;
+  message: string;
+}
+
+/** What the client takes from a task-status reply; `success` is the task's success. */
 export interface TaskStatusReport {
   progress: number;
   success: boolean;
+}
+
+/**
+ * The fields of the two services as robots/ros/wmrl_interfaces/srv/*.srv define them; the client
+ * and the sim server build and read exactly these (a test parses the .srv files against them).
+ */
+export const WMRL_SERVICES = {
+  ResetEpisode: {
+    request: { task: 'string', seed: 'uint32' },
+    response: { success: 'bool', message: 'string' },
+  },
+  TaskStatus: {
+    request: {},
+    response: { success: 'bool', progress: 'float64', message: 'string' },
+  },
+} as const;
+
+export function resetRequest(task: TaskSpec, seed: number): ResetRequest {
+  return { task: JSON.stringify(task), seed };
 }
 
 export class RosMessageError extends Error {

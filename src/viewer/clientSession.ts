@@ -3,7 +3,8 @@
  * The session only remembers *what* is stale (metrics beyond what the client holds, the episode
  * list, the run info, the last episode asked for) and, whenever the socket's buffer is below
  * the high-water mark, sends the latest state of it. A slow client therefore gets fewer,
- * fresher messages; memory per client stays bounded by one pending episode.
+ * fresher messages; memory per client stays bounded by one pending episode. A robot's meshes
+ * travel once per connection: later episodes of the same robot arrive without them.
  */
 import { Packr } from 'msgpackr';
 import type { EpisodeSummary, MetricsRecord, RunInfo, ServerMessage } from './messages.ts';
@@ -53,6 +54,8 @@ export class ClientSession {
   #error: ServerMessage | null = null;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
+  /** Mesh sets (GeomList.meshKey) this client has been sent. */
+  #meshKeys = new Set<string>();
   /** Messages sent so far (for tests and diagnostics). */
   sent = 0;
 
@@ -148,11 +151,22 @@ export class ClientSession {
     if (this.#episode) {
       const m = this.#episode;
       this.#episode = null;
-      return m;
+      return this.#withoutSentMeshes(m);
     }
     const m = this.#error!;
     this.#error = null;
     return m;
+  }
+
+  /** The episode without the meshes this client already holds (a copy: views are shared between clients). */
+  #withoutSentMeshes(m: ServerMessage): ServerMessage {
+    if (m.type !== 'episode') return m;
+    const { geoms } = m.episode;
+    if (!this.#meshKeys.has(geoms.meshKey)) {
+      this.#meshKeys.add(geoms.meshKey);
+      return m;
+    }
+    return { ...m, episode: { ...m.episode, geoms: { ...geoms, meshes: null } } };
   }
 
   #send(message: ServerMessage): void {

@@ -7,7 +7,15 @@
  */
 
 /** MuJoCo geom types the page draws (mjtGeom values). */
-export const GEOM_TYPE = { plane: 0, sphere: 2, capsule: 3, ellipsoid: 4, cylinder: 5, box: 6 } as const;
+export const GEOM_TYPE = { plane: 0, sphere: 2, capsule: 3, ellipsoid: 4, cylinder: 5, box: 6, mesh: 7 } as const;
+
+/** One MuJoCo mesh, in the frame its geoms are posed in. */
+export interface MeshGeometry {
+  /** xyz per vertex. */
+  vertices: Float32Array;
+  /** Three vertex indices per triangle. */
+  faces: Uint32Array;
+}
 
 /** What a geom belongs to: the arm (ghosted for imagination), a task object, a goal zone, or the world (table). */
 export type GeomRole = 'robot' | 'object' | 'zone' | 'world';
@@ -24,6 +32,12 @@ export interface GeomList {
   name: string[];
   /** Shown by MuJoCo's default viewer groups (0–2), 1 or 0. */
   visible: number[];
+  /** Per geom, its mesh (an index into `meshes`), or -1. */
+  mesh: number[];
+  /** Names the robot's mesh set: a connection is sent it once, later episodes reuse it. */
+  meshKey: string;
+  /** The meshes, or null where this connection already got the set named by `meshKey`. */
+  meshes: MeshGeometry[] | null;
 }
 
 /** One row of the episode list. */

@@ -7,10 +7,10 @@
 import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Episode } from '../core/types.ts';
 import { loadTaskScene } from '../../sim/taskScene.ts';
-import { MujocoScene } from '../../sim/render/mujocoScene.ts';
+import { meshArrays, type MjModelLike, MujocoScene } from '../../sim/render/mujocoScene.ts';
 import { Simulator } from '../../sim/simulator.ts';
 import { getMujoco, type Mujoco } from '../../sim/mujocoRuntime.ts';
-import type { GeomList, GeomRole } from './messages.ts';
+import { GEOM_TYPE, type GeomList, type GeomRole, type MeshGeometry } from './messages.ts';
 
 /** Floats per geom pose: position (3) + row-major rotation (9). */
 export const POSE_FLOATS = 12;
@@ -29,6 +29,8 @@ export class SceneKinematics {
   #sim: Simulator;
   #mj: Mujoco;
   #geoms: GeomList | undefined;
+  /** The robot's meshes: the only meshes of every scene, so the same for every episode. */
+  #meshes: { key: string; meshes: MeshGeometry[] } | undefined;
 
   private constructor(mj: Mujoco, sim: Simulator) {
     this.#mj = mj;
@@ -63,6 +65,9 @@ export class SceneKinematics {
       roles.push(root === 0 ? 'world' : root === robotRoot ? 'robot' : rootName.startsWith('zone') ? 'zone' : 'object');
       names.push(name(T.mjOBJ_GEOM.value, g));
     }
+    this.#meshes ??= robotMeshes(this.robot.name, model);
+    const dataid = model.geom_dataid as Int32Array;
+    const types = model.geom_type as Int32Array;
     this.#geoms = {
       count: n,
       type: Array.from(model.geom_type as Int32Array),
@@ -71,6 +76,9 @@ export class SceneKinematics {
       role: roles,
       name: names,
       visible: Array.from(view.visible),
+      mesh: Array.from({ length: n }, (_, g) => (types[g] === GEOM_TYPE.mesh ? dataid[g]! : -1)),
+      meshKey: this.#meshes.key,
+      meshes: this.#meshes.meshes,
     };
     return this.#geoms;
   }
@@ -121,6 +129,19 @@ export class SceneKinematics {
   close(): void {
     this.#sim.close();
   }
+}
+
+/** A model's meshes and a key naming them (robot and a hash of the data, so a changed mesh is sent again). */
+function robotMeshes(robot: string, model: MjModelLike): { key: string; meshes: MeshGeometry[] } {
+  const meshes: MeshGeometry[] = [];
+  let hash = 2166136261;
+  for (let m = 0; m < (model.nmesh ?? 0); m++) {
+    const mesh = meshArrays(model, m);
+    for (const array of [new Uint32Array(mesh.vertices.buffer), mesh.faces])
+      for (let i = 0; i < array.length; i++) hash = Math.imul(hash ^ array[i]!, 16777619) >>> 0;
+    meshes.push(mesh);
+  }
+  return { key: `${robot}:${meshes.length}:${hash.toString(16)}`, meshes };
 }
 
 /** The per-step states of a recorded episode (object poses from its privileged state, when recorded). */

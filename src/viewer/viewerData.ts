@@ -24,6 +24,8 @@ export interface ViewerDataOptions {
   dataDirs?: string[];
   /** A standalone world model (`wmrl wm train` output) to imagine with instead of the run's. */
   worldModelDir?: string;
+  /** Robot descriptions for episodes of robots not under robots/ (by their name); others load by name. */
+  robots?: RobotDescription[];
 }
 
 /** What a poll found, for the server to push. */
@@ -38,8 +40,8 @@ export class ViewerData {
   readonly run: RunFolder | null;
   readonly dataDirs: string[];
   readonly worldModelDir: string | null;
+  #robots: Map<string, RobotDescription>;
   #catalog = new EpisodeCatalog();
-  #robots = new Map<string, RobotDescription>();
   #scenes = new Map<string, SceneKinematics>();
   #loaded: { step: number | null; value: Promise<Imagination> } | null = null;
   #views = new Map<string, EpisodeView>();
@@ -52,6 +54,7 @@ export class ViewerData {
     for (const d of this.dataDirs)
       if (!existsSync(join(d, 'dataset.json'))) throw new Error(`${d} is not a wmrl dataset (no dataset.json)`);
     this.worldModelDir = options.worldModelDir ? standaloneModelDir(options.worldModelDir) : null;
+    this.#robots = new Map((options.robots ?? []).map((r) => [r.name, r]));
   }
 
   get records(): readonly MetricsRecord[] {

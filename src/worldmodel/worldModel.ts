@@ -186,10 +186,11 @@ export class WorldModel {
    * Warm-started refit: continue training the dynamics for `epochs` on episodes already in this
    * model's state layout (e.g. old data plus new anchor episodes), keeping its normalisation.
    * `scoreHeadOnly` refits the scene score network alone (sceneScoreLoss.ts), the dynamics untouched.
+   * `maxSteps` caps the optimiser steps of each epoch (default: the model's train.maxStepsPerEpoch).
    */
   async refit(
     modelEpisodes: Episode[],
-    options: { epochs: number; seed: number; scoreHeadOnly?: boolean; hooks?: TrainHooks },
+    options: { epochs: number; seed: number; scoreHeadOnly?: boolean; maxSteps?: number; hooks?: TrainHooks },
   ): Promise<FitReport> {
     requireComplete(modelEpisodes, 'world model refit');
     const rng = new Rng(options.seed);
@@ -214,7 +215,7 @@ export class WorldModel {
         learningRate: this.config.train.learningRate,
         patience: options.epochs,
         seed: options.seed,
-        maxStepsPerEpoch: this.config.train.maxStepsPerEpoch,
+        maxStepsPerEpoch: options.maxSteps ?? this.config.train.maxStepsPerEpoch,
         onStep: hooks.onStep,
         onEpoch: (m: EpochMetrics) => hooks.onEpoch?.('dynamics', { ...m }),
         signal: hooks.signal,

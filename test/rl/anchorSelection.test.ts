@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/rng.ts';
-import { weightedPpiEstimate } from '../../src/rl/ppiEstimate.ts';
+import { weightedPpiEstimate } from '../../src/eval/ppiEstimate.ts';
 import { activeProbabilities, selectAnchorGroups, systematicSample } from '../../src/rl/anchorSelection.ts';
 
 test("selection: without active picks it is the trainer's historical draw, bit for bit", () => {

@@ -11,7 +11,14 @@ import { Rng } from '../../src/core/rng.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
 import { Tokenizer } from '../../src/policy/tokenizer.ts';
 import { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
-import { emptySamples, withOldLogProb, type PolicySamples } from '../../src/rl/policySamples.ts';
+import {
+  disposeSampleBatch,
+  emptySamples,
+  sampleBatch,
+  updateFeatures,
+  withOldLogProb,
+  type PolicySamples,
+} from '../../src/rl/policySamples.ts';
 import { ppoUpdate } from '../../src/rl/ppoUpdate.ts';
 
 before(async () => {
@@ -100,4 +107,50 @@ test('PPO objective: K copies of weight 1/K update the policy exactly as one row
   );
   assert.ok(maxDiff < 1e-5, `weighted copies differ from one row by ${maxDiff}`);
   assert.ok(moved > 1e-4, 'unweighted copies should count five times (the test would not tell otherwise)');
+});
+
+test("a step's fixed features: instructions encoded once per distinct instruction give the same means", () => {
+  const config = resolveConfig(policyConfigSchema, { overrides: { seed: '4' } });
+  const texts = ['reach the red block', 'push the blue block into the left zone', 'lift the green block'];
+  const tokenizer = Tokenizer.fromTexts(texts, config.maxTokens);
+  const P = 4;
+  const policy = new VlaPolicy(config, {
+    actionDim: 3,
+    proprioDim: P,
+    tokenizer: tokenizer.toJSON(),
+    proprio: { mean: new Array(P).fill(0), std: new Array(P).fill(1) },
+  });
+  const n = 30;
+  const s = emptySamples({ latentDim: policy.latentDim, proprioDim: P, actionDim: 3, maxTokens: config.maxTokens }, n);
+  const rng = new Rng(9);
+  for (let i = 0; i < n; i++) {
+    s.latents.set(
+      Float32Array.from({ length: policy.latentDim }, () => rng.normal()),
+      i * policy.latentDim,
+    );
+    s.proprio.set(
+      Float32Array.from({ length: P }, () => rng.normal()),
+      i * P,
+    );
+    s.tokens.set(tokenizer.encode(texts[i % 3]!), i * config.maxTokens);
+  }
+  const rows = Array.from({ length: n }, (_, i) => i);
+  const before = tf.memory().numTensors;
+  const fixed = updateFeatures(policy, policy, s, 7);
+  const plain = sampleBatch(s, rows);
+  const withFixed = sampleBatch(s, rows, fixed);
+  try {
+    const a = tf.tidy(() => policy.mean(plain.input).dataSync());
+    const b = tf.tidy(() => policy.mean(withFixed.input).dataSync());
+    const ref = withFixed.referenceMean!.dataSync();
+    for (let k = 0; k < a.length; k++) {
+      assert.ok(Math.abs(a[k]! - b[k]!) < 1e-5, `row ${Math.floor(k / 3)}: ${a[k]} vs ${b[k]}`);
+      assert.ok(Math.abs(a[k]! - ref[k]!) < 1e-5, `reference mean, row ${Math.floor(k / 3)}`);
+    }
+  } finally {
+    disposeSampleBatch(plain);
+    disposeSampleBatch(withFixed);
+  }
+  assert.equal(tf.memory().numTensors, before, 'the batches are disposed whole, nothing else is left');
+  policy.dispose();
 });

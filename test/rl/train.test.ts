@@ -205,6 +205,14 @@ test(
       configBefore,
       'the recorded config is unchanged',
     );
+    // A run recorded before a key existed resumes: the key takes its default, the behaviour it ran with.
+    const recordedFile = join(killed, 'train.config.json');
+    const recorded = JSON.parse(readFileSync(recordedFile, 'utf8')) as {
+      config: { ppiWindow?: number; worldModel: { replayEpisodes?: number } };
+    };
+    delete recorded.config.ppiWindow;
+    delete recorded.config.worldModel.replayEpisodes;
+    writeFileSync(recordedFile, JSON.stringify(recorded));
     // More steps is what a resume may change: applied and recorded.
     const longer = cli([...runArgs(killed), '--resume', ...WM, ...TOY, '--steps=4']);
     assert.equal(longer.status, 0, longer.stderr);

@@ -116,6 +116,7 @@ test('a robot that never answers a service call: the call times out and the epis
     robot: loadRobot('vx300'),
     url: `ws://127.0.0.1:${port}`,
     resetTimeoutMs: 300,
+    serviceTimeoutMs: 300,
     workspace: false,
   });
   try {
@@ -132,8 +133,9 @@ test('a robot that never answers a service call: the call times out and the epis
         },
         seed: 0,
       }),
+      // The first call of a connection asks rosapi for the server's dialect.
       (err: Error) =>
-        err instanceof EpisodeAbortedError && /\/wmrl\/reset_episode did not answer within 0\.3 s/.test(err.message),
+        err instanceof EpisodeAbortedError && /\/rosapi\/topics did not answer within 0\.3 s/.test(err.message),
     );
     assert.ok(performance.now() - started < 2000);
   } finally {

@@ -3,7 +3,8 @@
  * one shipped in the `@sparticuz/chromium` devDependency; driven by playwright-core)
  * against a real run folder: it loads without console errors, the WebGL canvas shows the scene,
  * scrubbing changes the rendered frame, a metrics line appended to the run appears live, a deep
- * link opens the given episode, and screenshots land in test-artifacts/viewer/.
+ * link opens the given episode, a mesh arm's meshes arrive and are drawn as meshes, and screenshots
+ * land in test-artifacts/viewer/.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { BUNDLE_DIR, requireBundle } from '../../src/viewer/bundle.ts';
 import { ViewerData } from '../../src/viewer/viewerData.ts';
 import { ViewerServer } from '../../src/viewer/viewerServer.ts';
 import { makeFixtureRun, type FixtureRun } from './fixtureRun.ts';
+import { makeMeshDataset, type MeshDataset } from './meshFixture.ts';
 import { testChromium } from './testChromium.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
@@ -22,6 +24,9 @@ const dir = mkdtempSync(join(tmpdir(), 'wmrl-viewer-browser-'));
 let fixture: FixtureRun;
 let data: ViewerData;
 let server: ViewerServer;
+let meshes: MeshDataset;
+let meshData: ViewerData;
+let meshServer: ViewerServer;
 let browser: Browser;
 
 before(async () => {
@@ -32,6 +37,9 @@ before(async () => {
   fixture = await makeFixtureRun(dir);
   data = new ViewerData({ runDir: fixture.runDir, dataDirs: [fixture.dataDir] });
   server = await ViewerServer.start({ data, bundleDir: BUNDLE_DIR, port: 0, pollMs: 200 });
+  meshes = await makeMeshDataset(dir);
+  meshData = new ViewerData({ dataDirs: [meshes.dataDir], robots: [meshes.robot] });
+  meshServer = await ViewerServer.start({ data: meshData, bundleDir: BUNDLE_DIR, port: 0, pollMs: 0 });
   try {
     browser = await chromium.launch({ executablePath: chromiumToUse.executablePath, args: chromiumToUse.args });
   } catch (e) {
@@ -46,6 +54,8 @@ after(async () => {
   await browser?.close();
   await server?.close();
   await data?.close();
+  await meshServer?.close();
+  await meshData?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -54,10 +64,11 @@ interface Viewer {
   frame: number;
   renderedFrame: number;
   steps: number[];
+  meshTriangles: number;
 }
 
 /** Open the page, recording console errors, failed requests and requests that leave this server. */
-async function openPage(hash = ''): Promise<{ page: Page; errors: string[] }> {
+async function openPage(hash = '', on = server): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const errors: string[] = [];
   page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
@@ -66,12 +77,12 @@ async function openPage(hash = ''): Promise<{ page: Page; errors: string[] }> {
   page.on(
     'request',
     (r) =>
-      !r.url().startsWith(`http://127.0.0.1:${server.port}/`) &&
-      !r.url().startsWith(`ws://127.0.0.1:${server.port}/`) &&
+      !r.url().startsWith(`http://127.0.0.1:${on.port}/`) &&
+      !r.url().startsWith(`ws://127.0.0.1:${on.port}/`) &&
       !r.url().startsWith('data:') &&
       errors.push(`network request off this server: ${r.url()}`),
   );
-  await page.goto(server.url + hash);
+  await page.goto(on.url + hash);
   await page.waitForFunction(
     () => ((globalThis as unknown as Partial<PageGlobals>).wmrlViewer?.renderedFrame ?? -1) >= 0,
     null,
@@ -222,6 +233,37 @@ test('a deep link opens the given anchor episode and training step', async () =>
       fixture.episodeIds[1]!,
     );
     assert.match(page.url(), new RegExp(`#episode=${fixture.episodeIds[1]}&step=2$`));
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test("a mesh arm's meshes arrive once and are drawn as meshes, not markers", async () => {
+  const view = await meshData.episodeView(meshes.episodeIds[0]!);
+  const g = view.geoms;
+  // What the page must draw: every triangle of every visible mesh geom.
+  let expected = 0;
+  for (let i = 0; i < g.count; i++)
+    if (g.mesh[i]! >= 0 && g.visible[i]) expected += g.meshes![g.mesh[i]!]!.faces.length / 3;
+  assert.ok(expected > 100, `${expected} triangles`);
+  const { page, errors } = await openPage('', meshServer);
+  const triangles = () => page.evaluate(() => (globalThis as unknown as PageGlobals).wmrlViewer.meshTriangles);
+  try {
+    assert.equal((await viewer(page)).episode, meshes.episodeIds[0]);
+    assert.equal(await triangles(), expected);
+    const pixels = await canvasPixels(page);
+    assert.ok(pixels.foreground > 0.2 * pixels.width * pixels.height, 'the 3D canvas shows the scene');
+    await page.screenshot({ path: join(ARTIFACTS, 'viewer-mesh-arm.png') });
+    // The next episode of the same arm comes without meshes; the page reuses the ones it built.
+    await page.click(`#episode-list li[data-episode="${meshes.episodeIds[1]}"]`);
+    await waitFor(
+      page,
+      (id) => (globalThis as unknown as PageGlobals).wmrlViewer.episode === id,
+      meshes.episodeIds[1]!,
+    );
+    await waitFor(page, (t) => (globalThis as unknown as PageGlobals).wmrlViewer.renderedFrame === t, 0);
+    assert.equal(await triangles(), expected);
     assert.deepEqual(errors, []);
   } finally {
     await page.close();

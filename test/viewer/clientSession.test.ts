@@ -104,3 +104,36 @@ test('only the latest episode reply waits for a backed-up client; a metrics rese
   assert.equal((after[1] as Extract<ServerMessage, { type: 'error' }>).request, 5);
   session.close();
 });
+
+test("a robot's meshes go to a connection once; its later episodes arrive without them", () => {
+  const meshes = [{ vertices: new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]), faces: new Uint32Array([0, 1, 2]) }];
+  const episode = (request: number): ServerMessage => ({
+    type: 'episode',
+    request,
+    episode: {
+      geoms: { count: 1, type: [7], size: [0, 0, 0], rgba: [1, 1, 1, 1], role: ['robot'], name: ['m'], visible: [1] },
+    } as unknown as Extract<ServerMessage, { type: 'episode' }>['episode'],
+  });
+  const withMeshes = (m: ServerMessage, meshKey: string) => {
+    const e = m as Extract<ServerMessage, { type: 'episode' }>;
+    Object.assign(e.episode.geoms, { mesh: [0], meshKey, meshes });
+    return m;
+  };
+  const shared = withMeshes(episode(1), 'arm:1');
+  const sockets = [new SlowSocket(), new SlowSocket()];
+  const sessions = sockets.map((s) => new ClientSession(s, { records: () => [], episodes: () => [], run: () => run }));
+  sessions[0]!.episode(shared);
+  sessions[0]!.episode(withMeshes(episode(2), 'arm:1'));
+  sessions[0]!.episode(withMeshes(episode(3), 'other:1'));
+  sessions[1]!.episode(shared);
+  const got = (s: SlowSocket) =>
+    s.messages.map((m) => (m as Extract<ServerMessage, { type: 'episode' }>).episode.geoms.meshes?.length ?? null);
+  assert.deepEqual(got(sockets[0]!), [1, null, 1]);
+  assert.deepEqual(got(sockets[1]!), [1], 'another connection gets them again');
+  assert.equal(
+    (shared as Extract<ServerMessage, { type: 'episode' }>).episode.geoms.meshes,
+    meshes,
+    'views are not changed',
+  );
+  for (const s of sessions) s.close();
+});

@@ -246,6 +246,9 @@ const page = new ViewerPage();
   get renderedFrame() {
     return page.scene.renderedFrame;
   },
+  get meshTriangles() {
+    return page.scene.meshTriangles;
+  },
   get steps() {
     return stepRecords(page.records).map((s) => s.step);
   },

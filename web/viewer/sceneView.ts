@@ -3,11 +3,12 @@
  * from the server's geom poses. The real episode is solid; each ensemble member's imagined
  * arm (and objects, when the model predicts them) is a translucent ghost coloured by how far
  * that member's end effector is from the ensemble mean at that step (blue: agrees, red: ≥ 5 cm
- * off). End-effector paths: real solid black, imagined per member in its ghost colour.
+ * off). End-effector paths: real solid black, imagined per member in its ghost colour. Mesh
+ * geoms are drawn as their meshes, built once per mesh set (the server sends a set once).
  */
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import { GEOM_TYPE, type EpisodeView, type GeomList } from '../../src/viewer/messages.ts';
+import { GEOM_TYPE, type EpisodeView, type GeomList, type MeshGeometry } from '../../src/viewer/messages.ts';
 
 const POSE = 12;
 /** Member deviation (m) shown fully red. */
@@ -22,6 +23,8 @@ export class SceneView {
   #real: THREE.Mesh[] = [];
   #ghosts: { meshes: THREE.Mesh[]; material: THREE.MeshStandardMaterial; path: THREE.Line }[] = [];
   #view: EpisodeView | null = null;
+  /** The robot's meshes as three.js geometries, kept across episodes of the same mesh set. */
+  #meshes: { key: string; geometries: THREE.BufferGeometry[] } | null = null;
   #frame = 0;
   #dirty = true;
   /** The frame the canvas last showed (tests and the readout wait on it). */
@@ -58,13 +61,17 @@ export class SceneView {
     this.#clear();
     this.#view = view;
     const g = view.geoms;
+    const meshes = this.#meshGeometries(g);
     for (let i = 0; i < g.count; i++) {
+      const meshId = g.mesh[i]!;
       const mesh = new THREE.Mesh(
-        geometryOf(g, i),
+        meshId >= 0 ? meshes[meshId]! : geometryOf(g, i),
         new THREE.MeshStandardMaterial({
           color: new THREE.Color(g.rgba[4 * i]!, g.rgba[4 * i + 1]!, g.rgba[4 * i + 2]!),
           roughness: 0.7,
           metalness: 0.05,
+          // MuJoCo meshes (STL boxes and the like) read best with one normal per face.
+          flatShading: meshId >= 0,
         }),
       );
       mesh.matrixAutoUpdate = false;
@@ -133,6 +140,28 @@ export class SceneView {
     return this.#frame;
   }
 
+  /** Triangles drawn for mesh geoms in the shown episode (tests check a mesh arrived and is drawn). */
+  get meshTriangles(): number {
+    const g = this.#view?.geoms;
+    if (!g) return 0;
+    return this.#real.reduce((sum, mesh, i) => {
+      if (g.mesh[i]! < 0 || !mesh.visible) return sum;
+      const index = mesh.geometry.getIndex();
+      return sum + (index ? index.count / 3 : 0);
+    }, 0);
+  }
+
+  /** The geometries of the episode's mesh set: built from the message, or the ones built before. */
+  #meshGeometries(g: GeomList): THREE.BufferGeometry[] {
+    if (g.meshes) {
+      for (const geometry of this.#meshes?.geometries ?? []) geometry.dispose();
+      this.#meshes = { key: g.meshKey, geometries: g.meshes.map(meshGeometry) };
+    } else if (this.#meshes?.key !== g.meshKey) {
+      throw new Error(`episode names mesh set ${g.meshKey}, which this page was never sent`);
+    }
+    return this.#meshes!.geometries;
+  }
+
   #render(): void {
     this.#dirty = false;
     this.renderer.render(this.#scene, this.#camera);
@@ -157,10 +186,12 @@ export class SceneView {
         (obj.material as THREE.Material).dispose();
       }
     }
-    for (const mesh of this.#real) {
-      mesh.geometry.dispose();
+    const view = this.#view;
+    this.#real.forEach((mesh, i) => {
+      // Mesh geometries are kept for the next episode of the same robot.
+      if (!view || view.geoms.mesh[i]! < 0) mesh.geometry.dispose();
       (mesh.material as THREE.Material).dispose();
-    }
+    });
     for (const g of this.#ghosts) g.material.dispose();
     this.#real = [];
     this.#ghosts = [];
@@ -184,9 +215,17 @@ function geometryOf(g: GeomList, i: number): THREE.BufferGeometry {
     case GEOM_TYPE.box:
       return new THREE.BoxGeometry(2 * a, 2 * b, 2 * c);
     default:
-      // Meshes and other types: a small marker, so the geom is at least located.
+      // Height fields and other types: a small marker, so the geom is at least located.
       return new THREE.SphereGeometry(0.01, 8, 6);
   }
+}
+
+function meshGeometry(m: MeshGeometry): THREE.BufferGeometry {
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute('position', new THREE.BufferAttribute(m.vertices, 3));
+  geometry.setIndex(new THREE.BufferAttribute(m.faces, 1));
+  geometry.computeBoundingSphere();
+  return geometry;
 }
 
 function setPose(mesh: THREE.Object3D, poses: Float32Array, o: number): void {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupedPpiEstimate, ppiEstimate } from '../../src/rl/ppiEstimate.ts';
+import { groupedPpiEstimate, ppiEstimate, tunedPpiEstimate } from '../../src/eval/ppiEstimate.ts';
 import { Rng } from '../../src/core/rng.ts';
 
 test(
@@ -152,5 +152,91 @@ test(
     assert.ok(rate >= 0.9 && rate <= 0.99, `PPI coverage ${rate}`);
     // Measured with this seed: coverage 0.968, mean widths 0.214 (PPI) and 0.310 (real-only).
     assert.ok(ppiWidth < 0.8 * realWidth, `PPI width ${ppiWidth.toFixed(3)} vs real-only ${realWidth.toFixed(3)}`);
+  },
+);
+
+test('PPI++: λ worked out by hand; a constant or unrelated predictor gives λ = 0 and the real-only mean', () => {
+  // Paired f [0.2, 0.8, 0.6, 0.2] (mean 0.45), y [0, 1, 0, 0] (mean 0.25): deviations f [−0.25, 0.35, 0.15, −0.25],
+  // y [−0.25, 0.75, −0.25, −0.25] → Cov(f, y) = (0.0625 + 0.2625 − 0.0375 + 0.0625) / 3 = 0.35/3.
+  // All six predictions (imagined [0.4, 0.5] too): mean 0.45, Var = 0.275 / 5 = 0.055.
+  // λ* = (0.35/3) / ((1 + 4/2) · 0.055) = 70/99.
+  const est = tunedPpiEstimate([0.4, 0.5], [0.2, 0.8, 0.6, 0.2], [0, 1, 0, 0]);
+  const lambda = 70 / 99;
+  assert.ok(Math.abs(est.lambda - lambda) < 1e-12, `λ ${est.lambda}`);
+  // θ̂ = λ·0.45 − mean(λf − y) = λ·0.45 − (λ·0.45 − 0.25) = 0.25.
+  assert.ok(Math.abs(est.estimate - 0.25) < 1e-12);
+  // Half-width: z·√(λ²·Var(imagined)/2 + Var(guarded)/4), with pseudo-anchors at λ·0.45 (outcomes 1, 1, 0, 0).
+  const g = [0.2, 0.8, 0.6, 0.2].map((f, i) => lambda * f - [0, 1, 0, 0][i]!);
+  g.push(lambda * 0.45 - 1, lambda * 0.45 - 1, lambda * 0.45, lambda * 0.45);
+  const gMean = g.reduce((s, v) => s + v, 0) / g.length;
+  const gVar = g.reduce((s, v) => s + (v - gMean) ** 2, 0) / (g.length - 1);
+  const half = 1.96 * Math.sqrt((lambda * lambda * 0.005) / 2 + gVar / 4);
+  assert.ok(Math.abs(est.upper - est.estimate - half) < 1e-12);
+  // An unrelated predictor: f − 0.5 = [−0.05, 0, 0.05, 0] against y − 0.25 = [−0.25, 0.75, −0.25, −0.25]: Cov = 0.
+  const weak = tunedPpiEstimate([0.5, 0.4, 0.6, 0.5], [0.45, 0.5, 0.55, 0.5], [0, 1, 0, 0]);
+  assert.equal(weak.lambda, 0);
+  assert.ok(Math.abs(weak.estimate - 0.25) < 1e-12, 'λ = 0: the real-only mean');
+  // λ = 0: the variance is the outcomes' (with the guard's pseudo-outcomes 1, 1, 0, 0), none of the predictions'.
+  const y = [0, -1, 0, 0, -1, -1, 0, 0];
+  const yVar = y.reduce((s, v) => s + (v + 0.375) ** 2, 0) / 7;
+  assert.ok(Math.abs(weak.upper - weak.estimate - 1.96 * Math.sqrt(yVar / 4)) < 1e-12);
+  // A predictor far better than needed clips at λ = 1: plain PPI.
+  const strong = tunedPpiEstimate(Array(20).fill(0.45), [0.2, 0.8, 0.6, 0.2], [0, 1, 0, 0]);
+  assert.equal(strong.lambda, 1);
+  assert.deepEqual(
+    { ...strong, lambda: undefined },
+    { ...ppiEstimate(Array(20).fill(0.45), [0.2, 0.8, 0.6, 0.2], [0, 1, 0, 0]), lambda: undefined },
+  );
+  const flat = tunedPpiEstimate([0.3, 0.3], [0.3, 0.3, 0.3], [1, 0, 1]);
+  assert.equal(flat.lambda, 0, 'no variance in the predictions: nothing to learn from them');
+  assert.throws(() => tunedPpiEstimate([0.5], [0.5, 0.5], [1, 0]), /at least 2 imagined/);
+  assert.throws(() => tunedPpiEstimate([0.5, 0.4], [0.5], [1, 0]), /predictions/);
+});
+
+test(
+  'PPI++: an uninformative predictor widens plain PPI, not PPI++ (within 10% of real-only); ' +
+    'an informative one keeps PPI’s gain; both cover 90–99% over 500 trials',
+  () => {
+    const rng = new Rng(31);
+    const truth = 0.5;
+    const trials = 500;
+    const n = 40;
+    const run = (informative: boolean) => {
+      let covered = 0;
+      let ppiWidth = 0;
+      let tunedWidth = 0;
+      let realWidth = 0;
+      for (let t = 0; t < trials; t++) {
+        const sample = (count: number) =>
+          Array.from({ length: count }, () => {
+            const p = rng.uniform(0, 1) < 0.5 ? 0.9 : 0.1;
+            const y = rng.uniform(0, 1) < p ? 1 : 0;
+            // Uninformative: a score of the same spread that ignores p.
+            const f = informative ? p + 0.08 + rng.normal() * 0.05 : rng.uniform(0, 1) < 0.5 ? 0.9 : 0.1;
+            return { f: Math.min(1, Math.max(0, f)), y };
+          });
+        const anchors = sample(n);
+        const imagined = sample(400).map((s) => s.f);
+        const f = anchors.map((s) => s.f);
+        const y = anchors.map((s) => s.y);
+        const plain = ppiEstimate(imagined, f, y);
+        const tuned = tunedPpiEstimate(imagined, f, y);
+        if (tuned.lower <= truth && truth <= tuned.upper) covered++;
+        ppiWidth += (plain.upper - plain.lower) / trials;
+        tunedWidth += (tuned.upper - tuned.lower) / trials;
+        const mean = y.reduce((s, v) => s + v, 0) / n;
+        realWidth += (2 * 1.96 * Math.sqrt(y.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1) / n)) / trials;
+      }
+      return { coverage: covered / trials, ppiWidth, tunedWidth, realWidth };
+    };
+    // Uninformative: Var(f − y) = Var(f) + Var(y) = 0.16 + 0.25 → plain PPI ≈ √(0.41/0.25) ≈ 1.28× real-only.
+    const bad = run(false);
+    assert.ok(bad.coverage >= 0.9 && bad.coverage <= 0.99, `coverage ${bad.coverage}`);
+    assert.ok(bad.ppiWidth > 1.15 * bad.realWidth, `plain PPI ${bad.ppiWidth} vs real ${bad.realWidth}`);
+    assert.ok(bad.tunedWidth < 1.1 * bad.realWidth, `PPI++ ${bad.tunedWidth} vs real ${bad.realWidth}`);
+    const good = run(true);
+    assert.ok(good.coverage >= 0.9 && good.coverage <= 0.99, `coverage ${good.coverage}`);
+    assert.ok(good.tunedWidth < 0.8 * good.realWidth, `PPI++ ${good.tunedWidth} vs real ${good.realWidth}`);
+    assert.ok(good.tunedWidth <= 1.02 * good.ppiWidth, `PPI++ ${good.tunedWidth} vs PPI ${good.ppiWidth}`);
   },
 );

@@ -57,25 +57,58 @@ export function groupedPpiEstimate(
   return ppiFromUnits(imaginedGroups, groupMeans(anchorPredicted, groupSize), anchorGroups, z);
 }
 
-/** The estimate and interval from independent units (rollouts, or group means). */
+/**
+ * Power-tuned PPI (PPI++, Angelopoulos, Duchi & Zrnic 2023) for a mean: with paired predictions f
+ * and outcomes y on n real episodes and predictions on N imagined ones,
+ *   θ̂_λ = λ·mean f(imagined) − mean(λ·f(paired) − y),
+ * unbiased for every λ. Its variance λ²·σ²_f/N + Var(λf − y)/n is smallest at
+ *   λ* = Cov(f, y) / ((1 + n/N)·Var(f)),
+ * estimated here from the data (σ²_f over every prediction) and clipped to [0, 1]: λ = 1 is plain
+ * PPI, λ = 0 the real-only mean. A predictor that does not track the outcome then gets λ near 0
+ * and cannot widen the interval much beyond the real-only one, as plain PPI's does (Var(f − y) >
+ * Var(y) when f and y are unrelated); one that tracks it well keeps most of PPI's gain.
+ */
+export interface TunedPpiEstimate extends PpiEstimate {
+  lambda: number;
+}
+
+export function tunedPpiEstimate(
+  imagined: ArrayLike<number>,
+  pairedPredicted: ArrayLike<number>,
+  pairedOutcomes: ArrayLike<number>,
+  z = 1.96,
+): TunedPpiEstimate {
+  if (pairedPredicted.length !== pairedOutcomes.length)
+    throw new Error(`PPI++: ${pairedPredicted.length} paired predictions but ${pairedOutcomes.length} outcomes`);
+  const N = imagined.length;
+  const n = pairedOutcomes.length;
+  if (N < 2 || n < 2) throw new Error(`PPI++ needs at least 2 imagined and 2 paired real episodes (got ${N} and ${n})`);
+  const all = [...Array.from(imagined), ...Array.from(pairedPredicted)];
+  const varF = variance(all);
+  const lambda = varF > 0 ? clamp01(covariance(pairedPredicted, pairedOutcomes) / ((1 + n / N) * varF)) : 0;
+  return { ...ppiFromUnits(imagined, pairedPredicted, pairedOutcomes, z, lambda), lambda };
+}
+
+/** The estimate and interval from independent units (rollouts, or group means), predictions weighed by λ. */
 function ppiFromUnits(
   imagined: ArrayLike<number>,
   anchorPredicted: ArrayLike<number>,
   anchorOutcomes: ArrayLike<number>,
   z: number,
+  lambda = 1,
 ): PpiEstimate {
   const N = imagined.length;
   const n = anchorOutcomes.length;
-  const rectifier = Array.from({ length: n }, (_, i) => anchorPredicted[i]! - anchorOutcomes[i]!);
+  const rectifier = Array.from({ length: n }, (_, i) => lambda * anchorPredicted[i]! - anchorOutcomes[i]!);
   const naive = mean(imagined);
-  const estimate = naive - mean(rectifier);
+  const estimate = lambda * naive - mean(rectifier);
   // Small-sample guard (in the spirit of Agresti–Coull's "plus four"): the rectifier's variance
   // also counts four pseudo-anchors at the mean prediction with outcomes 1, 1, 0, 0. With a few
   // anchors that all failed, the plain sample variance is 0 and the interval collapses around a
   // biased estimate; the guard's effect fades as anchors accumulate.
-  const fBar = mean(anchorPredicted);
+  const fBar = lambda * mean(anchorPredicted);
   const guarded = [...rectifier, fBar - 1, fBar - 1, fBar, fBar];
-  const half = z * Math.sqrt(variance(imagined) / N + variance(guarded) / n);
+  const half = z * Math.sqrt((lambda * lambda * variance(imagined)) / N + variance(guarded) / n);
   // A success rate lies in [0, 1]: clipping the interval there loses no coverage.
   return {
     estimate: clamp01(estimate),
@@ -104,6 +137,15 @@ function mean(a: ArrayLike<number>): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]!;
   return s / a.length;
+}
+
+/** Unbiased sample covariance of paired values. */
+function covariance(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const ma = mean(a);
+  const mb = mean(b);
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += (a[i]! - ma) * (b[i]! - mb);
+  return s / (a.length - 1);
 }
 
 /** Unbiased sample variance. */

@@ -1,0 +1,178 @@
+/**
+ * Held-out success against robot time, per arm the mean over seeds with a ±1 sd band, on a log
+ * time axis (WMRL and real-only GRPO spend robot time tenfold apart), the common target marked.
+ * Two renderings of one layout: an SVG for the run folder and a few lines of text for the terminal.
+ */
+import type { MeanPoint } from './learningCurves.ts';
+
+/** A point of a curve; `low`/`high` (e.g. one run's 95% interval) replace the ±1 sd band when given. */
+export interface PlotPoint extends MeanPoint {
+  low?: number;
+  high?: number;
+}
+
+export interface PlotArm {
+  name: string;
+  colour: string;
+  points: PlotPoint[];
+}
+
+const bandOf = (p: PlotPoint) => [p.low ?? p.mean - p.sd, p.high ?? p.mean + p.sd] as const;
+
+export interface CurvePlot {
+  arms: PlotArm[];
+  /** The common target success, drawn as a dashed line. */
+  target?: number;
+  /** What the bands are (default: mean ± sd over seeds). */
+  bandLabel?: string;
+  title?: string;
+}
+
+/** Log axis over the robot times; 0 s (the BC start) sits at the left edge. */
+function timeAxis(arms: PlotArm[]): { lo: number; hi: number; f: (s: number) => number } {
+  const times = arms.flatMap((a) => a.points.map((p) => p.robotSeconds)).filter((s) => s > 0);
+  const lo = 10 ** Math.floor(Math.log10(Math.min(...times, 1e9) / 1.5));
+  const hi = Math.max(...times, lo * 10) * 1.15;
+  return { lo, hi, f: (s) => (Math.log10(Math.max(s, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)) };
+}
+
+/** Success axis: the data's range (±1 sd, and the target) widened to whole tens of percent. */
+function successAxis(plot: CurvePlot): { lo: number; hi: number } {
+  const vs = plot.arms.flatMap((a) => a.points.flatMap((p) => bandOf(p)));
+  if (plot.target !== undefined) vs.push(plot.target);
+  const lo = Math.max(0, Math.floor(Math.min(...vs, 1) * 10 - 0.5) / 10);
+  const hi = Math.min(1, Math.ceil(Math.max(...vs, 0) * 10 + 0.5) / 10);
+  return { lo, hi: Math.max(hi, lo + 0.2) };
+}
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+
+export function learningCurveSvg(plot: CurvePlot): string {
+  const W = 680;
+  const H = 400;
+  const m = { l: 56, r: 86, t: plot.title ? 34 : 16, b: 46 };
+  const axis = timeAxis(plot.arms);
+  const x = (s: number) => m.l + axis.f(s) * (W - m.l - m.r);
+  const ys = successAxis(plot);
+  const y = (v: number) => H - m.b - ((v - ys.lo) / (ys.hi - ys.lo)) * (H - m.t - m.b);
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${W}" height="${H}" fill="white"/>`,
+  ];
+  if (plot.title) out.push(`<text x="${m.l}" y="20" font-size="14" font-weight="bold">${esc(plot.title)}</text>`);
+  for (let i = 0; i <= Math.round((ys.hi - ys.lo) * 10); i++) {
+    const v = ys.lo + i / 10;
+    out.push(
+      `<line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>`,
+      `<text x="${m.l - 6}" y="${y(v) + 4}" text-anchor="end">${(100 * v).toFixed(0)}%</text>`,
+    );
+  }
+  for (let d = axis.lo; d <= axis.hi * 1.0001; d *= 10) {
+    for (const k of [1, 2, 5]) {
+      const s = d * k;
+      if (s > axis.hi * 1.0001) break;
+      out.push(
+        `<line x1="${x(s)}" x2="${x(s)}" y1="${m.t}" y2="${H - m.b}" stroke="${k === 1 ? '#ddd' : '#f3f3f3'}"/>`,
+      );
+      if (k === 1 || k === 5)
+        out.push(`<text x="${x(s)}" y="${H - m.b + 16}" text-anchor="middle">${s === axis.lo ? '0' : s} s</text>`);
+    }
+  }
+  out.push(
+    `<line x1="${m.l}" x2="${m.l}" y1="${m.t}" y2="${H - m.b}" stroke="#333"/>`,
+    `<line x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}" stroke="#333"/>`,
+  );
+  if (plot.target !== undefined) {
+    out.push(
+      `<line x1="${m.l}" x2="${W - m.r}" y1="${y(plot.target)}" y2="${y(plot.target)}" stroke="#000" ` +
+        `stroke-dasharray="6 4"/>`,
+      `<text x="${W - m.r + 6}" y="${y(plot.target) + 4}">target ${(100 * plot.target).toFixed(0)}%</text>`,
+    );
+  }
+  for (const a of plot.arms) {
+    if (a.points.length === 0) continue;
+    const band = (v: number) => y(Math.min(ys.hi, Math.max(ys.lo, v))).toFixed(1);
+    const upper = a.points.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(bandOf(p)[1])}`);
+    const lower = a.points.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(bandOf(p)[0])}`);
+    out.push(
+      `<polygon fill="${a.colour}" opacity="0.15" points="${[...upper, ...lower.reverse()].join(' ')}"/>`,
+      `<polyline fill="none" stroke="${a.colour}" stroke-width="2.5" points="` +
+        `${a.points.map((p) => `${x(p.robotSeconds).toFixed(1)},${y(p.mean).toFixed(1)}`).join(' ')}"/>`,
+      ...a.points.map((p) => `<circle cx="${x(p.robotSeconds)}" cy="${y(p.mean)}" r="3" fill="${a.colour}"/>`),
+    );
+  }
+  // legend inside the plot's top left, where rising curves leave room
+  const labels = plot.arms.map((a) => {
+    const runs = Math.max(0, ...a.points.map((p) => p.runs));
+    return `${a.name}${runs > 1 ? ` (${runs} seeds)` : ''}`;
+  });
+  out.push(
+    `<rect x="${m.l + 8}" y="${m.t + 6}" width="${30 + 6.8 * Math.max(...labels.map((l) => l.length))}" ` +
+      `height="${18 * plot.arms.length + 8}" fill="white" opacity="0.85" stroke="#ccc"/>`,
+  );
+  plot.arms.forEach((a, i) => {
+    const ly = m.t + 22 + 18 * i;
+    out.push(
+      `<rect x="${m.l + 14}" y="${ly - 9}" width="12" height="12" fill="${a.colour}"/>`,
+      `<text x="${m.l + 31}" y="${ly + 1}">${esc(labels[i]!)}</text>`,
+    );
+  });
+  out.push(
+    `<text x="${(m.l + W - m.r) / 2}" y="${H - 10}" text-anchor="middle">robot time used for training ` +
+      `(s, log scale)</text>`,
+    `<text x="14" y="${(m.t + H - m.b) / 2}" transform="rotate(-90 14 ${(m.t + H - m.b) / 2})" ` +
+      `text-anchor="middle">held-out success (${plot.bandLabel ?? 'mean ± sd over seeds'})</text>`,
+    '</svg>',
+  );
+  return out.join('\n') + '\n';
+}
+
+/**
+ * The same plot in text: one letter per arm (its initial, or the given `marks`), `-` for the
+ * target, rows of 5 points of success, columns of log robot time.
+ */
+export function learningCurveText(plot: CurvePlot, marks?: string[], width = 56): string {
+  const axis = timeAxis(plot.arms);
+  const ys = successAxis(plot);
+  const rows = Math.round((ys.hi - ys.lo) / 0.05) + 1;
+  const grid = Array.from({ length: rows }, () => Array.from({ length: width }, () => ' '));
+  const row = (v: number) => rows - 1 - Math.round((Math.min(ys.hi, Math.max(ys.lo, v)) - ys.lo) / 0.05);
+  if (plot.target !== undefined) grid[row(plot.target)]!.fill('-');
+  plot.arms.forEach((a, i) => {
+    const mark = marks?.[i] ?? a.name[0]!;
+    for (let j = 1; j < a.points.length; j++) {
+      const p = a.points[j - 1]!;
+      const q = a.points[j]!;
+      // sample the segment in log-time columns so a line reads as a line
+      for (let c = 0; c < width; c++) {
+        const f0 = axis.f(p.robotSeconds) * (width - 1);
+        const f1 = axis.f(q.robotSeconds) * (width - 1);
+        if (c < Math.min(f0, f1) - 0.5 || c > Math.max(f0, f1) + 0.5) continue;
+        const t = f1 === f0 ? 1 : (c - f0) / (f1 - f0);
+        grid[row(p.mean + Math.min(1, Math.max(0, t)) * (q.mean - p.mean))]![c] = mark;
+      }
+    }
+    if (a.points.length === 1) grid[row(a.points[0]!.mean)]![Math.round(axis.f(a.points[0]!.robotSeconds))] = mark;
+  });
+  const lines = grid.map((r, i) => {
+    const v = ys.hi - i * 0.05;
+    return `${(Math.round(100 * v) % 10 === 0 ? `${(100 * v).toFixed(0)}%` : '').padStart(4)} |${r.join('')}`;
+  });
+  const ticks = Array.from({ length: width }, () => '-');
+  const labels = Array.from({ length: width + 8 }, () => ' ');
+  for (let d = axis.lo; d <= axis.hi; d *= 10) {
+    const c = Math.round(axis.f(d) * (width - 1));
+    ticks[c] = '+';
+    const text = `${d === axis.lo ? '0' : d} s`;
+    const at = Math.min(Math.max(0, c - Math.floor(text.length / 2)), labels.length - text.length);
+    labels.splice(at, text.length, ...text);
+  }
+  lines.push(`     +${ticks.join('')}`);
+  lines.push(`      ${labels.join('').trimEnd()}`);
+  lines.push(
+    `      ${plot.arms.map((a, i) => `${marks?.[i] ?? a.name[0]} ${a.name}`).join('   ')}` +
+      `${plot.target !== undefined ? `   - target ${(100 * plot.target).toFixed(0)}%` : ''}` +
+      '   (robot time, log scale)',
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,89 @@
+/**
+ * The robot-time metric every arm is reported by, and its plot: worked numbers for the
+ * interpolation, the whole-budget rule, the mean curve, and what the SVG and text renderings show.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { commonTarget, meanCurve, successAt, timeToReach, timeToTarget } from '../../src/eval/learningCurves.ts';
+import { learningCurveSvg, learningCurveText } from '../../src/eval/learningCurvePlot.ts';
+
+const curve = [
+  { robotSeconds: 0, success: 0.6 },
+  { robotSeconds: 100, success: 0.7 },
+  { robotSeconds: 300, success: 0.9 },
+];
+
+test('the common target is the start plus 80% of the reference gain', () => {
+  assert.ok(Math.abs(commonTarget(0.6, 0.85) - 0.8) < 1e-12);
+  assert.ok(Math.abs(commonTarget(0.5, 0.7, 0.5) - 0.6) < 1e-12);
+});
+
+test('time to reach: linear between evaluations; null when never reached', () => {
+  assert.equal(timeToReach(curve, 0.6), 0);
+  assert.ok(Math.abs(timeToReach(curve, 0.65)! - 50) < 1e-9);
+  assert.ok(Math.abs(timeToReach(curve, 0.8)! - 200) < 1e-9);
+  assert.equal(timeToReach(curve, 0.95), null);
+  // the first crossing counts, not a later one
+  const dip = [...curve, { robotSeconds: 400, success: 0.5 }, { robotSeconds: 500, success: 0.95 }];
+  assert.ok(Math.abs(timeToReach(dip, 0.8)! - 200) < 1e-9);
+});
+
+test('time to target: a run that never reaches it counts at its whole budget', () => {
+  const reached = timeToTarget(curve, 0.65);
+  assert.ok(reached.reached && Math.abs(reached.seconds - 50) < 1e-9);
+  assert.deepEqual(timeToTarget(curve, 0.95), { seconds: 300, reached: false });
+});
+
+test('success at a robot time: interpolated, null beyond the last evaluation', () => {
+  assert.equal(successAt(curve, 0), 0.6);
+  assert.ok(Math.abs(successAt(curve, 200)! - 0.8) < 1e-12);
+  assert.equal(successAt(curve, 300), 0.9);
+  assert.equal(successAt(curve, 301), null);
+});
+
+test('mean curve: per evaluation, mean robot time, mean and sample sd of success', () => {
+  const other = [
+    { robotSeconds: 0, success: 0.6 },
+    { robotSeconds: 120, success: 0.8 },
+    { robotSeconds: 320, success: 0.7 },
+  ];
+  const m = meanCurve([curve, other]);
+  assert.equal(m.length, 3);
+  assert.equal(m[1]!.robotSeconds, 110);
+  assert.ok(Math.abs(m[1]!.mean - 0.75) < 1e-12);
+  assert.ok(Math.abs(m[1]!.sd - Math.SQRT2 * 0.05) < 1e-12);
+  assert.equal(m[0]!.sd, 0);
+  assert.equal(m[2]!.runs, 2);
+  assert.deepEqual(meanCurve([]), []);
+});
+
+test('the plot: a band and a line per arm, log time ticks, the target dashed; the text version too', () => {
+  const arms = [
+    { name: 'real-only', colour: '#d62728', points: meanCurve([curve, curve]) },
+    {
+      name: 'WMRL',
+      colour: '#1f77b4',
+      points: meanCurve([
+        [
+          { robotSeconds: 0, success: 0.6 },
+          { robotSeconds: 20, success: 0.75 },
+        ],
+      ]),
+    },
+  ];
+  const svg = learningCurveSvg({ arms, target: 0.8, title: 'reach' });
+  assert.equal((svg.match(/<polygon/g) ?? []).length, 2);
+  assert.equal((svg.match(/<polyline/g) ?? []).length, 2);
+  assert.match(svg, /stroke-dasharray="6 4"/);
+  assert.match(svg, /target 80%/);
+  assert.match(svg, />100 s</);
+  assert.match(svg, /real-only \(2 seeds\)/);
+  assert.match(svg, /log scale/);
+  const text = learningCurveText({ arms, target: 0.8 }, ['R', 'W']);
+  const rows = text.split('\n');
+  const targetRow = rows.find((r) => r.startsWith(' 80%'))!;
+  assert.match(targetRow, /-{10}/);
+  assert.ok(rows.some((r) => r.includes('R')) && rows.some((r) => r.includes('W')));
+  assert.match(text, /100 s/);
+  assert.match(text, /R real-only {3}W WMRL {3}- target 80%/);
+});

@@ -1,0 +1,52 @@
+/**
+ * The run's switches resolved once (src/rl/method.ts), and the bounded refit's data
+ * (src/rl/worldModelRefit.ts): what each mode and ablation turns on, and the replay sample.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { anchorGroupCount, resolveMethod } from '../../src/rl/method.ts';
+import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
+import { replaySample } from '../../src/rl/worldModelRefit.ts';
+
+const config = (over: Record<string, unknown>) => wmrlConfigSchema.parse(over);
+
+test('denoise: both parts, either one alone, or neither; only in wmrl mode', () => {
+  const parts = (over: Record<string, unknown>) => {
+    const m = resolveMethod(config(over));
+    return [m.anchorWeight, m.ensembleWeight];
+  };
+  assert.deepEqual(parts({}), [true, true]);
+  assert.deepEqual(parts({ denoise: 'anchor' }), [true, false]);
+  assert.deepEqual(parts({ denoise: 'ensemble' }), [false, true]);
+  assert.deepEqual(parts({ denoise: false }), [false, false]);
+  assert.deepEqual(parts({ mode: 'real' }), [false, false]);
+  assert.deepEqual(parts({ mode: 'wm-only', denoise: 'ensemble' }), [false, false]);
+  assert.throws(() => config({ denoise: 'both' }));
+});
+
+test('anchor groups: a share of G with the floor, all of them in real mode, none in wm-only', () => {
+  assert.equal(anchorGroupCount(config({ groups: 8, anchorFraction: 0.1 })), 1);
+  assert.equal(anchorGroupCount(config({ groups: 32, anchorFraction: 0.03 })), 1);
+  assert.equal(anchorGroupCount(config({ groups: 32, anchorFraction: 0.25 })), 8);
+  assert.equal(anchorGroupCount(config({ groups: 8, mode: 'real' })), 8);
+  assert.equal(anchorGroupCount(config({ groups: 8, mode: 'wm-only' })), 0);
+  // wm-only has nothing to measure trust with: its imagined samples count as real ones
+  assert.equal(resolveMethod(config({ mode: 'wm-only' })).imaginedWeight, 1);
+  assert.equal(resolveMethod(config({})).imaginedWeight, 'trust');
+});
+
+test('replay sample: n distinct episodes, seeded, all of them for 0 or n ≥ their number', () => {
+  const episodes = Array.from({ length: 50 }, (_, i) => i);
+  const a = replaySample(episodes, 10, 7);
+  assert.equal(a.length, 10);
+  assert.equal(new Set(a).size, 10);
+  assert.deepEqual(replaySample(episodes, 10, 7), a);
+  assert.notDeepEqual(replaySample(episodes, 10, 8), a);
+  assert.deepEqual(
+    episodes,
+    Array.from({ length: 50 }, (_, i) => i),
+    'the data is not reordered',
+  );
+  assert.equal(replaySample(episodes, 0, 7), episodes);
+  assert.equal(replaySample(episodes, 50, 7), episodes);
+});
