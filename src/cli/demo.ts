@@ -223,7 +223,7 @@ export const command = {
     printComparison(c, evalEpisodes);
     log.log({
       stage: 'summary',
-      before: c.candidateGain.episodes ? curves.wmrl![0]!.success : null,
+      before: curves.wmrl![0]!.success,
       afterWmrl: c.candidateFinal.success,
       robotSecondsWmrl: c.budgetSeconds,
       afterReal: curves.real!.at(-1)!.success,
