@@ -70,6 +70,8 @@ test('behaviour cloning overfits a handful of demos (action error near zero)', a
     assert.ok(last.validationMse < 0.02, `action MSE ${first.validationMse} → ${last.validationMse}`);
     assert.ok(last.validationMse < first.validationMse / 5);
     assert.ok(last.trainNll < first.trainNll - 2, `NLL ${first.trainNll} → ${last.trainNll}`);
+    // Reach-only demos never name purple, reach's held-out colour: the report says so.
+    assert.deepEqual(report.missingColours, [{ family: 'reach', color: 'purple' }]);
     // Simulator demos carry privileged state, so the auxiliary localisation error is reported (and learned).
     assert.ok(
       last.validationAuxRmseCm < first.validationAuxRmseCm,
