@@ -112,6 +112,7 @@ export async function pretrainPolicy(
       batchSize: config.bc.batchSize,
       learningRate: config.bc.learningRate,
       patience: config.bc.patience,
+      wordDropout: config.bc.wordDropout,
       auxWeight: config.bc.auxWeight,
       imageWeight: config.bc.imageWeight,
       seed: config.seed,

@@ -112,6 +112,26 @@ test('save → load gives identical actions; disposing frees every tensor', asyn
   assert.ok(tf.memory().numTensors <= baseline + 1, `tensors left: ${tf.memory().numTensors - baseline}`);
 });
 
+test('word dropout trains the <unk> embedding, which cloning alone never touches', async () => {
+  // Every training word is in the vocabulary, so without dropout <unk> gets no gradient and Adam leaves its row as
+  // initialised (the same seed initialises both policies alike).
+  const unkRow = async (overrides: Record<string, string>) => {
+    const { policy } = await pretrainPolicy(demos, config({ 'bc.epochs': '1', ...overrides }));
+    try {
+      return Array.from(tf.tidy(() => policy.language.embedding.slice([UNK, 0], [1, -1]).dataSync()));
+    } finally {
+      policy.dispose();
+    }
+  };
+  const initial = await unkRow({ 'bc.learningRate': '1e-12' });
+  assert.deepEqual(await unkRow({ 'bc.wordDropout': '0' }), initial);
+  const dropped = await unkRow({ 'bc.wordDropout': '0.5' });
+  assert.ok(
+    dropped.some((v, i) => Math.abs(v - initial[i]!) > 1e-4),
+    'with dropout the <unk> row moves',
+  );
+});
+
 test('demonstrations: only train-split expert episodes with little noise are cloned', async () => {
   const noisy = demos.map((e) => ({ ...e, policy: 'expert:noise=0.8' }));
   const held = demos.map((e) => ({ ...e, task: { ...e.task, split: 'test' as const } }));
