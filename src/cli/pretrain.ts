@@ -140,6 +140,12 @@ export const command = {
               : ''
           }`,
       );
+      for (const { family, color } of report.missingColours)
+        console.error(
+          `warning: '${color}', the held-out colour of ${family}, is in no training instruction, so the policy ` +
+            `reads it as <unk> and cannot find the ${color} object on the test split; add demonstrations of a ` +
+            `family where ${color} is a train colour (wmrl tasks lists the split)`,
+        );
       await savePolicy(policy, policyDir);
       writeFileSync(join(values.out, 'report.json'), JSON.stringify(report, null, 2) + '\n');
       log.log({

@@ -101,6 +101,15 @@ export const policyConfigSchema = z
             'add four 1-pixel shifted copies of every frame (5× the samples; ' +
               'the grounded attention is translation-equivariant and did as well without)',
           ),
+        wordDropout: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0)
+          .describe(
+            'probability that an instruction word of a training sample reads as <unk>, so the policy ' +
+              'learns to read an instruction around words it has never seen (held-out paraphrases)',
+          ),
         auxWeight: z
           .number()
           .min(0)

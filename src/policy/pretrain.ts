@@ -16,6 +16,8 @@ import { buildBcSamples } from './bcDataset.ts';
 import type { PolicyConfig } from './policyConfig.ts';
 import { episodeProprio, recordedNoise } from './policyInputs.ts';
 import { Tokenizer } from './tokenizer.ts';
+import { taskFamily } from '../tasks/families.ts';
+import { heldOutColoursMissing, type MissingColour } from './vocabularyCoverage.ts';
 import { trainBc, type BcEpoch } from './trainBc.ts';
 import { VlaPolicy, encoderConfig, usesPatchEncoder } from './vlaPolicy.ts';
 
@@ -35,6 +37,8 @@ export interface PretrainReport {
   validationEpisodes: number;
   samples: number;
   encoder: 'given' | 'trained' | 'none';
+  /** Held-out colours of the cloned families that no training instruction names: <unk> to the policy. */
+  missingColours: MissingColour[];
   bc: BcEpoch[];
   bestEpoch: number;
   parameters: number;
@@ -112,6 +116,7 @@ export async function pretrainPolicy(
       batchSize: config.bc.batchSize,
       learningRate: config.bc.learningRate,
       patience: config.bc.patience,
+      wordDropout: config.bc.wordDropout,
       auxWeight: config.bc.auxWeight,
       imageWeight: config.bc.imageWeight,
       seed: config.seed,
@@ -127,6 +132,10 @@ export async function pretrainPolicy(
       validationEpisodes: valEps.length,
       samples: train.count,
       encoder: options.encoder ? 'given' : encoder ? 'trained' : 'none',
+      missingColours: heldOutColoursMissing(
+        tokenizer.vocab,
+        trainEps.map((e) => taskFamily(e.task.family)),
+      ),
       bc: bc.history,
       bestEpoch: bc.bestEpoch,
       parameters: policy.parameterCount,

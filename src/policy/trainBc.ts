@@ -7,6 +7,7 @@ import { Rng } from '../core/rng.ts';
 import type { BcSamples } from './bcDataset.ts';
 import { AUX_DIM, IMAGE_TARGET_HEADS, type PolicyInput, type VlaPolicy } from './vlaPolicy.ts';
 import { gaussianLogProb } from './gaussian.ts';
+import { dropWords } from './wordDropout.ts';
 
 export interface BcOptions {
   epochs: number;
@@ -17,6 +18,8 @@ export interface BcOptions {
   batchSize: number;
   learningRate: number;
   patience: number;
+  /** Probability that a training sample's instruction word reads as <unk> (0: off). */
+  wordDropout?: number;
   seed: number;
   onStep?: (step: number, steps: number, epoch: number) => void;
   onEpoch?: (m: BcEpoch) => void;
@@ -49,7 +52,8 @@ export interface BcBatch {
   imageWeights?: tf.Tensor2D;
 }
 
-export function gatherInput(s: BcSamples, idx: ArrayLike<number>): BcBatch {
+/** A batch of samples `idx`; with `wordDropout`, its instruction words become <unk> at that rate (training only). */
+export function gatherInput(s: BcSamples, idx: ArrayLike<number>, wordDropout?: { p: number; rng: Rng }): BcBatch {
   const n = idx.length;
   const S = s.imageSize;
   const frameSize = S * S * 3;
@@ -71,6 +75,7 @@ export function gatherInput(s: BcSamples, idx: ArrayLike<number>): BcBatch {
     if (imageTargets) imageTargets.set(s.imageTargets!.subarray(i * 2 * H, (i + 1) * 2 * H), j * 2 * H);
     if (imageWeights) imageWeights.set(s.imageWeights!.subarray(i * H, (i + 1) * H), j * H);
   }
+  if (wordDropout) dropWords(tokens, wordDropout.p, wordDropout.rng);
   return {
     input: {
       images: tf.tensor4d(pixels, [n, S, S, 3]),
@@ -107,6 +112,8 @@ export async function trainBc(
   options: BcOptions,
 ): Promise<{ history: BcEpoch[]; bestEpoch: number }> {
   const rng = new Rng(options.seed * 977 + 5);
+  // Its own stream, so turning dropout on leaves the batch order of a seed unchanged.
+  const dropout = options.wordDropout ? { p: options.wordDropout, rng: new Rng(options.seed * 977 + 11) } : undefined;
   const order = Int32Array.from({ length: train.count }, (_, i) => i);
   const B = Math.min(options.batchSize, train.count);
   const steps = Math.max(1, Math.floor(train.count / B));
@@ -120,7 +127,7 @@ export async function trainBc(
       rng.shuffle(order as unknown as number[]);
       let sum = 0;
       for (let s = 0; s < steps; s++) {
-        const g = gatherInput(train, order.subarray(s * B, (s + 1) * B));
+        const g = gatherInput(train, order.subarray(s * B, (s + 1) * B), dropout);
         try {
           const loss = optimizer.minimize(() => bcLoss(policy, g, options.auxWeight, options.imageWeight), true, vars)!;
           sum += (await loss.data())[0]!;

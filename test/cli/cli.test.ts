@@ -193,6 +193,7 @@ test('pretrain → eval: the evaluation lists the train and held-out splits sepa
     assert.match(r.stderr, /policy 'tiny': [\d,]+ parameters/);
     assert.match(r.stderr, /in the image [\d.]+ px/);
     assert.match(r.stdout, /policy saved/);
+    assert.match(r.stderr, /warning: 'purple', the held-out colour of reach, is in no training instruction/);
     r = await wmrl(
       'eval',
       '--policy',

@@ -70,6 +70,8 @@ test('behaviour cloning overfits a handful of demos (action error near zero)', a
     assert.ok(last.validationMse < 0.02, `action MSE ${first.validationMse} → ${last.validationMse}`);
     assert.ok(last.validationMse < first.validationMse / 5);
     assert.ok(last.trainNll < first.trainNll - 2, `NLL ${first.trainNll} → ${last.trainNll}`);
+    // Reach-only demos never name purple, reach's held-out colour: the report says so.
+    assert.deepEqual(report.missingColours, [{ family: 'reach', color: 'purple' }]);
     // Simulator demos carry privileged state, so the auxiliary localisation error is reported (and learned).
     assert.ok(
       last.validationAuxRmseCm < first.validationAuxRmseCm,
@@ -108,6 +110,26 @@ test('save → load gives identical actions; disposing frees every tensor', asyn
     loaded?.dispose();
   }
   assert.ok(tf.memory().numTensors <= baseline + 1, `tensors left: ${tf.memory().numTensors - baseline}`);
+});
+
+test('word dropout trains the <unk> embedding, which cloning alone never touches', async () => {
+  // Every training word is in the vocabulary, so without dropout <unk> gets no gradient and Adam leaves its row as
+  // initialised (the same seed initialises both policies alike).
+  const unkRow = async (overrides: Record<string, string>) => {
+    const { policy } = await pretrainPolicy(demos, config({ 'bc.epochs': '1', ...overrides }));
+    try {
+      return Array.from(tf.tidy(() => policy.language.embedding.slice([UNK, 0], [1, -1]).dataSync()));
+    } finally {
+      policy.dispose();
+    }
+  };
+  const initial = await unkRow({ 'bc.learningRate': '1e-12' });
+  assert.deepEqual(await unkRow({ 'bc.wordDropout': '0' }), initial);
+  const dropped = await unkRow({ 'bc.wordDropout': '0.5' });
+  assert.ok(
+    dropped.some((v, i) => Math.abs(v - initial[i]!) > 1e-4),
+    'with dropout the <unk> row moves',
+  );
 });
 
 test('demonstrations: only train-split expert episodes with little noise are cloned', async () => {
