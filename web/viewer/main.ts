@@ -97,6 +97,7 @@ class ViewerPage {
         break;
       case 'episodes':
         this.#setEpisodes(m.episodes);
+        this.#followLive();
         break;
       case 'run': {
         const newModel = m.run.checkpointStep !== this.run?.checkpointStep;
@@ -125,7 +126,7 @@ class ViewerPage {
     this.#scrubber.max = String(T);
     $('instruction').textContent =
       `“${view.summary.instruction}” — ${view.summary.success ? 'success' : 'no success'} ` +
-      `(${view.summary.origin === 'data' ? 'dataset' : `anchor, step ${view.summary.step ?? '?'}`}` +
+      `(${originLabel(view.summary)}` +
       `, ${view.summary.policy})`;
     this.scene.show(view, frame);
     this.#cameras.show(view);
@@ -147,6 +148,22 @@ class ViewerPage {
     this.#sidebar.setSelection(view.summary.id, this.selectedStep);
     this.setFrame(frame);
     this.#writeHash();
+  }
+
+  /**
+   * While a live episode is open, open it again as it grows (at its newest step when the page was
+   * showing the newest one), and move on to the next live episode when one begins.
+   */
+  #followLive(): void {
+    const open = this.view?.summary;
+    const live = this.episodes.find((e) => e.origin === 'live');
+    if (this.#wanted || !live) return;
+    // A page that opened before the first episode began shows it as soon as it does.
+    if (!open) return void this.openEpisode(live.id, live.steps);
+    if (open.origin !== 'live' || (live.id === open.id && live.steps === open.steps && live.running === open.running))
+      return;
+    const atEnd = this.scene.frame >= open.steps;
+    this.openEpisode(live.id, live.id !== open.id || atEnd ? live.steps : this.scene.frame);
   }
 
   #setEpisodes(episodes: EpisodeSummary[]): void {
@@ -232,6 +249,11 @@ class ViewerPage {
     const hash = `#${params}`;
     if (location.hash !== hash) history.replaceState(null, '', hash);
   }
+}
+
+function originLabel(s: EpisodeSummary): string {
+  if (s.origin === 'live') return s.running ? 'live, running' : 'live, finished';
+  return s.origin === 'data' ? 'dataset' : `anchor, step ${s.step ?? '?'}`;
 }
 
 const page = new ViewerPage();
