@@ -159,10 +159,12 @@ export class ViewerData {
     const key = `${live.id}#${live.version}`;
     const cached = this.#views.get(key);
     if (cached) return cached;
+    // Packed together, before any await: the rollout adds steps meanwhile.
     const episode = live.episode()!;
-    const scene = await this.#scene(await this.#robotOf(episode.robot));
+    const summary = live.summary()!;
     const note = live.ended ? 'live episode (finished)' : 'live episode: running';
-    const view = buildView(scene, episode, live.summary()!, null, note, null);
+    const scene = await this.#scene(await this.#robotOf(episode.robot));
+    const view = buildView(scene, episode, summary, null, note, null);
     this.#views.set(key, view);
     if (this.#views.size > 2) this.#views.delete(this.#views.keys().next().value!);
     return view;

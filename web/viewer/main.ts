@@ -11,6 +11,8 @@ import { Sidebar } from './sidebar.ts';
 import { StepStrip } from './stepStrip.ts';
 import { stepRecords, TrainingCharts } from './trainingCharts.ts';
 
+/** A frame past any episode's end: shown as its last (newest) step, however many it has by then. */
+const NEWEST = Number.MAX_SAFE_INTEGER;
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 class ViewerPage {
@@ -159,11 +161,11 @@ class ViewerPage {
     const live = this.episodes.find((e) => e.origin === 'live');
     if (this.#wanted || !live) return;
     // A page that opened before the first episode began shows it as soon as it does.
-    if (!open) return void this.openEpisode(live.id, live.steps);
+    if (!open) return void this.openEpisode(live.id, NEWEST);
     if (open.origin !== 'live' || (live.id === open.id && live.steps === open.steps && live.running === open.running))
       return;
-    const atEnd = this.scene.frame >= open.steps;
-    this.openEpisode(live.id, live.id !== open.id || atEnd ? live.steps : this.scene.frame);
+    const atEnd = this.scene.frame >= this.view!.progress.length - 1;
+    this.openEpisode(live.id, live.id !== open.id || atEnd ? NEWEST : this.scene.frame);
   }
 
   #setEpisodes(episodes: EpisodeSummary[]): void {
@@ -238,7 +240,11 @@ class ViewerPage {
     const frame = Number(params.get('t') ?? 0) || 0;
     if (id && id !== (this.view?.summary.id ?? this.#wanted?.id)) this.openEpisode(id, frame);
     else if (id && this.view?.summary.id === id && frame !== this.scene.frame) this.setFrame(frame);
-    else if (!id && initial && this.episodes[0]) this.openEpisode(this.episodes[0].id, 0);
+    else if (!id && initial && this.episodes[0]) {
+      // A live episode opens at its newest step, so that the page follows it from there.
+      const first = this.episodes[0];
+      this.openEpisode(first.id, first.origin === 'live' ? NEWEST : 0);
+    }
   }
 
   #writeHash(): void {
