@@ -152,7 +152,8 @@ test('Ctrl-C stops between steps and keeps the partial episode; a killed robot a
     server.child.kill('SIGKILL');
     assert.equal(await faulted.exited, 1, faulted.output().stderr);
     const f = faulted.output();
-    assert.match(f.stdout, /episode 1\/1 \(seed 0\): episode aborted: lost the connection to the robot/);
+    // Noticed mid-step or in the task-status call, depending on where the kill lands.
+    assert.match(f.stdout, /episode 1\/1 \(seed 0\): episode aborted: lost the connection to (the robot|ws:\/\/)/);
     assert.match(f.stderr, /stopped after a fault \(connection-lost\); the partial episode \(\d+ steps\) is stored/);
     kept = await stored(abortedDir);
     assert.equal(kept.length, 1);
