@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   wm: async () => (await import('./wm.ts')).command,
   pretrain: async () => (await import('./pretrain.ts')).command,
   eval: async () => (await import('./eval.ts')).command,
+  run: async () => (await import('./run.ts')).command,
   train: async () => (await import('./train.ts')).command,
   demo: async () => (await import('./demo.ts')).command,
   'sim-server': async () => (await import('./simServer.ts')).command,

@@ -31,6 +31,11 @@ export class EpisodeRecorder {
     return this.#actions.length;
   }
 
+  /** Whether the task succeeded at any step so far. */
+  get succeeded(): boolean {
+    return this.#successes.includes(1);
+  }
+
   /** Record the action taken and what followed it. */
   record(action: Action, next: Observation, progress: number, success: boolean): void {
     this.#actions.push(Float32Array.from(action));

@@ -38,6 +38,16 @@ export class Tokenizer {
     return ids;
   }
 
+  /** Words of `text` the vocabulary lacks (each once, in order): the policy reads them as <unk>. */
+  unknownWords(text: string): string[] {
+    return [...new Set(words_(text).filter((w) => !this.#index.has(w)))];
+  }
+
+  /** How many words of `text` the policy reads (the rest are cut off at maxTokens). */
+  wordCount(text: string): number {
+    return words_(text).length;
+  }
+
   toJSON(): { vocab: string[]; maxTokens: number } {
     return { vocab: this.vocab, maxTokens: this.maxTokens };
   }

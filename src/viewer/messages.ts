@@ -43,8 +43,8 @@ export interface GeomList {
 /** One row of the episode list. */
 export interface EpisodeSummary {
   id: string;
-  /** 'data' (a --data dataset) or 'anchor' (a real episode the run executed). */
-  origin: 'data' | 'anchor';
+  /** 'data' (a --data dataset), 'anchor' (a real episode the run executed) or 'live' (`wmrl run --view`'s). */
+  origin: 'data' | 'anchor' | 'live';
   /** Training step whose anchor groups produced it (anchors only; null when unknown). */
   step: number | null;
   instruction: string;
@@ -54,6 +54,8 @@ export interface EpisodeSummary {
   steps: number;
   policy: string;
   source: string;
+  /** A live episode still running (it grows step by step). */
+  running?: boolean;
 }
 
 export interface RunInfo {

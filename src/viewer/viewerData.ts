@@ -12,6 +12,7 @@ import type { Episode } from '../core/types.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';
 import { EpisodeCatalog, type CatalogSource } from './episodeCatalog.ts';
+import type { LiveEpisode } from './liveEpisode.ts';
 import { ModelImagination, RunImagination, type Imagination, type ImaginedEpisode } from './imagination.ts';
 import type { EpisodeSummary, EpisodeView, ImaginedView, MetricsRecord, RunInfo } from './messages.ts';
 import { RunFolder } from './runFolder.ts';
@@ -26,6 +27,8 @@ export interface ViewerDataOptions {
   worldModelDir?: string;
   /** Robot descriptions for episodes of robots not under robots/ (by their name); others load by name. */
   robots?: RobotDescription[];
+  /** The episode a command is running now (`wmrl run --view`), listed first and followed step by step. */
+  live?: LiveEpisode;
 }
 
 /** What a poll found, for the server to push. */
@@ -40,6 +43,9 @@ export class ViewerData {
   readonly run: RunFolder | null;
   readonly dataDirs: string[];
   readonly worldModelDir: string | null;
+  readonly live: LiveEpisode | null;
+  /** The live episode's version and `count:ended` as of the last poll. */
+  #liveSeen = { version: -1, key: '' };
   #robots: Map<string, RobotDescription>;
   #catalog = new EpisodeCatalog();
   #scenes = new Map<string, SceneKinematics>();
@@ -47,8 +53,9 @@ export class ViewerData {
   #views = new Map<string, EpisodeView>();
 
   constructor(options: ViewerDataOptions) {
-    if (!options.runDir && !options.dataDirs?.length)
+    if (!options.runDir && !options.dataDirs?.length && !options.live)
       throw new Error('give a run folder (--run) or a dataset (--data), or both');
+    this.live = options.live ?? null;
     this.run = options.runDir ? new RunFolder(options.runDir) : null;
     this.dataDirs = options.dataDirs ?? [];
     for (const d of this.dataDirs)
@@ -62,7 +69,8 @@ export class ViewerData {
   }
 
   get episodes(): EpisodeSummary[] {
-    return this.#catalog.summaries;
+    const live = this.live?.summary();
+    return live ? [live, ...this.#catalog.summaries] : this.#catalog.summaries;
   }
 
   runInfo(live: boolean): RunInfo {
@@ -73,7 +81,12 @@ export class ViewerData {
       : models
         ? `the run's perception world model (checkpoint at step ${step ?? '?'})`
         : null;
-    return { runDir: this.run?.dir ?? null, checkpointStep: step, imagination, live: live && this.run !== null };
+    return {
+      runDir: this.run?.dir ?? null,
+      checkpointStep: step,
+      imagination,
+      live: live && (this.run !== null || this.live !== null),
+    };
   }
 
   /** Read the run folder and datasets; call once before serving, then poll() for changes. */
@@ -90,18 +103,29 @@ export class ViewerData {
       }
       if (c.anchorsChanged) changes.episodes = true;
     }
-    if (this.#catalog.size === 0 || changes.episodes) {
+    let liveChanged = false;
+    let rescan = changes.episodes;
+    if (this.live && this.live.version !== this.#liveSeen.version) {
+      liveChanged = true;
+      // An episode that ended (or a new one) may have been stored in a --data folder: list it.
+      const key = `${this.live.count}:${this.live.ended}`;
+      rescan ||= key !== this.#liveSeen.key;
+      this.#liveSeen = { version: this.live.version, key };
+    }
+    if (this.#catalog.size === 0 || rescan) {
       const previous = JSON.stringify(this.#catalog.summaries);
       const sources: CatalogSource[] = this.dataDirs.map((dir) => ({ dir, origin: 'data' }));
       if (this.run) sources.push(this.run.anchorSource());
       await this.#catalog.scan(sources);
       changes.episodes = JSON.stringify(this.#catalog.summaries) !== previous;
     }
+    changes.episodes ||= liveChanged;
     return changes;
   }
 
   /** The scene, real poses and imagined rollouts of one episode. */
   async episodeView(id: string): Promise<EpisodeView> {
+    if (this.live && id === this.live.id) return this.#liveView();
     const step = this.run?.checkpointStep ?? null;
     const key = `${id}@${step}`;
     const cached = this.#views.get(key);
@@ -124,6 +148,23 @@ export class ViewerData {
     }
     const summary = this.#catalog.summaries.find((s) => s.id === id)!;
     const view = buildView(scene, episode, summary, imagined, note, this.worldModelDir ? null : step);
+    this.#views.set(key, view);
+    if (this.#views.size > 2) this.#views.delete(this.#views.keys().next().value!);
+    return view;
+  }
+
+  /** The live episode as recorded so far; no imagination (it has not finished). */
+  async #liveView(): Promise<EpisodeView> {
+    const live = this.live!;
+    const key = `${live.id}#${live.version}`;
+    const cached = this.#views.get(key);
+    if (cached) return cached;
+    // Packed together, before any await: the rollout adds steps meanwhile.
+    const episode = live.episode()!;
+    const summary = live.summary()!;
+    const note = live.ended ? 'live episode (finished)' : 'live episode: running';
+    const scene = await this.#scene(await this.#robotOf(episode.robot));
+    const view = buildView(scene, episode, summary, null, note, null);
     this.#views.set(key, view);
     if (this.#views.size > 2) this.#views.delete(this.#views.keys().next().value!);
     return view;

@@ -25,7 +25,8 @@ export interface ViewerServerOptions {
   bundleDir: string;
   /** Port on 127.0.0.1; 0 picks a free one (default 8090). */
   port?: number;
-  /** Poll the run folder for new metrics, anchors and checkpoints every this many ms (0: never; default 500). */
+  /** Poll the run folder (new metrics, anchors, checkpoints) and the live episode every this many ms
+   * (0: never; default 500). */
   pollMs?: number;
   /** Ping every client this often; one that has not answered the previous ping is dropped (default 15000). */
   heartbeatMs?: number;
@@ -104,7 +105,8 @@ export class ViewerServer {
     const heartbeat = options.heartbeatMs ?? 15_000;
     server.#timers.push(setInterval(() => server.#heartbeat(), heartbeat));
     const poll = options.pollMs ?? 500;
-    if (poll > 0 && options.data.run) server.#timers.push(setInterval(() => void server.#poll(), poll));
+    if (poll > 0 && (options.data.run || options.data.live))
+      server.#timers.push(setInterval(() => void server.#poll(), poll));
     return server;
   }
 

@@ -57,6 +57,8 @@ test('tokenizer: words outside the training vocabulary map to <unk>, order is ke
   assert.equal(ids[2], UNK);
   assert.equal(ids[0], tok.vocab.indexOf('pick'));
   assert.deepEqual(ids.slice(4), [0, 0]);
+  assert.deepEqual(tok.unknownWords('Pick the PURPLE block, purple!'), ['purple']);
+  assert.equal(tok.wordCount('pick up the red block now'), 6);
 });
 
 test('behaviour cloning overfits a handful of demos (action error near zero)', async () => {

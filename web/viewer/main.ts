@@ -11,6 +11,8 @@ import { Sidebar } from './sidebar.ts';
 import { StepStrip } from './stepStrip.ts';
 import { stepRecords, TrainingCharts } from './trainingCharts.ts';
 
+/** A frame past any episode's end: shown as its last (newest) step, however many it has by then. */
+const NEWEST = Number.MAX_SAFE_INTEGER;
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 class ViewerPage {
@@ -97,6 +99,7 @@ class ViewerPage {
         break;
       case 'episodes':
         this.#setEpisodes(m.episodes);
+        this.#followLive();
         break;
       case 'run': {
         const newModel = m.run.checkpointStep !== this.run?.checkpointStep;
@@ -125,7 +128,7 @@ class ViewerPage {
     this.#scrubber.max = String(T);
     $('instruction').textContent =
       `“${view.summary.instruction}” — ${view.summary.success ? 'success' : 'no success'} ` +
-      `(${view.summary.origin === 'data' ? 'dataset' : `anchor, step ${view.summary.step ?? '?'}`}` +
+      `(${originLabel(view.summary)}` +
       `, ${view.summary.policy})`;
     this.scene.show(view, frame);
     this.#cameras.show(view);
@@ -147,6 +150,22 @@ class ViewerPage {
     this.#sidebar.setSelection(view.summary.id, this.selectedStep);
     this.setFrame(frame);
     this.#writeHash();
+  }
+
+  /**
+   * While a live episode is open, open it again as it grows (at its newest step when the page was
+   * showing the newest one), and move on to the next live episode when one begins.
+   */
+  #followLive(): void {
+    const open = this.view?.summary;
+    const live = this.episodes.find((e) => e.origin === 'live');
+    if (this.#wanted || !live) return;
+    // A page that opened before the first episode began shows it as soon as it does.
+    if (!open) return void this.openEpisode(live.id, NEWEST);
+    if (open.origin !== 'live' || (live.id === open.id && live.steps === open.steps && live.running === open.running))
+      return;
+    const atEnd = this.scene.frame >= this.view!.progress.length - 1;
+    this.openEpisode(live.id, live.id !== open.id || atEnd ? NEWEST : this.scene.frame);
   }
 
   #setEpisodes(episodes: EpisodeSummary[]): void {
@@ -221,7 +240,11 @@ class ViewerPage {
     const frame = Number(params.get('t') ?? 0) || 0;
     if (id && id !== (this.view?.summary.id ?? this.#wanted?.id)) this.openEpisode(id, frame);
     else if (id && this.view?.summary.id === id && frame !== this.scene.frame) this.setFrame(frame);
-    else if (!id && initial && this.episodes[0]) this.openEpisode(this.episodes[0].id, 0);
+    else if (!id && initial && this.episodes[0]) {
+      // A live episode opens at its newest step, so that the page follows it from there.
+      const first = this.episodes[0];
+      this.openEpisode(first.id, first.origin === 'live' ? NEWEST : 0);
+    }
   }
 
   #writeHash(): void {
@@ -232,6 +255,11 @@ class ViewerPage {
     const hash = `#${params}`;
     if (location.hash !== hash) history.replaceState(null, '', hash);
   }
+}
+
+function originLabel(s: EpisodeSummary): string {
+  if (s.origin === 'live') return s.running ? 'live, running' : 'live, finished';
+  return s.origin === 'data' ? 'dataset' : `anchor, step ${s.step ?? '?'}`;
 }
 
 const page = new ViewerPage();

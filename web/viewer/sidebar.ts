@@ -71,7 +71,8 @@ export class Sidebar {
     const items: HTMLLIElement[] = [];
     let group = '';
     for (const e of shown) {
-      const label = e.origin === 'data' ? 'dataset' : `anchors · step ${e.step ?? '?'}`;
+      const label =
+        e.origin === 'live' ? 'live (wmrl run)' : e.origin === 'data' ? 'dataset' : `anchors · step ${e.step ?? '?'}`;
       if (label !== group) {
         group = label;
         const li = document.createElement('li');

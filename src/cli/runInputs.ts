@@ -1,0 +1,103 @@
+/**
+ * What `wmrl run` checks before it moves a robot: the policy folder, that the policy fits the
+ * robot, the instruction against the policy's vocabulary, and the task the robot is set up for.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { actionDim, type RobotDescription } from '../core/robotDescription.ts';
+import { Rng } from '../core/rng.ts';
+import type { TaskSpec } from '../core/types.ts';
+import { UNK } from '../policy/tokenizer.ts';
+import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import { taskOfInstruction } from '../tasks/instructionTask.ts';
+import { sampleTask } from '../tasks/sampleTask.ts';
+import { parseTaskSelectors } from '../tasks/selectors.ts';
+import { TaskError } from '../tasks/taskError.ts';
+import { UsageError } from './args.ts';
+
+/** The checkpoint folder of `--policy DIR`: DIR itself, or a pretrain/train output's DIR/policy. */
+export function policyFolder(dir: string): string {
+  if (!existsSync(dir)) throw new UsageError(`--policy ${dir}: no such folder`);
+  if (existsSync(join(dir, 'model.json'))) return dir;
+  if (existsSync(join(dir, 'policy', 'model.json'))) return join(dir, 'policy');
+  throw new UsageError(
+    `--policy ${dir} holds no policy checkpoint (no model.json, no policy/model.json): ` +
+      'give a `wmrl pretrain` or `wmrl train` output folder',
+  );
+}
+
+/** The policy must read one of the robot's cameras and command its joints. */
+export function checkPolicyFitsRobot(policy: VlaPolicy, dir: string, robot: RobotDescription): void {
+  const camera = policy.config.encoder.camera;
+  const cameras = robot.cameras.map((c) => c.name);
+  if (!cameras.includes(camera))
+    throw new UsageError(
+      `the policy ${dir} looks through camera '${camera}', which robot '${robot.name}' lacks (${cameras.join(', ')})`,
+    );
+  if (policy.actionDim !== actionDim(robot))
+    throw new UsageError(
+      `the policy ${dir} commands ${policy.actionDim} values per step; robot '${robot.name}' takes ` +
+        `${actionDim(robot)} (${robot.arm.joints.length} arm joints and the gripper)`,
+    );
+}
+
+/**
+ * Warnings about how the policy will read the instruction; an instruction it cannot read at all
+ * (no word it was trained on) is an error.
+ */
+export function instructionWarnings(policy: VlaPolicy, instruction: string): string[] {
+  const tokenizer = policy.tokenizer;
+  const words = tokenizer.wordCount(instruction);
+  if (words === 0) throw new UsageError('--instruction has no words');
+  const unknown = tokenizer.unknownWords(instruction);
+  const known = tokenizer.vocab.slice(UNK + 1);
+  if (!tokenizer.encode(instruction).some((id) => id > UNK))
+    throw new UsageError(
+      `the policy knows none of the words of "${instruction}"; it was trained on: ${known.join(' ')}`,
+    );
+  const warnings: string[] = [];
+  if (unknown.length > 0)
+    warnings.push(
+      `the policy never saw the word${unknown.length > 1 ? 's' : ''} ${unknown.map((w) => `'${w}'`).join(', ')} ` +
+        `(read as <unk>); its vocabulary: ${known.join(' ')}`,
+    );
+  if (words > tokenizer.maxTokens)
+    warnings.push(`the instruction has ${words} words; the policy reads only the first ${tokenizer.maxTokens}`);
+  return warnings;
+}
+
+/**
+ * The task the robot is reset to and scored on: `--task` when given (the instruction is then only
+ * what the policy reads), else the task the instruction names.
+ */
+export function runTask(instruction: string, taskFlag: string | undefined, seed: number): TaskSpec {
+  if (taskFlag === undefined) {
+    const task = taskOfInstruction(instruction);
+    if (!task)
+      throw new UsageError(
+        `"${instruction}" is not one of the task families' phrasings (\`wmrl tasks\` lists them), so it ` +
+          'says nothing about the scene to set up: add --task family[:colour[:object|zone]]',
+      );
+    return task;
+  }
+  const selectors = parseTaskSelectors(taskFlag);
+  if (selectors.length !== 1) throw new UsageError(`--task names one task, got ${selectors.length}: '${taskFlag}'`);
+  const rng = () => new Rng(seed ^ 0x7a5c0de);
+  let task: TaskSpec;
+  try {
+    task = sampleTask(selectors[0]!, 'train', rng());
+  } catch (err) {
+    // A held-out colour exists only in the test split.
+    if (!(err instanceof TaskError)) throw err;
+    task = sampleTask(selectors[0]!, 'test', rng());
+  }
+  return { ...task, instruction: instruction.trim() };
+}
+
+/** `--view` may come without its port: give it the default, so that parseArgs sees a value. */
+export function withOptionalValue(argv: string[], flag: string, fallback: string): string[] {
+  return argv.flatMap((arg, i) => {
+    const next = argv[i + 1];
+    return arg === flag && (next === undefined || next.startsWith('--')) ? [arg, fallback] : [arg];
+  });
+}
