@@ -77,6 +77,13 @@ export interface SimServerFaults {
   jointPosition?: { joint: string; value: number };
   /** Publish nothing: a robot whose publishers stopped while its services still answer. */
   silent?: boolean;
+  /**
+   * Handle resets as a ROS 1 arm behind rosbridge_suite 0.11 did in the real check: the pre-reset
+   * state is still in flight when the reset is handled (rosbridge looks the service up and connects
+   * to it on every call, while the arm keeps publishing), and the reset state goes out only this many
+   * ms after the reply, on the arm's next tick.
+   */
+  resetLagMs?: number;
 }
 
 type TopicKind =
@@ -474,9 +481,14 @@ export class RosbridgeSimServer {
 
   #reset(args: unknown): unknown {
     const { task, seed } = resetEpisode(args, this.robot.ros.services.reset.type, this.dialect);
+    const lag = this.testFaults.resetLagMs;
+    if (lag !== undefined) this.#publishState();
     this.simRobot.reset(task, seed);
-    // The reset state goes out before the reply, so a client holds a fresh observation when reset returns.
-    this.#publishState();
+    // The reset state goes out after the reply (this handler's value is sent as it returns), as a
+    // real robot's next tick does: a client must take the first message after the reply, not before.
+    const publish = () => this.#publishState();
+    if (lag === undefined) setImmediate(publish);
+    else setTimeout(publish, lag);
     return { success: true, message: `reset to '${task.instruction}' (${task.family}), seed ${seed}` };
   }
 

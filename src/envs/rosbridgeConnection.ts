@@ -95,9 +95,11 @@ export class RosbridgeConnection {
   /**
    * Call a service; resolves with its response values. Rejects with ServiceCallError when the
    * service answers `result: false`, RosbridgeDisconnectedError when the connection is (or goes)
-   * down, and ServiceTimeoutError after `timeoutMs`.
+   * down, and ServiceTimeoutError after `timeoutMs`. `onAnswer` runs as the answer is handled,
+   * before any message that came after it (the promise settles later, when messages in the same
+   * read may already have been handled).
    */
-  call(name: string, type: string, args: unknown, timeoutMs: number): Promise<unknown> {
+  call(name: string, type: string, args: unknown, timeoutMs: number, onAnswer?: () => void): Promise<unknown> {
     const ros = this.#ros;
     if (!ros)
       return Promise.reject(new RosbridgeDisconnectedError(`not connected to ${this.url}: cannot call ${name}`));
@@ -118,7 +120,10 @@ export class RosbridgeConnection {
       this.#pending.add(onDrop);
       new Service({ ros, name, serviceType: type }).callService(
         args,
-        (values) => finish(() => resolve(values)),
+        (values) => {
+          onAnswer?.();
+          finish(() => resolve(values));
+        },
         (error) =>
           finish(() =>
             reject(

@@ -220,7 +220,9 @@ export class RosbridgeEnv implements Env {
     const o = this.#options;
     await this.#conn.waitConnected(o.connectTimeoutMs ?? 30_000);
     this.#checkSetup(await this.#call(() => this.#setup!));
-    const mark = this.#seq;
+    // Fresh means after the reply: a message sent before the robot handled the reset (rosbridge_suite
+    // 0.11 sets up a service connection per call while the arm keeps publishing) shows the old pose.
+    let mark = this.#seq;
     const services = this.robot.ros.services;
     const reply = readTrigger(
       await this.#call(() =>
@@ -229,6 +231,9 @@ export class RosbridgeEnv implements Env {
           this.#serviceType(services.reset.type),
           resetRequest(task, seed),
           o.resetTimeoutMs ?? 60_000,
+          () => {
+            mark = this.#seq;
+          },
         ),
       ),
       services.reset.name,
