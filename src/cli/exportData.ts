@@ -7,7 +7,7 @@ const HELP = `usage: wmrl export lerobot DIR --out DIR [--video standard|lossles
   DIR               a wmrl dataset folder
   --out DIR         the LeRobot v3.0 dataset to create (absent or empty; written whole or not at all)
   --video Q         standard: H.264 yuv420p, what LeRobot writes and every player reads (default);
-                    lossless: H.264 4:4:4 at crf 0, frames within 2 of the source (8-bit RGB ⇄ YUV rounding) (LeRobot's
+                    lossless: H.264 4:4:4 at crf 0, frames within 2 of the source (LeRobot's
                     decoders read it, browsers may not)
 
 Complete episodes only (aborted ones never train). 'action' holds the absolute joint targets,
@@ -26,7 +26,8 @@ export const command = {
       return 0;
     }
     const [format, source, ...extra] = positionals;
-    if (format !== 'lerobot') throw new UsageError(`unknown format '${format ?? ''}' (wmrl exports: lerobot)\n\n${HELP}`);
+    if (format !== 'lerobot')
+      throw new UsageError(`unknown format '${format ?? ''}' (wmrl exports: lerobot)\n\n${HELP}`);
     if (!source || extra.length > 0) throw new UsageError(`give one dataset folder\n\n${HELP}`);
     if (!values.out) throw new UsageError(`--out DIR is required\n\n${HELP}`);
     const quality = choiceFlag(values.video, 'video', ['standard', 'lossless'] as const, 'standard');

@@ -42,14 +42,23 @@ export const command = {
       return 0;
     }
     const [format, source, ...extra] = positionals;
-    if (format !== 'lerobot') throw new UsageError(`unknown format '${format ?? ''}' (wmrl imports: lerobot)\n\n${HELP}`);
+    if (format !== 'lerobot')
+      throw new UsageError(`unknown format '${format ?? ''}' (wmrl imports: lerobot)\n\n${HELP}`);
     if (!source || extra.length > 0) throw new UsageError(`give one dataset folder\n\n${HELP}`);
     if (!values.out) throw new UsageError(`--out DIR is required\n\n${HELP}`);
     let gripperRange: { closed: number; open: number } | undefined;
     if (values['gripper-range'] !== undefined) {
       const [closed, open, ...rest] = values['gripper-range'].split(',').map(Number);
-      if (closed === undefined || open === undefined || rest.length || !Number.isFinite(closed + open) || closed === open) {
-        throw new UsageError(`--gripper-range must be CLOSED,OPEN (two different numbers), got '${values['gripper-range']}'`);
+      if (
+        closed === undefined ||
+        open === undefined ||
+        rest.length ||
+        !Number.isFinite(closed + open) ||
+        closed === open
+      ) {
+        throw new UsageError(
+          `--gripper-range must be CLOSED,OPEN (two different numbers), got '${values['gripper-range']}'`,
+        );
       }
       gripperRange = { closed, open };
     }
@@ -72,7 +81,8 @@ export const command = {
     process.stderr.write('\n');
     console.log(
       `imported ${report.episodes} episodes (${report.steps} steps) of LeRobot ${report.version} ` +
-        `${source} into ${values.out} for robot ${robot.name}${report.exact ? ' (written by wmrl: restored exactly)' : ''}`,
+        `${source} into ${values.out} for robot ${robot.name}` +
+        (report.exact ? ' (written by wmrl: restored exactly)' : ''),
     );
     console.log(`mapped: ${report.mapped.join(', ')}`);
     for (const u of report.unused) console.log(`not imported: ${u}`);

@@ -19,7 +19,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const robot = loadRobot('vx300');
 const joints = robot.arm.joints;
 // Per-tick joint moves: waist 0.05 of maxStep 0.1 → action 0.5; shoulder −0.02/0.1 → −0.2; the rest 0.03.
-const delta = joints.map((j, i) => (i === 0 ? 0.05 : i === 1 ? -0.02 : 0.03));
+const delta = joints.map((_joint, i) => (i === 0 ? 0.05 : i === 1 ? -0.02 : 0.03));
 const expectedArm = joints.map((j, i) => delta[i]! / j.maxStep);
 
 /** An episode moving by `delta` each tick, its action the next tick's position (targets lead by one step). */
@@ -85,10 +85,18 @@ test('a v3.0 dataset laid out as LeRobot writes it (AV1, episodes packed in one 
   assert.equal(report.version, 'v3.0');
   assert.equal(report.exact, false);
   assert.deepEqual(report.mapped.slice(0, 2), ['waist ← waist.pos', 'shoulder ← shoulder.pos']);
-  assert.ok(report.mapped.includes('gripper ← gripper.pos') && report.mapped.includes('scene ← observation.images.scene'));
-  assert.ok(report.unused.some((u) => u === 'observation.state: extra_joint.pos'), report.unused.join('; '));
+  assert.ok(
+    report.mapped.includes('gripper ← gripper.pos') && report.mapped.includes('scene ← observation.images.scene'),
+  );
+  assert.ok(
+    report.unused.some((u) => u === 'observation.state: extra_joint.pos'),
+    report.unused.join('; '),
+  );
   assert.ok(report.unused.some((u) => u === 'action: extra_joint.pos'));
-  assert.ok(report.notes.some((n) => n.includes('finite differences')), 'no velocity feature: said so');
+  assert.ok(
+    report.notes.some((n) => n.includes('finite differences')),
+    'no velocity feature: said so',
+  );
   const episodes = await read(out);
   assert.equal(episodes.length, 2);
   for (const [k, e] of episodes.entries()) {
@@ -100,7 +108,8 @@ test('a v3.0 dataset laid out as LeRobot writes it (AV1, episodes packed in one 
     assert.deepEqual([...e.qpos], src.state.flatMap((s) => s.slice(0, 7)).map(Math.fround));
     // Actions: target − running target over maxStep = the per-tick move / maxStep; gripper 1 − 2 × 0.25.
     for (let t = 0; t < e.steps; t++) {
-      for (let i = 0; i < 6; i++) assert.ok(Math.abs(e.actions[t * 7 + i]! - expectedArm[i]!) < 1e-4, `t ${t} joint ${i}`);
+      for (let i = 0; i < 6; i++)
+        assert.ok(Math.abs(e.actions[t * 7 + i]! - expectedArm[i]!) < 1e-4, `t ${t} joint ${i}`);
       assert.ok(Math.abs(e.actions[t * 7 + 6]! - 0.5) < 1e-6);
     }
     // qvel by finite differences: the move per tick × fps.
@@ -122,7 +131,7 @@ test('a v3.0 dataset laid out as LeRobot writes it (AV1, episodes packed in one 
   );
 });
 
-test('v2.1 import: ALOHA names need --map, a foreign task needs --task, and what does not map is reported', async () => {
+test('v2.1: ALOHA names need --map, a foreign task needs --task, what does not map is reported', async () => {
   const out = join(dir, 'from-v21');
   await assert.rejects(importLerobot({ source: v21, out, robot }), (err: Error) => {
     assert.match(err.message, /observation\.state: no dimension for wmrl joints waist, shoulder/);
@@ -131,12 +140,18 @@ test('v2.1 import: ALOHA names need --map, a foreign task needs --task, and what
     return true;
   });
   const map = Object.fromEntries([...joints.map((j) => j.name), 'gripper'].map((n) => [n, `left_${n}`]));
-  await assert.rejects(importLerobot({ source: v21, out, robot, map: { ...map, scene: 'observation.images.top' } }), (err: Error) => {
-    assert.match(err.message, /"insert the peg into the socket"/);
-    assert.match(err.message, /--task/);
-    return true;
-  });
-  await assert.rejects(importLerobot({ source: v21, out, robot, map: { ...map, wrist_cam: 'x' } }), /neither a joint nor a camera/);
+  await assert.rejects(
+    importLerobot({ source: v21, out, robot, map: { ...map, scene: 'observation.images.top' } }),
+    (err: Error) => {
+      assert.match(err.message, /"insert the peg into the socket"/);
+      assert.match(err.message, /--task/);
+      return true;
+    },
+  );
+  await assert.rejects(
+    importLerobot({ source: v21, out, robot, map: { ...map, wrist_cam: 'x' } }),
+    /neither a joint nor a camera/,
+  );
   assert.equal(existsSync(out), false, 'refused imports write nothing');
 
   const report = await importLerobot({
@@ -147,7 +162,10 @@ test('v2.1 import: ALOHA names need --map, a foreign task needs --task, and what
     task: 'pick:red:block',
   });
   assert.equal(report.version, 'v2.1');
-  assert.ok(report.unused.some((u) => u.startsWith('observation.state: right_waist, right_shoulder')), report.unused.join('; '));
+  assert.ok(
+    report.unused.some((u) => u.startsWith('observation.state: right_waist, right_shoulder')),
+    report.unused.join('; '),
+  );
   assert.ok(report.unused.some((u) => u.startsWith('observation.effort')));
   assert.ok(report.notes.some((n) => n.includes('assigned --task pick:red:block')));
   const [e] = await read(out);
@@ -178,5 +196,8 @@ test('bad input names the file and field', async () => {
     importLerobot({ source: bad, out: join(dir, 'x'), robot }),
     /data\/chunk-000\/file-000\.parquet: not a readable parquet file/,
   );
-  await assert.rejects(importLerobot({ source: join(dir, 'nothing'), out: join(dir, 'x'), robot }), /no meta\/info\.json/);
+  await assert.rejects(
+    importLerobot({ source: join(dir, 'nothing'), out: join(dir, 'x'), robot }),
+    /no meta\/info\.json/,
+  );
 });

@@ -51,12 +51,15 @@ function frameError(a: Uint8Array, b: Uint8Array): { mean: number; max: number }
   return { mean: sum / a.length, max };
 }
 
-test('export then import returns the same episodes: actions and joint states exact, frames within the codec', async () => {
+test('export then import: the same episodes, actions and joint states exact, frames within the codec', async () => {
   const out = join(dir, 'lerobot');
   const report = await exportLerobot({ source: wmrlDir, out });
   assert.equal(report.episodes, episodes.length);
   assert.equal(report.aborted, 1, 'the aborted attempt is left out');
-  assert.equal(report.frames, episodes.reduce((n, e) => n + e.steps + 1, 0));
+  assert.equal(
+    report.frames,
+    episodes.reduce((n, e) => n + e.steps + 1, 0),
+  );
 
   // LeRobot v3.0's layout and bookkeeping.
   const info = JSON.parse(readFileSync(join(out, 'meta/info.json'), 'utf8'));
@@ -78,7 +81,9 @@ test('export then import returns the same episodes: actions and joint states exa
   assert.ok(meta.columns.includes('stats/observation.state/mean'));
   const tasks = await readParquet(join(out, 'meta/tasks.parquet'));
   assert.deepEqual(tasks.columns, ['task_index', 'task']);
-  assert.ok(JSON.parse(readFileSync(join(out, 'meta/stats.json'), 'utf8'))['observation.images.scene'].mean.length === 3);
+  assert.ok(
+    JSON.parse(readFileSync(join(out, 'meta/stats.json'), 'utf8'))['observation.images.scene'].mean.length === 3,
+  );
 
   const back = join(dir, 'back');
   const imported = await importLerobot({ source: out, out: back, robot });
@@ -145,10 +150,13 @@ test('wmrl export lerobot / import lerobot on the command line; a non-empty --ou
   const full = join(dir, 'full');
   mkdirSync(full);
   writeFileSync(join(full, 'keep.txt'), 'mine');
-  await assert.rejects(run(process.execPath, [bin, 'export', 'lerobot', wmrlDir, '--out', full]), (err: { stderr: string }) => {
-    assert.match(err.stderr, /refusing to write to .*full: the folder is not empty/);
-    return true;
-  });
+  await assert.rejects(
+    run(process.execPath, [bin, 'export', 'lerobot', wmrlDir, '--out', full]),
+    (err: { stderr: string }) => {
+      assert.match(err.stderr, /refusing to write to .*full: the folder is not empty/);
+      return true;
+    },
+  );
   assert.deepEqual(readdirSync(full), ['keep.txt']);
   assert.equal(readdirSync(dir).filter((n) => n.includes('.partial-')).length, 0, 'no staging folder left behind');
 });

@@ -96,7 +96,12 @@ function features(o: FixtureOptions, videoInfo: Record<string, unknown>, withFps
 }
 
 /** The per-frame parquet columns of some episodes, starting at global row `first`. */
-function dataColumns(o: FixtureOptions, episodes: { ep: FixtureEpisode; index: number }[], first: number, taskOf: (t: string) => number) {
+function dataColumns(
+  o: FixtureOptions,
+  episodes: { ep: FixtureEpisode; index: number }[],
+  first: number,
+  taskOf: (t: string) => number,
+) {
   const cols: Record<string, unknown[]> = {};
   const add = (k: string, v: unknown) => {
     cols[k] ??= [];
@@ -107,7 +112,11 @@ function dataColumns(o: FixtureOptions, episodes: { ep: FixtureEpisode; index: n
     ep.state.forEach((s, t) => {
       add('action', ep.action[t]);
       add('observation.state', s);
-      if (o.effort) add('observation.effort', s.map(() => 0.5));
+      if (o.effort)
+        add(
+          'observation.effort',
+          s.map(() => 0.5),
+        );
       add('next.reward', ep.reward[t]);
       add('next.success', ep.success[t]);
       add('timestamp', Math.fround(t / o.fps));
@@ -118,7 +127,11 @@ function dataColumns(o: FixtureOptions, episodes: { ep: FixtureEpisode; index: n
     });
   }
   const leaf = (k: string): ParquetColumn['leaf'] =>
-    k === 'next.success' ? 'bool' : ['frame_index', 'episode_index', 'index', 'task_index'].includes(k) ? 'int64' : 'float32';
+    k === 'next.success'
+      ? 'bool'
+      : ['frame_index', 'episode_index', 'index', 'task_index'].includes(k)
+        ? 'int64'
+        : 'float32';
   const columns = Object.entries(cols).map(
     ([name, data]): ParquetColumn => ({ name, leaf: leaf(name), listDepth: Array.isArray(data[0]) ? 1 : 0, data }),
   );
@@ -267,10 +280,15 @@ export async function writeV21Fixture(dir: string, o: FixtureOptions): Promise<v
       features: features(o, videoInfo, false),
     }),
   );
-  await writeFile(join(dir, 'meta/tasks.jsonl'), tasks.map((task, i) => `${JSON.stringify({ task_index: i, task })}\n`).join(''));
+  await writeFile(
+    join(dir, 'meta/tasks.jsonl'),
+    tasks.map((task, i) => `${JSON.stringify({ task_index: i, task })}\n`).join(''),
+  );
   await writeFile(
     join(dir, 'meta/episodes.jsonl'),
-    o.episodes.map((e, i) => `${JSON.stringify({ episode_index: i, tasks: [e.task], length: e.state.length })}\n`).join(''),
+    o.episodes
+      .map((e, i) => `${JSON.stringify({ episode_index: i, tasks: [e.task], length: e.state.length })}\n`)
+      .join(''),
   );
   let first = 0;
   for (const [index, ep] of o.episodes.entries()) {
@@ -278,7 +296,12 @@ export async function writeV21Fixture(dir: string, o: FixtureOptions): Promise<v
     await mkdir(dirname(file), { recursive: true });
     const { columns, kv } = dataColumns(o, [{ ep, index }], first, (t) => tasks.indexOf(t));
     await writeParquet(file, columns, kv);
-    await encode(join(dir, `videos/chunk-000/${key}/episode_${String(index).padStart(6, '0')}.mp4`), ep.pixels, o, 'h264');
+    await encode(
+      join(dir, `videos/chunk-000/${key}/episode_${String(index).padStart(6, '0')}.mp4`),
+      ep.pixels,
+      o,
+      'h264',
+    );
     first += ep.state.length;
   }
 }

@@ -41,7 +41,10 @@ export function targetsFromActions(
   const row = new Float32Array(dim);
   row.set(qpos.subarray(0, dim));
   for (let t = 0; t < steps; t++) {
-    const next = targets.apply(actions.subarray(t * actionDim, (t + 1) * actionDim), qpos.subarray(t * dim, t * dim + arm));
+    const next = targets.apply(
+      actions.subarray(t * actionDim, (t + 1) * actionDim),
+      qpos.subarray(t * dim, t * dim + arm),
+    );
     row.set(next.arm);
     row[dim - 1] = openingOf(robot, next.gripper);
     out.set(row, t * dim);

@@ -71,5 +71,11 @@ export class StatsAccumulator {
 /** Camera statistics in LeRobot's (3, 1, 1) nesting. */
 export function channelShaped(stats: FeatureStats): Record<keyof FeatureStats, unknown> {
   const nest = (v: number[]) => v.map((x) => [[x]]);
-  return { min: nest(stats.min), max: nest(stats.max), mean: nest(stats.mean), std: nest(stats.std), count: stats.count };
+  return {
+    min: nest(stats.min),
+    max: nest(stats.max),
+    mean: nest(stats.mean),
+    std: nest(stats.std),
+    count: stats.count,
+  };
 }

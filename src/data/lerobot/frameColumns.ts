@@ -50,7 +50,11 @@ export function imageColumn(frames: EpisodeFrames, feature: string): Uint8Array[
   return frames.rows.map((row, t) => {
     const cell = row[feature] as { bytes?: unknown } | null | undefined;
     if (!cell || !(cell.bytes instanceof Uint8Array)) {
-      throw new LerobotFormatError(frames.file, feature, `frame ${t}: no embedded image bytes (path-only images are not read)`);
+      throw new LerobotFormatError(
+        frames.file,
+        feature,
+        `frame ${t}: no embedded image bytes (path-only images are not read)`,
+      );
     }
     return cell.bytes;
   });

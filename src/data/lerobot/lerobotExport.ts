@@ -106,7 +106,12 @@ function layoutOf(robot: RobotDescription, episode: Episode): Layout {
   const cameras = Object.entries(episode.cameras)
     .map(([name, c]) => ({ name, width: c.width, height: c.height }))
     .sort((a, b) => a.name.localeCompare(b.name));
-  return { qposDim: episode.qposDim, stateDim: episode.state.length ? episode.stateDim : 0, fps: episode.controlHz, cameras };
+  return {
+    qposDim: episode.qposDim,
+    stateDim: episode.state.length ? episode.stateDim : 0,
+    fps: episode.controlHz,
+    cameras,
+  };
 }
 
 function checkLayout(layout: Layout, episode: Episode, robot: RobotDescription): void {
@@ -117,8 +122,9 @@ function checkLayout(layout: Layout, episode: Episode, robot: RobotDescription):
     JSON.stringify(other.cameras) === JSON.stringify(layout.cameras);
   if (!same) {
     throw new Error(
-      `episode ${episode.id} differs from the first episode (privileged state ${other.stateDim} vs ${layout.stateDim}, ` +
-        `${other.fps} vs ${layout.fps} Hz, cameras ${JSON.stringify(other.cameras)} vs ${JSON.stringify(layout.cameras)}); ` +
+      `episode ${episode.id} differs from the first episode ` +
+        `(privileged state ${other.stateDim} vs ${layout.stateDim}, ${other.fps} vs ${layout.fps} Hz, ` +
+        `cameras ${JSON.stringify(other.cameras)} vs ${JSON.stringify(layout.cameras)}); ` +
         'a LeRobot dataset has one set of features',
     );
   }
@@ -231,7 +237,8 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
           }
         }
         for (const feature of features) {
-          for (const [stat, value] of Object.entries(feature.episode.stats())) row[`stats/${feature.key}/${stat}`] = value;
+          for (const [stat, value] of Object.entries(feature.episode.stats()))
+            row[`stats/${feature.key}/${stat}`] = value;
         }
         row['meta/episodes/chunk_index'] = 0n;
         row['meta/episodes/file_index'] = 0n;
@@ -330,7 +337,12 @@ async function writeEpisodesParquet(file: string, rows: Record<string, unknown>[
   const names = Object.keys(rows[0]!);
   await writeParquet(
     file,
-    names.map((name) => episodeColumn(name, rows.map((r) => r[name]))),
+    names.map((name) =>
+      episodeColumn(
+        name,
+        rows.map((r) => r[name]),
+      ),
+    ),
   );
 }
 

@@ -119,7 +119,10 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
   const vector = (feature: string, required: boolean): VectorMapping | null => {
     const names = src.names(feature);
     if (!names) {
-      if (required) throw new MappingError(`${options.source}: no '${feature}' feature (it has ${Object.keys(features).join(', ')})`);
+      if (required)
+        throw new MappingError(
+          `${options.source}: no '${feature}' feature (it has ${Object.keys(features).join(', ')})`,
+        );
       return null;
     }
     used.add(feature);
@@ -138,7 +141,8 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
     if (!(err instanceof MappingError)) throw err;
     notes.push(`observation.velocity does not map (${err.message}): qvel from finite differences instead`);
   }
-  if (!velocity) notes.push('qvel: finite differences of observation.state (the dataset has no usable observation.velocity)');
+  if (!velocity)
+    notes.push('qvel: finite differences of observation.state (the dataset has no usable observation.velocity)');
   const envState = exact && features['observation.environment_state'] ? 'observation.environment_state' : null;
   if (envState) used.add(envState);
 
@@ -148,17 +152,21 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
     const key = wanted ?? `observation.images.${cam.name}`;
     const feature = features[key];
     if (!feature || (feature.dtype !== 'video' && feature.dtype !== 'image')) {
-      if (wanted) throw new MappingError(`--map ${cam.name}=${wanted}: the dataset has no video or image feature '${wanted}'`);
+      if (wanted)
+        throw new MappingError(`--map ${cam.name}=${wanted}: the dataset has no video or image feature '${wanted}'`);
       continue;
     }
     used.add(key);
     const size = imageSize(feature);
     if (size.width !== cam.width || size.height !== cam.height) {
-      notes.push(`${key}: ${size.width}×${size.height} frames scaled to camera ${cam.name}'s ${cam.width}×${cam.height}`);
+      notes.push(
+        `${key}: ${size.width}×${size.height} frames scaled to camera ${cam.name}'s ${cam.width}×${cam.height}`,
+      );
     }
     cameras.push({ camera: cam.name, feature: key, kind: feature.dtype, width: cam.width, height: cam.height });
   }
-  if (cameras.length === 0) notes.push('no camera feature maps to a robot camera: episodes carry no frames (--map CAMERA=KEY)');
+  if (cameras.length === 0)
+    notes.push('no camera feature maps to a robot camera: episodes carry no frames (--map CAMERA=KEY)');
   for (const key of ['next.reward', 'next.success', 'next.done']) if (features[key]) used.add(key);
   for (const [key, f] of Object.entries(features)) {
     if (!used.has(key) && !BOOKKEEPING.has(key)) unused.push(`${key} (${f.dtype} ${JSON.stringify(f.shape)})`);
@@ -219,7 +227,9 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
     }
   });
   if (counts.clipped > 0) {
-    notes.push(`${counts.clipped} arm action values clipped to ±1: the target moved more than the joint's maxStep in a tick`);
+    notes.push(
+      `${counts.clipped} arm action values clipped to ±1: the target moved more than the joint's maxStep in a tick`,
+    );
   }
   if (counts.outsideLimits > 0) {
     notes.push(`${counts.outsideLimits} joint positions lie outside robot '${robot.name}' limits (kept as recorded)`);
@@ -259,7 +269,8 @@ function pick(
     for (let i = 0; i < dim; i++) {
       const v = all[t * width + mapping.indices[i]!]!;
       if (kind === 'raw') out[t * dim + i] = v;
-      else if (i === dim - 1) out[t * dim + i] = kind === 'position' ? (v - closed) / (open - closed) : v / (open - closed);
+      else if (i === dim - 1)
+        out[t * dim + i] = kind === 'position' ? (v - closed) / (open - closed) : v / (open - closed);
       else out[t * dim + i] = v * toRad;
     }
   }
@@ -301,9 +312,7 @@ async function toEpisode(
     actions = converted.actions;
     c.counts.clipped += converted.clipped;
   }
-  const state = c.envState
-    ? vectorColumn(frames, c.envState, c.src.names(c.envState)!.length)
-    : new Float32Array(0);
+  const state = c.envState ? vectorColumn(frames, c.envState, c.src.names(c.envState)!.length) : new Float32Array(0);
   const progress = new Float32Array(n);
   const successes = new Uint8Array(n);
   progress[0] = meta?.progress0 ?? 0;
@@ -327,7 +336,12 @@ async function toEpisode(
     if (cam.kind === 'video') {
       const segment = ep.videos[cam.feature]!;
       const first = features.timestamp ? scalarColumn(frames, 'timestamp')[0]! : 0;
-      const pixels = await decodeVideoFrames(segment.file, { fromSeconds: segment.fromSeconds + first, count: n, fps, size });
+      const pixels = await decodeVideoFrames(segment.file, {
+        fromSeconds: segment.fromSeconds + first,
+        count: n,
+        fps,
+        size,
+      });
       cameras[cam.camera] = { ...size, frames: pixels };
     } else {
       const pixels = await decodeImages(imageColumn(frames, cam.feature), size, `${frames.file} ${cam.feature}`);

@@ -81,7 +81,8 @@ const asInt = (v: unknown): number | undefined =>
 /** An integer cell of a metadata row, or an error naming the file and column. */
 function intCell(table: ParquetTable, row: ParquetRow, column: string, at: number): number {
   const value = asInt(row[column]);
-  if (value === undefined) throw new LerobotFormatError(table.file, column, `row ${at}: ${String(row[column])} is not an integer`);
+  if (value === undefined)
+    throw new LerobotFormatError(table.file, column, `row ${at}: ${String(row[column])} is not an integer`);
   return value;
 }
 

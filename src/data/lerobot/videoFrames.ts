@@ -72,7 +72,8 @@ export interface EncoderOptions {
   /**
    * `standard`: yuv420p at crf 18, what LeRobot writes and every player reads (colour is stored at half
    * resolution, so sharp colour edges of small frames blur). `lossless`: yuv444p at crf 0, every pixel
-   * within 2 of the source (8-bit RGB ⇄ YUV rounding) (H.264 High 4:4:4, which LeRobot's ffmpeg-based decoders read; browsers may not).
+   * within 2 of the source (8-bit RGB ⇄ YUV rounding); H.264 High 4:4:4, which LeRobot's ffmpeg-based
+   * decoders read (browsers may not).
    */
   quality?: VideoQuality;
 }
