@@ -66,11 +66,15 @@ interface CameraMapping {
   height: number;
 }
 
-/** The (height, width) of an image/video feature: LeRobot stores (h, w, c), some ports (c, h, w). */
+/**
+ * The (height, width) of an image/video feature: LeRobot stores (h, w, c); some datasets (c, h, w),
+ * named `["channel", "height", "width"]` or `["c", "h", "w"]`.
+ */
 function imageSize(feature: LerobotFeature): { width: number; height: number } {
   const names = Array.isArray(feature.names) ? feature.names : [];
   const [a, b, c] = feature.shape;
-  return names[0]?.startsWith('channel') ? { height: b ?? 0, width: c ?? 0 } : { height: a ?? 0, width: b ?? 0 };
+  const channelFirst = names[0] === 'c' || names[0]?.startsWith('channel') === true || (a === 3 && c !== 3);
+  return channelFirst ? { height: b ?? 0, width: c ?? 0 } : { height: a ?? 0, width: b ?? 0 };
 }
 
 function split(
