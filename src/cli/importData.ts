@@ -1,0 +1,92 @@
+/** `wmrl import lerobot DIR --out DIR`: a LeRobot dataset (v2.1 or v3.0) as a wmrl dataset. */
+import { DEFAULT_ROBOT, listRobots, loadRobot } from '../core/robotDescription.ts';
+import { parseMapFlags } from '../data/lerobot/jointMapping.ts';
+import { importLerobot } from '../data/lerobot/lerobotImport.ts';
+import { readLerobotInfo } from '../data/lerobot/lerobotInfo.ts';
+import { parseFlags, UsageError } from './args.ts';
+
+const HELP = `usage: wmrl import lerobot DIR --out DIR [options]
+
+  DIR               a LeRobot dataset folder (meta/info.json, codebase v2.1 or v3.0)
+  --out DIR         the wmrl dataset to create (absent or empty; written whole or not at all)
+  --robot R         robot description (default: the dataset's robot_type when robots/ has it, else ${DEFAULT_ROBOT})
+  --map A=B         wmrl joint, 'gripper' or camera A takes the dataset's dimension or feature B, e.g.
+                    --map waist=shoulder_pan.pos --map scene=observation.images.top (repeatable);
+                    by default a joint takes the dimension named like it or <name>.pos, a camera
+                    observation.images.<camera>
+  --task SPEC       family:colour:object[:zone] for episodes whose task string is no wmrl instruction
+  --degrees         the dataset's arm joints are in degrees (default radians)
+  --gripper-range C,O  the dataset's gripper value fully closed and fully open (default 0,1)
+
+Actions are read as absolute joint targets (LeRobot's convention) and turned into wmrl's normalised
+steps; what does not map is listed. A dataset written by 'wmrl export lerobot' imports exactly.`;
+
+export const command = {
+  summary: 'import a LeRobot dataset: wmrl import lerobot DIR --out DIR',
+  async run(argv: string[]): Promise<number> {
+    const { values, positionals } = parseFlags(
+      argv,
+      {
+        out: { type: 'string' },
+        robot: { type: 'string' },
+        map: { type: 'string', multiple: true },
+        task: { type: 'string' },
+        degrees: { type: 'boolean' },
+        'gripper-range': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      true,
+    );
+    if (values.help) {
+      console.log(HELP);
+      return 0;
+    }
+    const [format, source, ...extra] = positionals;
+    if (format !== 'lerobot')
+      throw new UsageError(`unknown format '${format ?? ''}' (wmrl imports: lerobot)\n\n${HELP}`);
+    if (!source || extra.length > 0) throw new UsageError(`give one dataset folder\n\n${HELP}`);
+    if (!values.out) throw new UsageError(`--out DIR is required\n\n${HELP}`);
+    let gripperRange: { closed: number; open: number } | undefined;
+    if (values['gripper-range'] !== undefined) {
+      const [closed, open, ...rest] = values['gripper-range'].split(',').map(Number);
+      if (
+        closed === undefined ||
+        open === undefined ||
+        rest.length ||
+        !Number.isFinite(closed + open) ||
+        closed === open
+      ) {
+        throw new UsageError(
+          `--gripper-range must be CLOSED,OPEN (two different numbers), got '${values['gripper-range']}'`,
+        );
+      }
+      gripperRange = { closed, open };
+    }
+    let robotRef = values.robot;
+    if (!robotRef) {
+      const type = (await readLerobotInfo(source)).robot_type;
+      robotRef = type && listRobots().includes(type) ? type : DEFAULT_ROBOT;
+    }
+    const robot = loadRobot(robotRef);
+    const report = await importLerobot({
+      source,
+      out: values.out,
+      robot,
+      map: parseMapFlags(values.map ?? []),
+      ...(values.task ? { task: values.task } : {}),
+      degrees: values.degrees ?? false,
+      ...(gripperRange ? { gripperRange } : {}),
+      onEpisode: (i) => process.stderr.write(`\rimported episode ${i + 1}`),
+    });
+    process.stderr.write('\n');
+    console.log(
+      `imported ${report.episodes} episodes (${report.steps} steps) of LeRobot ${report.version} ` +
+        `${source} into ${values.out} for robot ${robot.name}` +
+        (report.exact ? ' (written by wmrl: restored exactly)' : ''),
+    );
+    console.log(`mapped: ${report.mapped.join(', ')}`);
+    for (const u of report.unused) console.log(`not imported: ${u}`);
+    for (const n of report.notes) console.log(`note: ${n}`);
+    return 0;
+  },
+};

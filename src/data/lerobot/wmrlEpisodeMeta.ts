@@ -1,0 +1,81 @@
+/**
+ * `meta/wmrl_episodes.jsonl`: what a wmrl episode carries that LeRobot's format has no place for
+ * (its id, task spec, seed, source, policy, the progress and success before the first action), one
+ * line per exported episode in episode_index order. LeRobot's tools ignore the file; `wmrl import
+ * lerobot` reads it back so that an exported dataset imports as the same episodes.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Episode } from '../../core/types.ts';
+import { taskSpecSchema } from '../../tasks/taskSpec.ts';
+import { LerobotFormatError } from './lerobotInfo.ts';
+
+export const WMRL_EPISODES_PATH = 'meta/wmrl_episodes.jsonl';
+
+const metaSchema = z
+  .object({
+    episode_index: z.int().min(0),
+    id: z.string().min(1),
+    robot: z.string().min(1),
+    task: taskSpecSchema,
+    seed: z.int(),
+    source: z.enum(['sim', 'rosbridge', 'robot', 'imagined']),
+    policy: z.string().min(1),
+    success: z.boolean(),
+    createdAt: z.string().min(1),
+    /** progress[0] and successes[0]: LeRobot's next.reward / next.success start after the first action. */
+    progress0: z.number().min(0).max(1),
+    success0: z.boolean(),
+  })
+  .strict();
+export type WmrlEpisodeMeta = Omit<z.infer<typeof metaSchema>, 'task'> & { task: Episode['task'] };
+
+export function episodeMeta(episode: Episode, index: number): WmrlEpisodeMeta {
+  return {
+    episode_index: index,
+    id: episode.id,
+    robot: episode.robot,
+    task: episode.task,
+    seed: episode.seed,
+    source: episode.source,
+    policy: episode.policy,
+    success: episode.success,
+    createdAt: episode.createdAt,
+    progress0: episode.progress[0]!,
+    success0: episode.successes[0] === 1,
+  };
+}
+
+export async function writeEpisodeMeta(dir: string, metas: readonly WmrlEpisodeMeta[]): Promise<void> {
+  await writeFile(join(dir, WMRL_EPISODES_PATH), metas.map((m) => `${JSON.stringify(m)}\n`).join(''));
+}
+
+/** The sidecar's lines by episode_index, or null when the dataset has none (it was not written by wmrl). */
+export async function readEpisodeMeta(dir: string): Promise<Map<number, WmrlEpisodeMeta> | null> {
+  const file = join(dir, WMRL_EPISODES_PATH);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  const out = new Map<number, WmrlEpisodeMeta>();
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (err) {
+      throw new LerobotFormatError(`${file}:${i + 1}`, null, `not valid JSON (${(err as Error).message})`);
+    }
+    const parsed = metaSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new LerobotFormatError(`${file}:${i + 1}`, issue?.path.join('.') || '(root)', issue?.message ?? '');
+    }
+    out.set(parsed.data.episode_index, parsed.data);
+  });
+  return out;
+}
