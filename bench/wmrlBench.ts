@@ -9,6 +9,8 @@
  *                               (the set-up, built once and cached, takes about 3 minutes more)
  *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps)
  *                               (about 8 minutes from scratch, 4 with the set-up cached)
+ *   npm run bench -- --family pick           # the same on pick (bench/benchFamilies.ts has each set-up)
+ *   npm run bench -- --arms real,wmrl,anchors-only --seeds 3   # a subset (written beside, as -arms)
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
  * --quick writes wmrl-quick.* so it never overwrites the full results; --seeds N (other than the
@@ -31,58 +33,59 @@ import {
   timeToTarget,
 } from '../src/eval/learningCurves.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
+import { FAMILIES, collectArgs } from './benchFamilies.ts';
 
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean' },
+    family: { type: 'string' },
     seeds: { type: 'string' },
+    arms: { type: 'string' },
     jobs: { type: 'string' },
     fresh: { type: 'boolean' },
   },
 });
 const quick = values.quick ?? false;
-// One set-up (data, BC policies, world model) for both presets, cached: the full run adds seeds,
-// steps and the ablations. BC is kept short on purpose: a policy that already succeeds ~90% on
-// the benchmark's task (as a 20-epoch clone on 600 demos did) leaves RL nothing to show.
-const setup = { name: 'reach-v2', demos: 300, mixed: 100, bcEpochs: 10, largeEpochs: 4 };
-// Post-training and held-out evaluation on the reach family: there the BC start is mediocre
-// (~60% held-out) and real-only GRPO measurably improves it. Push and pick start near 0% on
-// held-out instructions at this scale, where sparse-reward GRPO has no successful rollouts to
-// learn from in either arm (see README).
-const tasks = 'reach';
+const familyName = values.family ?? 'reach';
+const family = FAMILIES[familyName];
+if (!family) throw new Error(`--family: '${familyName}' is not one of ${Object.keys(FAMILIES).join(', ')}`);
+const tasks = family.tasks;
 // Every arm runs `steps`; the arms that spend about one group of robot time per step (wmrl,
-// anchors-only) run `longSteps`: 28 of them cost about 450 robot-s, just under a third of
-// real-only's ≈1470, so the whole budget the target allows (real-only's final success with ≥3×
-// less robot time) is measured and no more. Ablations compare at `steps`.
+// anchors-only, imagine-32) run `longSteps`: on reach 28 of them cost about 450 robot-s, just
+// under a third of real-only's ≈1470, so the whole budget the target allows is measured and no
+// more. Ablations compare at `steps`.
+const ALL_ARMS = [
+  'real',
+  'wmrl',
+  'anchors-only',
+  'imagine-32',
+  'trust',
+  'no-debias',
+  'paper-map',
+  'contextual',
+  'no-anchor-weight',
+  'no-ensemble-weight',
+  'no-refit',
+  'wm-only',
+];
 const preset = quick
   ? { name: 'quick', steps: 8, longSteps: 12, seeds: 1, arms: ['real', 'wmrl'], evalEpisodes: 60 }
-  : {
-      name: 'full',
-      steps: 12,
-      longSteps: 28,
-      seeds: 5,
-      arms: [
-        'real',
-        'wmrl',
-        'anchors-only',
-        'imagine-32',
-        'trust',
-        'no-debias',
-        'paper-map',
-        'contextual',
-        'no-anchor-weight',
-        'no-ensemble-weight',
-        'no-refit',
-        'wm-only',
-      ],
-      evalEpisodes: 60,
-    };
+  : { name: 'full', steps: 12, longSteps: 28, seeds: 5, arms: ALL_ARMS, evalEpisodes: 60 };
+if (values.arms) {
+  const chosen = values.arms.split(',');
+  const unknown = chosen.filter((a) => !ALL_ARMS.includes(a));
+  if (unknown.length) throw new Error(`--arms: unknown ${unknown.join(', ')} (arms: ${ALL_ARMS.join(', ')})`);
+  for (const needed of ['real', 'wmrl'])
+    if (!chosen.includes(needed)) throw new Error(`--arms: '${needed}' is needed (the headline compares them)`);
+  preset.arms = ALL_ARMS.filter((a) => chosen.includes(a));
+}
 const LONG_ARMS = new Set(['wmrl', 'anchors-only', 'imagine-32']);
 const armSteps = (arm: string) => (LONG_ARMS.has(arm) ? preset.longSteps : preset.steps);
 const seeds = Number(values.seeds ?? preset.seeds);
 const jobs = Number(values.jobs ?? Math.max(1, Math.min(2, cpus().length)));
-const cache = join('runs', 'bench-cache', setup.name);
-const runsDir = join('runs', `bench-${preset.name}`);
+const cache = join('runs', 'bench-cache', family.setup);
+// Reach keeps its original run folder, so runs made before families existed are reused.
+const runsDir = join('runs', `bench-${preset.name}${familyName === 'reach' ? '' : `-${familyName}`}`);
 const bin = join('bin', 'wmrl.js');
 const started = performance.now();
 
@@ -115,65 +118,42 @@ async function step<T>(label: string, done: boolean, run: () => Promise<T>): Pro
 
 if (values.fresh) rmSync(cache, { recursive: true, force: true });
 mkdirSync(cache, { recursive: true });
-const demos = join(cache, 'demos');
-const mixed = join(cache, 'mixed');
-await step('collect expert demonstrations', existsSync(join(cache, 'demos.done')), async () => {
-  rmSync(demos, { recursive: true, force: true });
-  await wmrl(['collect', '--out', demos, '--episodes', String(setup.demos), '--seed', '1000']);
-  await wmrl([
-    'collect',
-    '--out',
-    demos,
-    '--episodes',
-    String(Math.round(setup.demos / 3)),
-    '--seed',
-    '5000',
-    '--noise',
-    '0.1',
-  ]);
-  writeFileSync(join(cache, 'demos.done'), '');
-});
-await step('collect mixed-quality episodes (world-model data)', existsSync(join(cache, 'mixed.done')), async () => {
-  rmSync(mixed, { recursive: true, force: true });
-  await wmrl(['collect', '--out', mixed, '--episodes', String(setup.mixed), '--seed', '20000', '--noise', '0.6']);
-  await wmrl(['collect', '--out', mixed, '--episodes', String(setup.mixed), '--seed', '30000', '--noise', '1.5']);
-  writeFileSync(join(cache, 'mixed.done'), '');
-});
+const dataDirs = Object.keys(family.data).map((name) => join(cache, name));
+for (const [name, collections] of Object.entries(family.data)) {
+  const dir = join(cache, name);
+  await step(`collect ${name}`, existsSync(join(cache, `${name}.done`)), async () => {
+    rmSync(dir, { recursive: true, force: true });
+    for (const c of collections) await wmrl(collectArgs(dir, c));
+    writeFileSync(join(cache, `${name}.done`), '');
+  });
+}
+// The BC start clones the demonstrations; `mixed` (noisy, mostly failing) is world-model data only.
+const bcData = dataDirs.filter((d) => !d.endsWith('mixed')).flatMap((d) => ['--data', d]);
 const small = join(cache, 'bc-tiny');
 const large = join(cache, 'bc-base');
 await Promise.all([
   step('behaviour cloning: tiny policy', existsSync(join(small, 'report.json')), () =>
-    wmrl(
-      [
-        'pretrain',
-        '--data',
-        demos,
-        '--out',
-        small,
-        '--config',
-        'configs/policy/tiny.yaml',
-        `--bc.epochs=${setup.bcEpochs}`,
-        '--bc.batchSize=64',
-      ],
-      join(cache, 'bc-tiny.log'),
-    ),
+    wmrl(['pretrain', ...bcData, '--out', small, ...family.bc], join(cache, 'bc-tiny.log')),
   ),
-  step('behaviour cloning: base policy (the larger, BC-only comparison)', existsSync(join(large, 'report.json')), () =>
-    wmrl(
-      [
-        'pretrain',
-        '--data',
-        demos,
-        '--out',
-        large,
-        '--config',
-        'configs/policy/base.yaml',
-        `--bc.epochs=${setup.largeEpochs}`,
-        '--bc.batchSize=64',
-      ],
-      join(cache, 'bc-base.log'),
+  family.largeComparison &&
+    step(
+      'behaviour cloning: base policy (the larger, BC-only comparison)',
+      existsSync(join(large, 'report.json')),
+      () =>
+        wmrl(
+          [
+            'pretrain',
+            ...bcData,
+            '--out',
+            large,
+            '--config',
+            'configs/policy/base.yaml',
+            '--bc.epochs=4',
+            '--bc.batchSize=64',
+          ],
+          join(cache, 'bc-base.log'),
+        ),
     ),
-  ),
 ]);
 const worldModel = join(cache, 'worldmodel');
 
@@ -210,10 +190,7 @@ const flags: Record<string, string[]> = {
 const common = [
   '--policy',
   join(small, 'policy'),
-  '--data',
-  demos,
-  '--data',
-  mixed,
+  ...dataDirs.flatMap((d) => ['--data', d]),
   '--config',
   'configs/train/quickstart.yaml',
   `--tasks=${tasks}`,
@@ -221,6 +198,7 @@ const common = [
   `--eval.episodes=${preset.evalEpisodes}`,
   '--world-model',
   worldModel,
+  ...family.train,
 ];
 
 // The world model is trained once, by the first run that needs it, and shared: runs that need it
@@ -384,44 +362,52 @@ const anchorsRow = table.find((t) => t.arm === 'anchors-only');
 const savingOf = (row: (typeof table)[number] | undefined) =>
   realGained && row && row.robotSecondsToTarget > 0 ? realRow.robotSecondsToTarget / row.robotSecondsToTarget : null;
 const saving = savingOf(wmrlRow);
-const largeReport = JSON.parse(readFileSync(join(large, 'report.json'), 'utf8')) as { parameters: number };
 const smallReport = JSON.parse(readFileSync(join(small, 'report.json'), 'utf8')) as { parameters: number };
 
-// The larger policy, behaviour cloning only, on the same held-out evaluation episodes.
-// Same plan and seeds as the trainer's evaluation (one task selector, seed 900000): the same episodes.
-const largeEvalDir = join(cache, `bc-base-eval-${tasks}-${preset.evalEpisodes}`);
-await step(
-  'evaluate the base policy (BC only) on held-out instructions',
-  existsSync(join(largeEvalDir, 'success.json')),
-  () =>
-    wmrl([
-      'eval',
-      '--policy',
-      large,
-      '--split',
-      'test',
-      '--task',
-      tasks,
-      '--episodes',
-      String(preset.evalEpisodes),
-      '--out',
-      largeEvalDir,
-      '--json',
-    ]),
-);
-const largeRows = JSON.parse(readFileSync(join(largeEvalDir, 'success.json'), 'utf8')) as {
-  split: string;
-  family: string;
-  successes: number;
-  episodes: number;
-}[];
-const largeTest = largeRows.filter((r) => r.split === 'test' && r.family !== 'all');
-const largeSuccess =
-  largeTest.reduce((s, r) => s + r.successes, 0) /
-  Math.max(
-    1,
-    largeTest.reduce((s, r) => s + r.episodes, 0),
+/** The larger policy, behaviour cloning only, on the same held-out evaluation episodes (null: not in this family). */
+async function largeComparison(): Promise<{ parameters: number; bcHeldOutSuccess: number } | null> {
+  if (!family!.largeComparison) return null;
+  const report = JSON.parse(readFileSync(join(large, 'report.json'), 'utf8')) as { parameters: number };
+  // Same plan and seeds as the trainer's evaluation (one task selector, seed 900000): the same episodes.
+  const evalDir = join(cache, `bc-base-eval-${tasks}-${preset.evalEpisodes}`);
+  await step(
+    'evaluate the base policy (BC only) on held-out instructions',
+    existsSync(join(evalDir, 'success.json')),
+    () =>
+      wmrl([
+        'eval',
+        '--policy',
+        large,
+        '--split',
+        'test',
+        '--task',
+        tasks,
+        '--episodes',
+        String(preset.evalEpisodes),
+        '--out',
+        evalDir,
+        '--json',
+      ]),
   );
+  const rows = JSON.parse(readFileSync(join(evalDir, 'success.json'), 'utf8')) as {
+    split: string;
+    family: string;
+    successes: number;
+    episodes: number;
+  }[];
+  const test = rows.filter((r) => r.split === 'test' && r.family !== 'all');
+  const successes = test.reduce((s, r) => s + r.successes, 0);
+  return {
+    parameters: report.parameters,
+    bcHeldOutSuccess:
+      successes /
+      Math.max(
+        1,
+        test.reduce((s, r) => s + r.episodes, 0),
+      ),
+  };
+}
+const large_ = await largeComparison();
 
 const results = {
   date: new Date().toISOString(),
@@ -436,16 +422,20 @@ const results = {
   /** Real-only GRPO's mean robot time to the common target over WMRL's (the headline metric). */
   robotTimeSaving: saving,
   anchorsOnlyRobotTimeSaving: savingOf(anchorsRow),
-  smallBeatsLarge: {
+  family: familyName,
+  smallBeatsLarge: large_ && {
     small: { parameters: smallReport.parameters, wmrlHeldOutSuccess: wmrlRow.finalSuccess },
-    large: { parameters: largeReport.parameters, bcHeldOutSuccess: largeSuccess },
+    large: large_,
   },
   runs,
   wallSeconds: (performance.now() - started) / 1000,
 };
 mkdirSync('bench/results', { recursive: true });
-// Another seed count than the preset's writes beside the preset's results, never over them.
-const outBase = `bench/results/${quick ? 'wmrl-quick' : 'wmrl'}${seeds === preset.seeds ? '' : `-${seeds}seeds`}`;
+// Reach writes wmrl.*, another family wmrl-<family>.*; a subset of arms or another seed count than
+// the preset's writes beside the preset's results, never over them.
+const outBase =
+  `bench/results/wmrl${familyName === 'reach' ? '' : `-${familyName}`}${quick ? '-quick' : ''}` +
+  `${seeds === preset.seeds ? '' : `-${seeds}seeds`}${values.arms ? '-arms' : ''}`;
 writeFileSync(`${outBase}.json`, JSON.stringify(results, null, 2) + '\n');
 writeFileSync(`${outBase}.svg`, plot(runs));
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -508,9 +498,11 @@ const md = [
           runs.reduce((s, r) => s + r.ppiCoverage.checked, 0),
         )
     ).toFixed(2)} (WMRL arm; truth: 60 real episodes of the same policy each).`,
-  `Small beats large? tiny (${smallReport.parameters.toLocaleString()} parameters) after ` +
-    `WMRL: ${pct(wmrlRow.finalSuccess)}; base (${largeReport.parameters.toLocaleString()} parameters, ` +
-    `${(largeReport.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(largeSuccess)}.`,
+  large_
+    ? `Small beats large? tiny (${smallReport.parameters.toLocaleString()} parameters) after ` +
+      `WMRL: ${pct(wmrlRow.finalSuccess)}; base (${large_.parameters.toLocaleString()} parameters, ` +
+      `${(large_.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(large_.bcHeldOutSuccess)}.`
+    : '',
 ].join('\n');
 writeFileSync(`${outBase}.md`, md + '\n');
 console.log(md);
