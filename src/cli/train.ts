@@ -154,14 +154,18 @@ export const command = {
     if (operatorReset !== 'service' && operatorReset !== 'operator')
       throw new UsageError(`--reset takes service or operator, not '${values.reset}'`);
     if (values.reset !== undefined && envFlags.env !== 'rosbridge')
-      throw new UsageError('--reset is for --env rosbridge (the simulator resets itself; pool robots: `wmrl robot add --reset`)');
+      throw new UsageError(
+        '--reset is for --env rosbridge (the simulator resets itself; pool robots: `wmrl robot add --reset`)',
+      );
     // The operator desk: labels and resets in the viewer (`wmrl view --run`) and on this terminal when it is one.
     const needsDesk =
       config.outcome === 'operator' ||
       operatorReset === 'operator' ||
       (poolFile?.robots.some((r) => r.reset === 'operator') ?? false);
     const terminal =
-      needsDesk && process.stdin.isTTY ? new TerminalPrompt({ input: process.stdin, output: process.stderr }) : undefined;
+      needsDesk && process.stdin.isTTY
+        ? new TerminalPrompt({ input: process.stdin, output: process.stderr })
+        : undefined;
     if (needsDesk) mkdirSync(values.out, { recursive: true });
     const desk = needsDesk
       ? await OperatorDesk.open({ runDir: values.out, ...(terminal ? { terminal } : {}) })

@@ -125,7 +125,9 @@ function requireLabel(label: OperatorLabel): void {
   if (typeof label.episode !== 'string' || label.episode.length === 0)
     throw new Error('an operator label needs the episode id');
   if (!VERDICTS.has(label.verdict))
-    throw new Error(`label of episode ${label.episode}: verdict must be success, failure or skip, not ${label.verdict}`);
+    throw new Error(
+      `label of episode ${label.episode}: verdict must be success, failure or skip, not ${label.verdict}`,
+    );
 }
 
 /** A stored line as a label, or null for a line that is not one (skipped: the others still count). */

@@ -45,7 +45,8 @@ export async function executeGroups(
   let kept = groups.map((_, k) => k);
   let unlabelled = 0;
   if (t.config.outcome === 'operator') {
-    if (!t.askOperator) throw new Error("config outcome: operator needs an operator to ask (the trainer's askOperator)");
+    if (!t.askOperator)
+      throw new Error("config outcome: operator needs an operator to ask (the trainer's askOperator)");
     t.onProgress?.(`waiting for the operator's labels of ${episodes.length} anchor episodes`);
     const labelled = await labelAnchorGroups(episodes, rollouts, t.askOperator, t.config.operator, step);
     ({ kept, episodes } = labelled);

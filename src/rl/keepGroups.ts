@@ -40,8 +40,13 @@ export function keepGroups(
   for (let r = 0; r < s.count; r++) if (rolloutMap[out.rolloutOf[r]!]! >= 0) rows.push(r);
   const samples = emptySamples(s, rows.length);
   const rolloutOf = new Int32Array(rows.length);
-  const copy = (src: Float32Array | Int32Array, dst: Float32Array | Int32Array, width: number, from: number, to: number) =>
-    dst.set(src.subarray(from * width, (from + 1) * width), to * width);
+  const copy = (
+    src: Float32Array | Int32Array,
+    dst: Float32Array | Int32Array,
+    width: number,
+    from: number,
+    to: number,
+  ) => dst.set(src.subarray(from * width, (from + 1) * width), to * width);
   rows.forEach((r, i) => {
     copy(s.latents, samples.latents, s.latentDim, r, i);
     copy(s.proprio, samples.proprio, s.proprioDim, r, i);

@@ -38,15 +38,26 @@ export async function labelAnchorGroups(
   settings: OperatorSettings,
   step: number,
 ): Promise<LabelledGroups> {
-  const signal = settings.labelTimeout > 0 ? AbortSignal.timeout(settings.labelTimeout * 1000) : undefined;
-  const verdicts = await Promise.all(
-    episodes.map((e) =>
-      ask(e, { reason: 'outcome', step, ...(signal ? { signal } : {}) }).catch((err: unknown) => {
-        if (signal?.aborted) return 'timeout' as const;
-        throw err;
-      }),
-    ),
-  );
+  // A timer of our own, not AbortSignal.timeout: that one does not keep the process waiting.
+  const timeout = new AbortController();
+  const timer =
+    settings.labelTimeout > 0
+      ? setTimeout(() => timeout.abort(new Error('label timeout')), settings.labelTimeout * 1000)
+      : undefined;
+  const signal = timer ? timeout.signal : undefined;
+  let verdicts: (OperatorVerdict | 'timeout')[];
+  try {
+    verdicts = await Promise.all(
+      episodes.map((e) =>
+        ask(e, { reason: 'outcome', step, ...(signal ? { signal } : {}) }).catch((err: unknown) => {
+          if (signal?.aborted) return 'timeout' as const;
+          throw err;
+        }),
+      ),
+    );
+  } finally {
+    clearTimeout(timer);
+  }
   const missing = episodes.filter((_, i) => verdicts[i] === 'timeout').map((e) => e.id);
   if (missing.length > 0 && settings.onTimeout === 'stop')
     throw new LabelTimeoutError(
@@ -60,7 +71,8 @@ export async function labelAnchorGroups(
     const unlabelled = range.filter((i) => verdicts[i] === 'skip' || verdicts[i] === 'timeout');
     if (unlabelled.length === 0) {
       out.kept.push(g);
-      for (const i of range) out.episodes.push(withOutcome(episodes[i]!, verdicts[i] as Exclude<OperatorVerdict, 'skip'>));
+      for (const i of range)
+        out.episodes.push(withOutcome(episodes[i]!, verdicts[i] as Exclude<OperatorVerdict, 'skip'>));
     } else
       for (const i of unlabelled)
         out.skipped.push({ episode: episodes[i]!.id, group: g, why: verdicts[i] === 'skip' ? 'skipped' : 'timeout' });
