@@ -8,31 +8,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/durableFs.ts';
+import type { PendingItem } from './pendingItem.ts';
 
 export const OPERATOR_DIR = 'operator';
 
-export type PendingItem =
-  | {
-      kind: 'label';
-      /** The episode's id in the run's anchor store. */
-      id: string;
-      instruction: string;
-      steps: number;
-      /** Training step of the episode (null: not from a step). */
-      step: number | null;
-      reason: 'outcome' | 'spot-check';
-      since: string;
-    }
-  | {
-      kind: 'reset';
-      /** This prompt's own id. */
-      id: string;
-      robot: string;
-      instruction: string;
-      /** What to set up, one action per line. */
-      setup: string[];
-      since: string;
-    };
+export type { PendingItem };
 
 function pendingFile(runDir: string): string {
   return join(runDir, OPERATOR_DIR, 'pending.json');

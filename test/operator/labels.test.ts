@@ -23,7 +23,7 @@ const label = (episode: string, verdict: 'success' | 'failure' | 'skip', by = 't
   at: new Date().toISOString(),
 });
 
-test('label store: the first label of an episode counts, a second write is ignored, a torn line is skipped', async () => {
+test('label store: the first label of an episode counts, a second is ignored, a torn line skipped', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wmrl-labels-'));
   try {
     const a = await LabelStore.open(dir);
@@ -49,7 +49,7 @@ test('label store: the first label of an episode counts, a second write is ignor
   }
 });
 
-test('desk: a pending episode is listed for the viewer, its file answer resolves the ask, and it is never asked again', async () => {
+test('desk: a pending episode is listed, the file answer resolves the ask, it is never asked again', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wmrl-desk-'));
   try {
     const desk = await OperatorDesk.open({ runDir: dir, pollMs: 20 });
@@ -79,7 +79,7 @@ test('desk: a pending episode is listed for the viewer, its file answer resolves
   }
 });
 
-test('operator outcomes: a skipped or unlabelled rollout leaves its group out; the outcome replaces the env success', async () => {
+test('operator outcomes: a skipped or unlabelled rollout leaves its group out; labels replace success', async () => {
   const episodes = [0, 1, 2, 3, 4, 5].map((i) => makeTestEpisode({ id: `e${i}`, seed: i + 1, success: true }));
   const verdicts: Record<string, 'skip' | boolean | 'never'> = {
     e0: false,

@@ -19,7 +19,7 @@ function requireScript(): void {
     throw new Error('this test needs util-linux `script` for a pseudo-terminal: apt-get install bsdutils');
 }
 
-test('operator reset prompt on a pseudo-terminal: instruction and set-up shown, Enter confirms, the viewer can too', async () => {
+test('operator reset prompt on a pseudo-terminal: set-up shown, Enter confirms, the viewer can too', async () => {
   requireScript();
   const runDir = mkdtempSync(join(tmpdir(), 'wmrl-operator-pty-'));
   const command = `${process.execPath} --import tsx ${CHILD} ${runDir}`;

@@ -32,10 +32,14 @@ try {
   await env.step(new Float32Array(7));
   // The second set-up is confirmed in the viewer: the terminal's question is withdrawn.
   const resetting = env.reset(second!);
-  let item;
-  while (!(item = (await readPending(runDir)).find((p) => p.kind === 'reset')))
-    await new Promise((r) => setTimeout(r, 50));
-  await confirmResetPrompt(runDir, item.id, 'viewer');
+  const waitingReset = async (): Promise<string> => {
+    for (;;) {
+      const item = (await readPending(runDir)).find((p) => p.kind === 'reset');
+      if (item) return item.id;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  await confirmResetPrompt(runDir, await waitingReset(), 'viewer');
   await resetting;
   result('reset2', { seconds: env.lastResetSeconds });
   const verdict = await desk.ask(makeTestEpisode({ id: 'run.s1.g0.r0' }), { reason: 'outcome', step: 1 });
