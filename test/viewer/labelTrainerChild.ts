@@ -22,7 +22,6 @@ const ask: AskOperator = async (episode, context) => {
 };
 console.log('ASKING');
 const out = await labelAnchorGroups(episodes, episodes.length, ask, { labelTimeout: 0, onTimeout: 'skip' }, 1);
-console.log(
-  `RESULT ${JSON.stringify({ kept: out.kept, outcomes: out.episodes.map((e) => [e.id, e.success]), counts: desk.counts })}`,
-);
+const outcomes = out.episodes.map((e) => [e.id, e.success]);
+console.log(`RESULT ${JSON.stringify({ kept: out.kept, outcomes, counts: desk.counts })}`);
 await desk.close();
