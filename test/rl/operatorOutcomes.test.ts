@@ -26,7 +26,7 @@ import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../../src/worldmodel/worldModelConfig.ts';
 import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
 
-/** Answers every listed label through labels.jsonl: success, failure in turn, except the episodes `skip` picks. */
+/** Answers every listed label through labels.jsonl: success, failure in turn, or skip where `skip` says. */
 function scriptedOperator(runDir: string, skip: (n: number) => boolean): { stop(): void; answered: string[] } {
   const answered: string[] = [];
   let stopped = false;
@@ -45,7 +45,7 @@ function scriptedOperator(runDir: string, skip: (n: number) => boolean): { stop(
   return { stop: () => (stopped = true), answered };
 }
 
-test('outcome operator: labels are the anchor outcomes, a skipped rollout drops its group, resume reads them back', async () => {
+test('outcome operator: labels are the outcomes, a skip drops its group, resume reads them back', async () => {
   await selectBackend('wasm', { requiredKernels: [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS], log: () => {} });
   const dir = mkdtempSync(join(tmpdir(), 'wmrl-operator-train-'));
   const runDir = join(dir, 'run');
