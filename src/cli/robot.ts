@@ -70,7 +70,10 @@ export const command = {
         ...(values['no-task-status'] ? { taskStatus: false } : {}),
         backoffSeconds: numberFlag(values['backoff-seconds'], 'backoff-seconds', 30, 1e-3),
       });
-      if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join('; '));
+      if (!parsed.success)
+        throw new UsageError(
+          parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '),
+        );
       await writePoolFile(file, { ...pool, robots: [...pool.robots, parsed.data] });
       console.log(`added ${describe(parsed.data)} to ${file}`);
       return 0;
