@@ -38,8 +38,8 @@ export class LabelStore {
   #offset = 0;
   /** Whether the file ends in a torn line, which the next append must not continue. */
   #torn = false;
-  /** One append at a time from this process. */
-  #writing: Promise<unknown> = Promise.resolve();
+  /** One read or append at a time: two reads racing would both advance the offset past the same lines. */
+  #busy: Promise<unknown> = Promise.resolve();
 
   private constructor(file: string) {
     this.file = file;
@@ -66,7 +66,17 @@ export class LabelStore {
   }
 
   /** Reads lines other writers appended since the last read; returns the labels that are new. */
-  async refresh(): Promise<OperatorLabel[]> {
+  refresh(): Promise<OperatorLabel[]> {
+    return this.#serial(() => this.#read());
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#busy.then(work);
+    this.#busy = run.catch(() => {});
+    return run;
+  }
+
+  async #read(): Promise<OperatorLabel[]> {
     if (!existsSync(this.file)) return [];
     const size = (await stat(this.file)).size;
     if (size <= this.#offset) return [];
@@ -98,9 +108,9 @@ export class LabelStore {
    * the earlier one when there was.
    */
   add(label: OperatorLabel): Promise<OperatorLabel> {
-    const run = this.#writing.then(async () => {
+    return this.#serial(async () => {
       requireLabel(label);
-      await this.refresh();
+      await this.#read();
       const existing = this.#labels.get(label.episode);
       if (existing) return existing;
       const fh = await open(this.file, 'a');
@@ -111,11 +121,9 @@ export class LabelStore {
         await fh.close();
       }
       // Read back through the file: another writer's line for this episode may have landed first.
-      await this.refresh();
+      await this.#read();
       return this.#labels.get(label.episode)!;
     });
-    this.#writing = run.catch(() => {});
-    return run;
   }
 }
 

@@ -49,6 +49,25 @@ test('label store: the first label of an episode counts, a second is ignored, a 
   }
 });
 
+test('label store: reads racing in one process (one desk, many waiting episodes) miss no later label', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-labels-race-'));
+  try {
+    const reader = await LabelStore.open(dir);
+    const writer = await LabelStore.open(dir);
+    for (const id of ['a', 'b', 'c']) await writer.add(label(id, 'success'));
+    // Both reads see the same new lines; neither may move past lines the other has not read.
+    await Promise.all([reader.refresh(), reader.refresh(), reader.refresh()]);
+    await writer.add(label('d', 'failure'));
+    await reader.refresh();
+    assert.deepEqual(
+      reader.all().map((l) => l.episode),
+      ['a', 'b', 'c', 'd'],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('desk: a pending episode is listed, the file answer resolves the ask, it is never asked again', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wmrl-desk-'));
   try {
