@@ -15,6 +15,9 @@ const HELP =
   `'max' = as fast as it goes (sim, or a --lockstep sim-server)
   --window HH:MM-HH:MM daily UTC time range when the robot may run episodes (repeatable; default always)
   --reset-seconds S    reset / operator time between episodes (default 0)
+  --reset WHO          rosbridge: service (the robot's reset service; default) | operator (a person, prompted
+                       in \`wmrl view --run\` and the trainer's terminal: docs/operator.md)
+  --no-task-status     rosbridge: the robot has no task-status service (train with outcome: operator)
   --backoff-seconds S  rest after a failure, doubling with each further failure (default 30)`;
 
 export const command = {
@@ -29,6 +32,8 @@ export const command = {
         speed: { type: 'string' },
         window: { type: 'string', multiple: true },
         'reset-seconds': { type: 'string' },
+        reset: { type: 'string' },
+        'no-task-status': { type: 'boolean' },
         'backoff-seconds': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -61,9 +66,14 @@ export const command = {
         speed: values.speed === 'max' ? 'max' : numberFlag(values.speed, 'speed', 1, 1e-3, 1e6),
         windows: values.window ?? [],
         resetSeconds: numberFlag(values['reset-seconds'], 'reset-seconds', 0, 0),
+        ...(values.reset ? { reset: values.reset } : {}),
+        ...(values['no-task-status'] ? { taskStatus: false } : {}),
         backoffSeconds: numberFlag(values['backoff-seconds'], 'backoff-seconds', 30, 1e-3),
       });
-      if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join('; '));
+      if (!parsed.success)
+        throw new UsageError(
+          parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '),
+        );
       await writePoolFile(file, { ...pool, robots: [...pool.robots, parsed.data] });
       console.log(`added ${describe(parsed.data)} to ${file}`);
       return 0;
@@ -87,6 +97,7 @@ function describe(r: RobotConfig): string {
   const speed = Number.isFinite(r.speed) ? `${r.speed}×` : 'max';
   return (
     `${r.name.padEnd(12)} ${where}  speed ${speed}  windows ${r.windows.join(',') || 'always'}  ` +
-    `reset ${r.resetSeconds} s  backoff ${r.backoffSeconds} s`
+    `reset ${r.resetSeconds} s${r.reset === 'operator' ? ' by operator' : ''}` +
+    `${r.taskStatus ? '' : '  no task status'}  backoff ${r.backoffSeconds} s`
   );
 }

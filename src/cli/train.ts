@@ -6,6 +6,8 @@ import { loadRobot } from '../core/robotDescription.ts';
 import { makeEnv } from '../envs/makeEnv.ts';
 import { EpisodeAbortedError } from '../envs/env.ts';
 import { EpisodeRerunsExhaustedError } from '../envs/rerunAborted.ts';
+import { OperatorDesk } from '../operator/operatorDesk.ts';
+import { TerminalPrompt } from '../operator/terminalPrompt.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { envAnchorRunner, type AnchorRunner } from '../rl/anchorRunner.ts';
 import { runAnchorDir, runTraining } from '../rl/runTraining.ts';
@@ -43,6 +45,8 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
   --url URL        with --env rosbridge: ws://host:9090
   --speed X        with --env rosbridge: the robot's speed (1 = real time; 'max' for a --lockstep sim-server)
   --connect-timeout S  with --env rosbridge: seconds to wait for the robot's server (default 30)
+  --reset WHO      with --env rosbridge: service (the robot's reset service; default) | operator (a person sets
+                   the scene up, prompted in \`wmrl view --run\` and on this terminal: docs/operator.md)
   --robots FILE    run anchor episodes on this robot pool (\`wmrl robot add --pool FILE\`), in parallel across
                    its robots, within its budget, exactly once across --resume (queue + ledger: <out>/schedule.db);
                    --env then serves evaluation only. See docs/scheduler.md
@@ -79,6 +83,7 @@ export const command = {
       'url',
       'speed',
       'connect-timeout',
+      'reset',
       'seed',
       'backend',
       'help',
@@ -101,6 +106,7 @@ export const command = {
       'queue-name': { type: 'string' },
       ...ENV_FLAGS,
       robot: { type: 'string' },
+      reset: { type: 'string' },
       seed: { type: 'string' },
       backend: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -144,7 +150,38 @@ export const command = {
       throw new UsageError(
         `${values.robots} lists no robots; add some with \`wmrl robot add --pool ${values.robots} …\``,
       );
-    const env = await makeEnv(robot, envFlags);
+    const operatorReset = values.reset ?? 'service';
+    if (operatorReset !== 'service' && operatorReset !== 'operator')
+      throw new UsageError(`--reset takes service or operator, not '${values.reset}'`);
+    if (values.reset !== undefined && envFlags.env !== 'rosbridge')
+      throw new UsageError(
+        '--reset is for --env rosbridge (the simulator resets itself; pool robots: `wmrl robot add --reset`)',
+      );
+    // The operator desk: labels and resets in the viewer (`wmrl view --run`) and on this terminal when it is one.
+    const needsDesk =
+      config.outcome === 'operator' ||
+      operatorReset === 'operator' ||
+      (poolFile?.robots.some((r) => r.reset === 'operator') ?? false);
+    const terminal =
+      needsDesk && process.stdin.isTTY
+        ? new TerminalPrompt({ input: process.stdin, output: process.stderr })
+        : undefined;
+    if (needsDesk) mkdirSync(values.out, { recursive: true });
+    const desk = needsDesk
+      ? await OperatorDesk.open({ runDir: values.out, ...(terminal ? { terminal } : {}) })
+      : undefined;
+    if (desk)
+      console.error(
+        `  operator: answer in \`wmrl view --run ${values.out}\`${terminal ? ' or on this terminal' : ''} when asked`,
+      );
+    const env = await makeEnv(robot, {
+      ...envFlags,
+      ...(operatorReset === 'operator' ? { confirmReset: desk!.confirmReset } : {}),
+    }).catch(async (err: unknown) => {
+      await desk?.close();
+      terminal?.close(); // stdin held open would keep the process alive
+      throw err;
+    });
     // The composition root: the anchor runner (in-process, robot pool or remote workers) and what it holds.
     const anchorDir = runAnchorDir(values.out);
     const runId = basename(resolve(values.out)).replace(/[^\w.-]/g, '_');
@@ -158,7 +195,7 @@ export const command = {
         const { SqliteQueue } = await import('../scheduler/sqliteQueue.ts');
         mkdirSync(values.out, { recursive: true });
         queue = SqliteQueue.open(join(values.out, 'schedule.db'));
-        robots = new RobotPool(poolRobots(poolFile.robots, robot));
+        robots = new RobotPool(poolRobots(poolFile.robots, robot, desk ? { confirmReset: desk.confirmReset } : {}));
         const onEvent = (e: SchedulerEvent) => {
           if (e.kind !== 'recovered')
             console.error(
@@ -197,6 +234,7 @@ export const command = {
         runDir: values.out,
         env,
         anchors,
+        ...(desk ? { askOperator: desk.ask } : {}),
         resume: values.resume ?? false,
         worldModelConfig: { files: values['wm-config'] ?? [join(CONFIGS_DIR, 'wm', 'perception.yaml')] },
         ...(values['world-model'] ? { worldModelDir: values['world-model'] } : {}),
@@ -248,6 +286,8 @@ export const command = {
       await robots?.close();
       await queue?.close();
       await env.close();
+      await desk?.close();
+      terminal?.close();
     }
   },
 };

@@ -59,5 +59,7 @@ export interface Env {
    * aborts. Envs that cannot lose their robot (the in-process simulator) leave it out.
    */
   waitForRobot?(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
+  /** Wall seconds the last reset took, a person's set-up included, where the env measures it (rosbridge). */
+  readonly lastResetSeconds?: number;
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@ import type { RobotDescription } from '../core/robotDescription.ts';
 import { actionDim } from '../core/robotDescription.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import type { Controller } from '../core/controller.ts';
+import type { ConfirmReset } from './operatorReset.ts';
 import { RandomController } from './randomController.ts';
 import { RosbridgeEnv } from './rosbridgeEnv.ts';
 import { SimEnv } from './simEnv.ts';
@@ -33,6 +34,10 @@ export interface EnvChoice {
   connectTimeoutMs?: number;
   cameras?: string[];
   imageSize?: number;
+  /** rosbridge: a person resets the scene (no reset service is called). */
+  confirmReset?: ConfirmReset;
+  /** rosbridge: false for a robot without a task-status service (outcomes from the operator). */
+  taskStatus?: boolean;
 }
 
 /**
@@ -54,6 +59,8 @@ export async function makeEnv(robot: RobotDescription, choice: EnvChoice): Promi
     cameras: choice.cameras,
     speed: choice.speed ?? 1,
     ...(choice.connectTimeoutMs !== undefined ? { connectTimeoutMs: choice.connectTimeoutMs } : {}),
+    ...(choice.confirmReset ? { confirmReset: choice.confirmReset } : {}),
+    ...(choice.taskStatus === false ? { taskStatus: false } : {}),
   });
 }
 

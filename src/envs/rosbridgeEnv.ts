@@ -30,6 +30,7 @@ import { familyDef } from '../tasks/families.ts';
 import { SafetyFilter } from '../safety/safetyFilter.ts';
 import { type AbortFault, EpisodeAbortedError, type Env, type ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
+import type { ConfirmReset } from './operatorReset.ts';
 import {
   RosbridgeConnection,
   RosbridgeDisconnectedError,
@@ -76,6 +77,17 @@ export interface RosbridgeEnvOptions {
   resetTimeoutMs?: number;
   /** Longest wait for fresh joint states and frames after a command (default max(2 s, 10 periods)). */
   stepTimeoutMs?: number;
+  /**
+   * Robots without a reset service: a person sets the scene up and confirms (src/envs/operatorReset.ts);
+   * the reset service is then never called. Absent: the description's reset service.
+   */
+  confirmReset?: ConfirmReset;
+  /**
+   * Ask the task-status service for progress and success (default true). False for robots without one:
+   * progress stays 0, success false, an episode runs to the horizon, and its outcome comes from the
+   * operator (config `outcome: operator`).
+   */
+  taskStatus?: boolean;
 }
 
 interface Latest {
@@ -130,6 +142,7 @@ export class RosbridgeEnv implements Env {
   #status: TaskStatusReport = { progress: 0, success: false };
   #lastCommand: { arm: Float64Array; gripper: number } | undefined;
   #deadline = 0;
+  #resetSeconds = 0;
   #t = 0;
   #done = true;
   /** Set when the connection drops during an episode (why it dropped); the episode cannot go on. */
@@ -209,6 +222,11 @@ export class RosbridgeEnv implements Env {
     return this.#lastCommand;
   }
 
+  /** Wall seconds the last reset took, the operator's set-up included (the scheduler counts it). */
+  get lastResetSeconds(): number {
+    return this.#resetSeconds;
+  }
+
   /** Progress and success as of the last reset or step. */
   status(): TaskStatusReport {
     return this.#status;
@@ -220,6 +238,24 @@ export class RosbridgeEnv implements Env {
     const o = this.#options;
     await this.#conn.waitConnected(o.connectTimeoutMs ?? 30_000);
     this.#checkSetup(await this.#call(() => this.#setup!));
+    const started = performance.now();
+    if (o.confirmReset) await this.#operatorReset(o.confirmReset, task, seed);
+    else await this.#serviceReset(task, seed);
+    this.#resetSeconds = (performance.now() - started) / 1000;
+    const observation = this.#observe(task);
+    this.#status = await this.#queryStatus();
+    this.#task = task;
+    // Start from where the arm is (a real robot's reset leaves it near, not at, home).
+    this.#targets = new JointTargets(this.robot, this.#measuredArm, this.#measuredGripper);
+    this.#lastCommand = undefined;
+    this.#t = 0;
+    this.#deadline = performance.now();
+    this.#done = false;
+    return observation;
+  }
+
+  async #serviceReset(task: TaskSpec, seed: number): Promise<void> {
+    const o = this.#options;
     // Fresh means after the reply: a message sent before the robot handled the reset (rosbridge_suite
     // 0.11 sets up a service connection per call while the arm keeps publishing) shows the old pose.
     let mark = this.#seq;
@@ -240,16 +276,16 @@ export class RosbridgeEnv implements Env {
     );
     if (!reply.success) throw new Error(`robot refused the reset (${services.reset.name}): ${reply.message}`);
     await this.#waitFresh(mark);
-    const observation = this.#observe(task);
-    this.#status = await this.#queryStatus();
-    this.#task = task;
-    // Start from where the arm is (a real robot's reset leaves it near, not at, home).
-    this.#targets = new JointTargets(this.robot, this.#measuredArm, this.#measuredGripper);
-    this.#lastCommand = undefined;
-    this.#t = 0;
-    this.#deadline = performance.now();
-    this.#done = false;
-    return observation;
+  }
+
+  /**
+   * The operator sets the scene up; the episode's start is the first observation after the
+   * confirmation (fresh messages only: nothing seen while the person's hands were in the scene).
+   */
+  async #operatorReset(confirm: ConfirmReset, task: TaskSpec, seed: number): Promise<void> {
+    await confirm({ robot: this.robot.name, task, seed });
+    this.#checkAlive();
+    await this.#waitFresh(this.#seq);
   }
 
   async step(action: Action): Promise<StepResult> {
@@ -301,6 +337,8 @@ export class RosbridgeEnv implements Env {
       try {
         // The connection's dialect first, so the call goes out in the server's spelling.
         await this.#setup;
+        // Without a task-status service, a settled connection is the sign of life there is.
+        if (this.#options.taskStatus === false) return;
         await this.#conn.call(
           s.name,
           this.#serviceType(s.type),
@@ -561,6 +599,7 @@ export class RosbridgeEnv implements Env {
   }
 
   async #queryStatus(): Promise<TaskStatusReport> {
+    if (this.#options.taskStatus === false) return { progress: 0, success: false };
     const s = this.robot.ros.services.taskStatus;
     const values = await this.#call(() =>
       this.#conn.call(s.name, this.#serviceType(s.type), {}, this.#options.serviceTimeoutMs ?? 5000),

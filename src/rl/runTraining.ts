@@ -11,6 +11,8 @@ import { RunLog } from '../core/runLog.ts';
 import type { Episode } from '../core/types.ts';
 import { EpisodeStore } from '../data/episodeStore.ts';
 import type { Env } from '../envs/env.ts';
+import type { AskOperator } from '../operator/askOperator.ts';
+import { LabelStore, labelVerdict } from '../operator/labelStore.ts';
 import { evaluateController } from '../eval/evaluatePolicy.ts';
 import { PolicyController } from '../policy/policyController.ts';
 import { loadPolicy, savePolicy } from '../policy/policyFiles.ts';
@@ -29,6 +31,7 @@ import { imaginationCheck, type ImaginationCheck } from './imaginationCheck.ts';
 import { PpiWindow } from './ppiWindow.ts';
 import { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
+import { withOutcome } from './operatorOutcomes.ts';
 import { resolveMethod } from './method.ts';
 import { ppiCheck } from './ppiCheck.ts';
 import { startPool } from './startPool.ts';
@@ -51,6 +54,8 @@ export interface RunOptions {
    * `envAnchorRunner(env, runAnchorDir(runDir))` in-process, or a robot pool's or remote workers'.
    */
   anchors: AnchorRunner;
+  /** Labels anchor outcomes with config `outcome: operator` (the caller builds it: an OperatorDesk's `ask`). */
+  askOperator?: AskOperator;
   resume: boolean;
   /** World-model preset files and overrides (trained here over the policy's perception). */
   worldModelConfig: { files: string[]; overrides?: Record<string, string> };
@@ -97,6 +102,8 @@ const RESUMABLE_KEYS = new Set(['steps']);
 
 export async function runTraining(o: RunOptions): Promise<RunReport> {
   const { config, runDir } = o;
+  if (config.outcome === 'operator' && !o.askOperator)
+    throw new Error('config outcome: operator needs an operator to ask (RunOptions.askOperator)');
   const resuming = o.resume && hasTrainCheckpoint(runDir);
   if (!o.resume && hasTrainCheckpoint(runDir))
     throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
@@ -139,6 +146,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       ...(endEffector ? { endEffector } : {}),
       anchors: o.anchors,
       env: o.env,
+      ...(o.askOperator ? { askOperator: o.askOperator } : {}),
       learning,
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),
       ...(o.onEpisode ? { onEpisode: o.onEpisode } : {}),
@@ -307,6 +315,7 @@ async function resumeLearning(
       throw new Error(
         `${anchorDir} holds ${anchorEpisodes.length} of the ${ids.size} anchor episodes the checkpoint counts`,
       );
+    if (config.outcome === 'operator') await applyLabels(runDir, anchorEpisodes);
     return {
       policy,
       optimizer,
@@ -333,6 +342,20 @@ async function resumeLearning(
     policy.dispose();
     worldModel?.dispose();
     throw err;
+  }
+}
+
+/** Operator outcomes: the counted anchors' outcomes are their labels in labels.jsonl, read back on resume. */
+async function applyLabels(runDir: string, episodes: Episode[]): Promise<void> {
+  const labels = await LabelStore.open(runDir);
+  for (const [i, e] of episodes.entries()) {
+    const label = labels.get(e.id);
+    const verdict = label ? labelVerdict(label) : 'skip';
+    if (verdict === 'skip')
+      throw new Error(
+        `${labels.file} has no success/failure label for anchor episode ${e.id}, which the checkpoint counts`,
+      );
+    episodes[i] = withOutcome(e, verdict);
   }
 }
 

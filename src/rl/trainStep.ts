@@ -6,7 +6,8 @@
  *  2. imagine the other groups' M rollouts in the world model, and the anchor groups too, with
  *     the exploration noise they are then executed with, so each anchor rollout has an imagined
  *     score and a real outcome;
- *  3. run the anchor groups for real (through the run's AnchorRunner);
+ *  3. run the anchor groups for real (through the run's AnchorRunner); with `outcome: operator` a
+ *     person labels them, and a group without a label for every rollout is left out;
  *  4. calibrate: debias every world-model score through the isotonic map, then add the anchor
  *     pairs to it (a step's predictions are made before its own pairs enter the map);
  *  5. weight: GRPO advantages, times the anchor weight and the per-rollout ensemble weights;
@@ -33,7 +34,8 @@ import { concatSamples, withOldLogProb, type PolicySamples } from './policySampl
 import { groupMeans, weightedPpiEstimate, type PpiEstimate } from '../eval/ppiEstimate.ts';
 import { ppoUpdate, type PpoStats } from './ppoUpdate.ts';
 import type { RealGroups } from './realGroups.ts';
-import { executeGroups } from './executeGroups.ts';
+import { executeGroups, type ExecutedGroups } from './executeGroups.ts';
+import { keepGroups } from './keepGroups.ts';
 import { addAnchorPairs, debiasedScores } from './debias.ts';
 import { stepSeed } from './seeds.ts';
 import { groupStarts } from './startPool.ts';
@@ -53,7 +55,10 @@ export interface StepMetrics {
   imaginedRollouts: number;
   /** Imagined groups that started from a recent anchor rollout's state (config branch). */
   branchedGroups: number;
+  /** Anchor rollouts used (with operator outcomes: those of fully labelled groups). */
   realRollouts: number;
+  /** Outcome operator: anchor episodes executed but left out for want of a label (skipped or timed out). */
+  unlabelledAnchors: number;
   successImagined: number | null;
   successCalibrated: number | null;
   successAnchors: number | null;
@@ -99,13 +104,16 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   const started = performance.now();
   const clock = phaseClock();
   const step = t.learning.progress.step + 1;
-  const draw = drawGroups(t, step);
+  const drawn = drawGroups(t, step);
   const warmup = step === 1 ? await worldModelWarmup(t) : 0;
   clock.lap('warmup');
-  const imagined = imagine(t, step, draw);
-  const predicted = predictAnchors(t, step, draw);
+  const imagined = imagine(t, step, drawn);
+  const predictedAll = predictAnchors(t, step, drawn);
   clock.lap('imagine');
-  const real = await runAnchors(t, step, draw);
+  const executed = await runAnchors(t, step, drawn);
+  const { draw, predicted } = keptAnchors(t, drawn, predictedAll, executed?.kept);
+  const real = executed?.real;
+  const unlabelled = executed?.unlabelled ?? 0;
   clock.lap('anchors');
   const calibrated = calibrate(t, imagined, predicted, real);
   const weighted = weight(t, imagined, calibrated, predicted, real);
@@ -116,7 +124,12 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   clock.lap('refit');
   t.learning.progress.step = step;
   t.learning.progress.computeSeconds += (performance.now() - started) / 1000;
-  return stepMetrics(t, step, { draw, warmup, imagined, calibrated, real, weighted, ppo, ppi, refitted }, clock.laps);
+  return stepMetrics(
+    t,
+    step,
+    { draw, warmup, imagined, calibrated, real, unlabelled, weighted, ppo, ppi, refitted },
+    clock.laps,
+  );
 }
 
 /** Wall seconds of a step's phases, for the metrics log: where a step's compute goes. */
@@ -272,11 +285,29 @@ function anchorNoise(t: Trainer, step: number): NoiseSpec {
 }
 
 /** 3. The anchor groups run for real. */
-async function runAnchors(t: Trainer, step: number, draw: GroupDraw): Promise<RealGroups | undefined> {
+async function runAnchors(t: Trainer, step: number, draw: GroupDraw): Promise<ExecutedGroups | undefined> {
   if (draw.anchorGroups.length === 0) return undefined;
   t.onProgress?.(`executing ${draw.anchorGroups.length}×${t.config.rolloutsPerGroup} anchor episodes`);
   const groups = draw.anchorGroups.map((g) => ({ slot: g, spec: t.pool.specs[draw.groupIdx[g]!]! }));
   return executeGroups(t, step, groups, t.config.rolloutsPerGroup, anchorNoise(t, step));
+}
+
+/**
+ * 3b. The anchor groups that count: all of them, or those the operator labelled fully (their
+ * predictions cut down to match, so every pair stays a pair).
+ */
+function keptAnchors(
+  t: Trainer,
+  draw: GroupDraw,
+  predicted: Imagined | undefined,
+  kept: number[] | undefined,
+): { draw: GroupDraw; predicted: Imagined | undefined } {
+  if (!kept || kept.length === draw.anchorGroups.length) return { draw, predicted };
+  const M = t.config.rolloutsPerGroup;
+  const keptDraw = { ...draw, anchorGroups: kept.map((k) => draw.anchorGroups[k]!) };
+  if (!predicted || kept.length === 0) return { draw: keptDraw, predicted: undefined };
+  const { starts, out } = keepGroups(predicted.starts, predicted.out, kept, M);
+  return { draw: keptDraw, predicted: { starts, out, branched: 0, startRows: kept.length * M } };
 }
 
 /** 4. Debiased scores of the imagined rollouts and of the anchors' predictions; then the anchor pairs enter the map. */
@@ -302,7 +333,8 @@ function calibrate(
 
 /** 5. Advantages and sample weights. */
 interface Weighted {
-  samples: PolicySamples;
+  /** Null when nothing is left to learn from (every group was an anchor, and none was labelled). */
+  samples: PolicySamples | null;
   ensembleWeight?: Float32Array;
   anchorRank: RankAgreement | null;
   lambda: number | null;
@@ -354,7 +386,12 @@ function weight(
     imagined.out.samples.weight.fill(lambda! / imagined.out.members);
     parts.unshift(imagined.out.samples);
   }
-  return { samples: concatSamples(parts), ...(ensembleW ? { ensembleWeight: ensembleW } : {}), anchorRank, lambda };
+  return {
+    samples: parts.length > 0 ? concatSamples(parts) : null,
+    ...(ensembleW ? { ensembleWeight: ensembleW } : {}),
+    anchorRank,
+    lambda,
+  };
 }
 
 /** Every policy-gradient row gets its rollout's advantage. */
@@ -362,8 +399,9 @@ function setAdvantages(samples: PolicySamples, rolloutOf: Int32Array, advantage:
   for (let r = 0; r < samples.count; r++) samples.advantage[r] = advantage[rolloutOf[r]!]!;
 }
 
-/** 6. The policy update. */
-async function update(t: Trainer, step: number, samples: PolicySamples): Promise<PpoStats> {
+/** 6. The policy update (none when there are no samples). */
+async function update(t: Trainer, step: number, samples: PolicySamples | null): Promise<PpoStats> {
+  if (!samples) return { loss: 0, kl: 0, clipFraction: 0, updates: 0 };
   t.onProgress?.('policy update');
   const { policy, optimizer } = t.learning;
   return ppoUpdate(
@@ -438,6 +476,7 @@ function stepMetrics(
     imagined?: Imagined;
     calibrated: Calibrated;
     real?: RealGroups;
+    unlabelled: number;
     weighted: Weighted;
     ppo: PpoStats;
     ppi: PpiEstimate | null;
@@ -460,6 +499,7 @@ function stepMetrics(
     imaginedRollouts: r.draw.imaginedGroups.length * M,
     branchedGroups: r.imagined?.branched ?? 0,
     realRollouts: r.draw.anchorGroups.length * M,
+    unlabelledAnchors: r.unlabelled,
     successImagined: mean(r.imagined?.out.score.subarray(0, startRows)),
     successCalibrated: mean(r.calibrated.imagined?.subarray(0, startRows)),
     successAnchors: mean(r.real?.outcomes),

@@ -6,6 +6,7 @@
 import type * as tf from '@tensorflow/tfjs';
 import type { Episode } from '../core/types.ts';
 import type { Env } from '../envs/env.ts';
+import type { AskOperator } from '../operator/askOperator.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
@@ -34,6 +35,8 @@ export interface Trainer {
   readonly anchors: AnchorRunner;
   /** Where measurements run (imagination and PPI checks): never charged, never stored. */
   readonly env: Env;
+  /** Who labels anchor outcomes when the config says `outcome: operator`. */
+  readonly askOperator?: AskOperator;
   readonly learning: LearningState;
   readonly onProgress?: (what: string) => void;
   /** Each real episode of a step as it finishes. */

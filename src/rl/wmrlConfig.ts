@@ -350,6 +350,31 @@ export const wmrlConfigSchema = z
         'at each evaluation, check the PPI interval against this many real ' +
           'episodes of the sampling policy (0: off; measurement, not charged)',
       ),
+    outcome: z
+      .enum(['env', 'operator'])
+      .default('env')
+      .describe(
+        "where an anchor episode's outcome comes from: 'env', the env's success (the simulator's state, " +
+          "the robot's task-status service); 'operator', a person's label in the viewer or the terminal " +
+          '(docs/operator.md)',
+      ),
+    operator: z
+      .object({
+        labelTimeout: z
+          .number()
+          .min(0)
+          .default(0)
+          .describe("outcome operator: seconds a step waits for its anchors' labels (0: for as long as it takes)"),
+        onTimeout: z
+          .enum(['skip', 'stop'])
+          .default('skip')
+          .describe(
+            "outcome operator, at the label timeout: 'skip', the unlabelled episodes' groups are left out of " +
+              "the update (never trained on); 'stop', the run stops and --resume asks again",
+          ),
+      })
+      .strict()
+      .prefault({}),
     seed: z.number().int().default(0),
     backend: z.enum(BACKEND_NAMES as unknown as [string, ...string[]]).default('auto'),
   })

@@ -38,7 +38,8 @@ export function replaySample<T>(episodes: T[], n: number, seed: number): T[] {
 /**
  * Before the first step (wmrl mode): episodes of the starting policy from distinct starts, one
  * each, run for real and charged as robot time, stored with the anchors (so every later refit
- * keeps them), and a refit of the world model with them. Returns how many ran.
+ * keeps them), and a refit of the world model with them. Returns how many count (with operator
+ * outcomes, those labelled).
  */
 export async function worldModelWarmup(t: Trainer): Promise<number> {
   const { config, learning } = t;
@@ -48,8 +49,8 @@ export async function worldModelWarmup(t: Trainer): Promise<number> {
   const rng = new Rng(stepSeed(config.seed, 0, 'warmupOrder'));
   const order = rng.shuffle(Array.from({ length: t.pool.specs.length }, (_, i) => i));
   const groups = Array.from({ length: n }, (_, slot) => ({ slot, spec: t.pool.specs[order[slot % order.length]!]! }));
-  const real = await executeGroups(t, 0, groups, 1, noiseSpec(config, stepSeed(config.seed, 0, 'warmupNoise')));
+  const ran = await executeGroups(t, 0, groups, 1, noiseSpec(config, stepSeed(config.seed, 0, 'warmupNoise')));
   t.onProgress?.('refitting the world model with the warm-up episodes');
   await refitWorldModel(t, learning.worldModel, stepSeed(config.seed, 0, 'refit'));
-  return real.episodes.length;
+  return ran.real?.episodes.length ?? 0;
 }

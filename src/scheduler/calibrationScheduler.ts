@@ -259,7 +259,10 @@ export class CalibrationScheduler {
     let episode: Episode;
     try {
       if (!this.#o.runEpisode) throw new Error('a scheduler with a robot pool needs runEpisode');
-      episode = await this.#o.runEpisode(await slot.env(), rec.request);
+      const env = await slot.env();
+      episode = await this.#o.runEpisode(env, rec.request);
+      // Reset time is robot time too (an operator's set-up holds the robot): counted where the env measures it.
+      slot.resetMs += 1000 * (env.lastResetSeconds ?? 0);
       if (episode.status !== 'complete') throw new Error(`episode ended '${episode.status}'`);
     } catch (err) {
       if (err instanceof EpisodeAbortedError && err.episode) await this.#append(err.episode);

@@ -35,6 +35,17 @@ export const robotConfigSchema = z
       .default([])
       .describe('daily UTC time ranges when the robot may run episodes; empty = always'),
     resetSeconds: z.number().min(0).default(0).describe('reset / operator time between two episodes'),
+    reset: z
+      .enum(['service', 'operator'])
+      .default('service')
+      .describe(
+        "rosbridge: who resets the scene before an episode: 'service', the robot's reset service; " +
+          "'operator', a person prompted in the viewer and the terminal (docs/operator.md)",
+      ),
+    taskStatus: z
+      .boolean()
+      .default(true)
+      .describe("rosbridge: the robot has a task-status service (false: outcomes come from the operator's labels)"),
     backoffSeconds: z
       .number()
       .positive()
@@ -47,6 +58,11 @@ export const robotConfigSchema = z
       ctx.addIssue({ code: 'custom', message: `robot '${r.name}' is kind rosbridge and needs a url` });
     if (r.kind === 'sim' && r.url)
       ctx.addIssue({ code: 'custom', message: `robot '${r.name}' is kind sim and takes no url` });
+    if (r.kind === 'sim' && (r.reset === 'operator' || !r.taskStatus))
+      ctx.addIssue({
+        code: 'custom',
+        message: `robot '${r.name}' is kind sim: the simulator resets itself and knows its outcomes`,
+      });
   });
 
 export type RobotConfig = z.infer<typeof robotConfigSchema>;

@@ -25,8 +25,10 @@ export class RobotSlot {
   /** Epoch ms the last episode ended (reset time counts from here). */
   lastEnd = -Infinity;
   health: RobotHealth = { healthy: true, retryAt: 0, failures: 0, lastError: null };
-  /** Wall ms spent running episodes (for utilisation). */
+  /** Wall ms spent running episodes (for utilisation), resets included. */
   busyMs = 0;
+  /** Of busyMs, the resets: a person's set-up time for robots reset by an operator. */
+  resetMs = 0;
 
   constructor(robot: PoolRobot) {
     this.config = robot.config;

@@ -34,6 +34,15 @@ const clientMessageSchema = z.discriminatedUnion('type', [
       episode: z.string().min(1).max(512),
     })
     .strict(),
+  z
+    .object({
+      type: z.literal('label'),
+      episode: z.string().min(1).max(512),
+      verdict: z.enum(['success', 'failure', 'skip']),
+      note: z.string().max(1000).optional(),
+    })
+    .strict(),
+  z.object({ type: z.literal('reset-ready'), id: z.string().min(1).max(128) }).strict(),
 ]);
 
 export function decodeClientMessage(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): ClientMessage {

@@ -7,7 +7,7 @@
  * travel once per connection: later episodes of the same robot arrive without them.
  */
 import { Packr } from 'msgpackr';
-import type { EpisodeSummary, MetricsRecord, RunInfo, ServerMessage } from './messages.ts';
+import type { EpisodeSummary, MetricsRecord, PendingItem, RunInfo, ServerMessage } from './messages.ts';
 
 /** The slice of a ws WebSocket the session needs (tests substitute a slow fake). */
 export interface OutgoingSocket {
@@ -21,6 +21,8 @@ export interface StateSource {
   records(): readonly MetricsRecord[];
   episodes(): EpisodeSummary[];
   run(): RunInfo;
+  /** What waits for the operator (absent: a source without a run, nothing is ever sent). */
+  pending?(): readonly PendingItem[];
 }
 
 export interface SessionOptions {
@@ -50,6 +52,8 @@ export class ClientSession {
   #recordsSent = 0;
   #runStale = false;
   #episodesStale = false;
+  #pendingStale = false;
+  #answered: ServerMessage[] = [];
   #episode: ServerMessage | null = null;
   #error: ServerMessage | null = null;
   #timer: NodeJS.Timeout | null = null;
@@ -70,6 +74,7 @@ export class ClientSession {
   /** The greeting: run info and episode list, then every metrics record. */
   hello(): void {
     this.#send({ type: 'hello', run: this.#source.run(), episodes: this.#source.episodes() });
+    this.#pendingStale = this.#source.pending !== undefined;
     this.flush();
   }
 
@@ -86,6 +91,17 @@ export class ClientSession {
 
   episodesChanged(): void {
     this.#episodesStale = true;
+    this.flush();
+  }
+
+  pendingChanged(): void {
+    this.#pendingStale = true;
+    this.flush();
+  }
+
+  /** The reply to one of this client's answers (a few bytes each; each is sent). */
+  answered(message: ServerMessage): void {
+    this.#answered.push(message);
     this.flush();
   }
 
@@ -127,6 +143,8 @@ export class ClientSession {
       this.#runStale ||
       this.#recordsSent < this.#source.records().length ||
       this.#episodesStale ||
+      this.#pendingStale ||
+      this.#answered.length > 0 ||
       this.#episode !== null ||
       this.#error !== null
     );
@@ -148,6 +166,11 @@ export class ClientSession {
       this.#episodesStale = false;
       return { type: 'episodes', episodes: this.#source.episodes() };
     }
+    if (this.#pendingStale) {
+      this.#pendingStale = false;
+      return { type: 'pending', items: [...(this.#source.pending?.() ?? [])] };
+    }
+    if (this.#answered.length > 0) return this.#answered.shift()!;
     if (this.#episode) {
       const m = this.#episode;
       this.#episode = null;

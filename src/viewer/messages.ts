@@ -6,6 +6,10 @@
  * rotation (MuJoCo's geom_xpos / geom_xmat), in MuJoCo's z-up world frame.
  */
 
+import type { PendingItem } from '../operator/pendingItem.ts';
+
+export type { PendingItem };
+
 /** MuJoCo geom types the page draws (mjtGeom values). */
 export const GEOM_TYPE = { plane: 0, sphere: 2, capsule: 3, ellipsoid: 4, cylinder: 5, box: 6, mesh: 7 } as const;
 
@@ -120,6 +124,17 @@ export type ServerMessage =
   | { type: 'episodes'; episodes: EpisodeSummary[] }
   | { type: 'run'; run: RunInfo }
   | { type: 'episode'; request: number; episode: EpisodeView }
+  /** What waits for the operator (anchor episodes to label, scenes to set up): the whole list. */
+  | { type: 'pending'; items: PendingItem[] }
+  /** An answer was taken (`ok`) or refused, with what was recorded or why. */
+  | { type: 'answered'; id: string; ok: boolean; message: string }
   | { type: 'error'; request: number | null; message: string };
 
-export type ClientMessage = { type: 'open'; request: number; episode: string };
+export type OperatorAnswer = 'success' | 'failure' | 'skip';
+
+export type ClientMessage =
+  | { type: 'open'; request: number; episode: string }
+  /** The operator's label of a pending episode. */
+  | { type: 'label'; episode: string; verdict: OperatorAnswer; note?: string }
+  /** The operator set the scene of pending reset prompt `id` up. */
+  | { type: 'reset-ready'; id: string };

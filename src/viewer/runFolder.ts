@@ -59,8 +59,11 @@ export class RunFolder {
     return { policyDir: join(ck, 'policy'), worldModelDir: join(ck, 'worldmodel') };
   }
 
-  /** The anchors as a catalogue source: only completed steps' anchors, each with its step. */
-  anchorSource(): CatalogSource {
+  /**
+   * The anchors as a catalogue source: only completed steps' anchors, each with its step, and the
+   * episodes in `waiting` (anchors of the step in progress that wait for the operator's label).
+   */
+  anchorSource(waiting: ReadonlySet<string> = new Set()): CatalogSource {
     // Step s's anchors follow step s-1's in storage order, realRollouts of them per step.
     const counts = this.#records
       .filter((r) => r.kind === 'step' && typeof r.step === 'number')
@@ -69,7 +72,7 @@ export class RunFolder {
     return {
       dir: this.anchorsDir,
       origin: 'anchor',
-      ...(ids ? { keep: (id: string) => ids.has(id) } : {}),
+      ...(ids ? { keep: (id: string) => ids.has(id) || waiting.has(id) } : {}),
       stepOf: (index) => {
         let seen = 0;
         for (const c of counts) {

@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadRobot, type RobotDescription } from '../core/robotDescription.ts';
 import { readManifest } from '../data/datasetManifest.ts';
+import { LabelStore, type OperatorLabel } from '../operator/labelStore.ts';
+import { confirmResetPrompt, readPending, type PendingItem } from '../operator/pendingItems.ts';
 import { featuresOfModel } from '../worldmodel/perceptionWorldModel.ts';
 import type { Episode } from '../core/types.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
@@ -37,6 +39,8 @@ export interface DataChanges {
   metrics: { from: number; records: MetricsRecord[] } | null;
   episodes: boolean;
   run: boolean;
+  /** The operator's pending list changed. */
+  pending: boolean;
 }
 
 export class ViewerData {
@@ -51,6 +55,10 @@ export class ViewerData {
   #scenes = new Map<string, SceneKinematics>();
   #loaded: { step: number | null; value: Promise<Imagination> } | null = null;
   #views = new Map<string, EpisodeView>();
+  #pending: PendingItem[] = [];
+  #labels: LabelStore | null = null;
+  /** Ids answered here: hidden until the trainer, which polls for answers, takes them off its list. */
+  #answered = new Set<string>();
 
   constructor(options: ViewerDataOptions) {
     if (!options.runDir && !options.dataDirs?.length && !options.live)
@@ -73,6 +81,42 @@ export class ViewerData {
     return live ? [live, ...this.#catalog.summaries] : this.#catalog.summaries;
   }
 
+  /** What waits for the operator in the run (written by the trainer's OperatorDesk). */
+  get pending(): readonly PendingItem[] {
+    return this.#pending;
+  }
+
+  /**
+   * Records the operator's label of a pending episode in the run's labels.jsonl (where the trainer
+   * reads it); returns the label that counts (an earlier one, if the episode had been labelled).
+   */
+  async label(episode: string, verdict: OperatorLabel['verdict'], note?: string): Promise<OperatorLabel> {
+    if (!this.run) throw new Error('labels need a run folder (--run)');
+    if (!this.#pending.some((p) => p.kind === 'label' && p.id === episode))
+      throw new Error(`episode ${episode} does not wait for a label`);
+    this.#labels ??= await LabelStore.open(this.run.dir);
+    const stored = await this.#labels.add({
+      episode,
+      verdict,
+      ...(note?.trim() ? { note: note.trim() } : {}),
+      by: 'viewer',
+      at: new Date().toISOString(),
+    });
+    this.#answered.add(episode);
+    this.#pending = this.#pending.filter((p) => p.id !== episode);
+    return stored;
+  }
+
+  /** Records that the operator set up the scene of pending reset prompt `id`. */
+  async resetReady(id: string): Promise<void> {
+    if (!this.run) throw new Error('reset prompts need a run folder (--run)');
+    if (!this.#pending.some((p) => p.kind === 'reset' && p.id === id))
+      throw new Error(`no reset prompt ${id} waits (it was answered, or the trainer stopped)`);
+    await confirmResetPrompt(this.run.dir, id, 'viewer');
+    this.#answered.add(id);
+    this.#pending = this.#pending.filter((p) => p.id !== id);
+  }
+
   runInfo(live: boolean): RunInfo {
     const step = this.run?.checkpointStep ?? null;
     const models = this.run?.checkpointModels();
@@ -91,7 +135,7 @@ export class ViewerData {
 
   /** Read the run folder and datasets; call once before serving, then poll() for changes. */
   async poll(): Promise<DataChanges> {
-    const changes: DataChanges = { metrics: null, episodes: false, run: false };
+    const changes: DataChanges = { metrics: null, episodes: false, run: false, pending: false };
     const before = this.records.length;
     if (this.run) {
       const c = await this.run.poll();
@@ -102,6 +146,16 @@ export class ViewerData {
         this.#views.clear();
       }
       if (c.anchorsChanged) changes.episodes = true;
+      const listed = await readPending(this.run.dir);
+      for (const id of this.#answered) if (!listed.some((p) => p.id === id)) this.#answered.delete(id);
+      const pending = listed.filter((p) => !this.#answered.has(p.id));
+      if (JSON.stringify(pending) !== JSON.stringify(this.#pending)) {
+        const before = new Set(this.#pending.map((p) => p.id));
+        this.#pending = pending;
+        changes.pending = true;
+        // Newly waiting episodes join the list (the step's anchors are not counted yet).
+        if (pending.some((p) => p.kind === 'label' && !before.has(p.id))) changes.episodes = true;
+      }
     }
     let liveChanged = false;
     let rescan = changes.episodes;
@@ -115,7 +169,8 @@ export class ViewerData {
     if (this.#catalog.size === 0 || rescan) {
       const previous = JSON.stringify(this.#catalog.summaries);
       const sources: CatalogSource[] = this.dataDirs.map((dir) => ({ dir, origin: 'data' }));
-      if (this.run) sources.push(this.run.anchorSource());
+      const waiting = new Set(this.#pending.filter((p) => p.kind === 'label').map((p) => p.id));
+      if (this.run) sources.push(this.run.anchorSource(waiting));
       await this.#catalog.scan(sources);
       changes.episodes = JSON.stringify(this.#catalog.summaries) !== previous;
     }

@@ -184,7 +184,12 @@ export class ViewerServer {
     const data = this.#data;
     const session = new ClientSession(
       ws,
-      { records: () => data.records, episodes: () => data.episodes, run: () => data.runInfo(true) },
+      {
+        records: () => data.records,
+        episodes: () => data.episodes,
+        run: () => data.runInfo(true),
+        ...(data.run ? { pending: () => data.pending } : {}),
+      },
       { highWaterMark: this.#highWater },
     );
     const client: Client = { ws, session, alive: true, wants: -1 };
@@ -215,8 +220,26 @@ export class ViewerServer {
   }
 
   #handle(client: Client, message: ClientMessage): void {
-    // One message type today; the switch keeps the union exhaustive.
     switch (message.type) {
+      case 'label':
+      case 'reset-ready': {
+        const id = message.type === 'label' ? message.episode : message.id;
+        const answer =
+          message.type === 'label'
+            ? this.#data
+                .label(message.episode, message.verdict, message.note)
+                .then((l) => `episode ${l.episode}: ${l.verdict}${l.by === 'viewer' ? '' : ` (labelled by ${l.by})`}`)
+            : this.#data.resetReady(message.id).then(() => 'scene ready');
+        answer.then(
+          (said) => {
+            client.session.answered({ type: 'answered', id, ok: true, message: said });
+            for (const c of this.#clients) c.session.pendingChanged();
+          },
+          (err: unknown) =>
+            client.session.answered({ type: 'answered', id, ok: false, message: (err as Error).message }),
+        );
+        return;
+      }
       case 'open': {
         client.wants = message.request;
         const build = this.#builds.then(async () => {
@@ -270,6 +293,7 @@ export class ViewerServer {
         if (changes.metrics?.from === 0) c.session.metricsReset();
         if (changes.run) c.session.runChanged();
         if (changes.episodes) c.session.episodesChanged();
+        if (changes.pending) c.session.pendingChanged();
         if (changes.metrics) c.session.flush();
       }
     } catch (err) {

@@ -18,6 +18,7 @@ export const LAYERS = [
   'sim',
   'src/envs',
   'src/data',
+  'src/operator',
   'src/vision',
   'src/policy',
   'src/worldmodel',

@@ -4,7 +4,7 @@
  * number, so a late answer to an older request is ignored.
  */
 import { Packr, Unpackr } from 'msgpackr';
-import type { ClientMessage, ServerMessage } from '../../src/viewer/messages.ts';
+import type { ClientMessage, OperatorAnswer, ServerMessage } from '../../src/viewer/messages.ts';
 
 export type ConnectionState = 'connecting' | 'open' | 'closed';
 
@@ -28,6 +28,15 @@ export class Connection {
     const request = ++this.#request;
     this.#send({ type: 'open', request, episode });
     return request;
+  }
+
+  /** The operator's label of a pending episode. */
+  label(episode: string, verdict: OperatorAnswer, note: string): void {
+    this.#send({ type: 'label', episode, verdict, ...(note.trim() ? { note: note.trim().slice(0, 1000) } : {}) });
+  }
+
+  resetReady(id: string): void {
+    this.#send({ type: 'reset-ready', id });
   }
 
   #send(m: ClientMessage): void {

@@ -6,6 +6,7 @@
 import type { EpisodeSummary, EpisodeView, MetricsRecord, RunInfo, ServerMessage } from '../../src/viewer/messages.ts';
 import { CameraPanel } from './cameraPanel.ts';
 import { Connection, type ConnectionState } from './connection.ts';
+import { OperatorPanel } from './operatorPanel.ts';
 import { DEVIATION_SCALE, SceneView } from './sceneView.ts';
 import { Sidebar } from './sidebar.ts';
 import { StepStrip } from './stepStrip.ts';
@@ -32,6 +33,11 @@ class ViewerPage {
   #sidebar = new Sidebar({ openEpisode: (id) => this.openEpisode(id, 0), selectStep: (step) => this.selectStep(step) });
   #scrubber = $<HTMLInputElement>('scrubber');
   #connection: Connection;
+  readonly operator = new OperatorPanel({
+    show: (id) => this.openEpisode(id, 0),
+    label: (id, verdict, note) => this.#connection.label(id, verdict, note),
+    resetReady: (id) => this.#connection.resetReady(id),
+  });
 
   constructor() {
     this.#connection = new Connection(
@@ -113,6 +119,16 @@ class ViewerPage {
         if (this.#wanted?.request !== m.request) return;
         this.#show(m.episode, this.#wanted.frame);
         this.#wanted = null;
+        break;
+      case 'pending': {
+        const fresh = this.operator.setItems(m.items);
+        // A new episode to label is shown at once, unless one waiting for a label is open already.
+        const showing = this.view?.summary.id ?? this.#wanted?.id;
+        if (fresh[0] && !m.items.some((i) => i.kind === 'label' && i.id === showing)) this.openEpisode(fresh[0].id, 0);
+        break;
+      }
+      case 'answered':
+        this.operator.answered(m.ok, m.message);
         break;
       case 'error':
         if (m.request !== null && this.#wanted?.request !== m.request) return;
@@ -282,5 +298,8 @@ const page = new ViewerPage();
   },
   get episodes() {
     return page.episodes.length;
+  },
+  get pending() {
+    return page.operator.items.map((i) => `${i.kind}:${i.id}`);
   },
 };
