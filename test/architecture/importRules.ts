@@ -23,6 +23,7 @@ export const LAYERS = [
   'src/worldmodel',
   'src/eval',
   'src/rl',
+  'src/success',
   'src/scheduler',
   'src/viewer',
   'web',
