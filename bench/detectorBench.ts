@@ -152,7 +152,13 @@ async function anchorAgreement(dir: string): Promise<NonNullable<Run['detector']
     .trim()
     .split('\n')
     .filter((l) => (JSON.parse(l) as { drift: { drifted: boolean } }).drift.drifted).length;
-  return { anchors: scores.length, spotChecks: spot, agreement: agree / scores.length, auroc: auroc(scores, outcomes), drifted };
+  return {
+    anchors: scores.length,
+    spotChecks: spot,
+    agreement: agree / scores.length,
+    auroc: auroc(scores, outcomes),
+    drifted,
+  };
 }
 
 const byArm = (arm: Arm) => runs.filter((r) => r.arm === arm);
@@ -163,13 +169,15 @@ const rows = ARMS.map((arm) => {
   const rs = byArm(arm);
   return (
     `| ${arm === 'true' ? 'true outcomes' : 'detector outcomes (10% spot checks)'} | ` +
-    `${rs.map((r) => pct(r.final)).join(' / ')} | ${pct(mean(rs.map((r) => r.final)))} ± ${pct(sd(rs.map((r) => r.final)))} | ` +
+    `${rs.map((r) => pct(r.final)).join(' / ')} | ` +
+    `${pct(mean(rs.map((r) => r.final)))} ± ${pct(sd(rs.map((r) => r.final)))} | ` +
     `${pct(mean(gains(arm)))} | ${mean(rs.map((r) => r.robotSeconds)).toFixed(0)} |`
   );
 });
 const det = byArm('detector').map((r) => r.detector!);
 const md = [
-  `Reach, ${seeds} seeds, ${steps} steps, held-out (test split) success on ${evalEpisodes} episodes; BC start ${pct(mean(runs.map((r) => r.start)))}.`,
+  `Reach, ${seeds} seeds, ${steps} steps, held-out (test split) success on ${evalEpisodes} episodes; ` +
+    `BC start ${pct(mean(runs.map((r) => r.start)))}.`,
   '',
   '| anchor outcomes | final per seed | mean ± sd | gain | robot s |',
   '| --- | --- | --- | --- | --- |',
@@ -182,6 +190,9 @@ const md = [
     `spot-checked; drift flagged at ${det.map((d) => d.drifted).join(' / ')} steps).`,
 ].join('\n');
 mkdirSync(join('bench', 'results'), { recursive: true });
-writeFileSync(join('bench', 'results', 'detector.json'), JSON.stringify({ seeds, steps, evalEpisodes, kept, runs }, null, 2) + '\n');
+writeFileSync(
+  join('bench', 'results', 'detector.json'),
+  JSON.stringify({ seeds, steps, evalEpisodes, kept, runs }, null, 2) + '\n',
+);
 writeFileSync(join('bench', 'results', 'detector.md'), md + '\n');
 console.log(md);

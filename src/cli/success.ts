@@ -12,7 +12,7 @@ import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { taskFamily } from '../tasks/families.ts';
 import { detectorConfigSchema } from '../success/detectorConfig.ts';
 import { loadDetector, saveDetector } from '../success/detectorFiles.ts';
-import { detectorFigures } from '../success/detectorMetrics.ts';
+import { detectorFigures, type DetectorFigures } from '../success/detectorMetrics.ts';
 import { figureLines } from '../success/detectorReport.ts';
 import { labelledEpisodes } from '../success/labelledEpisodes.ts';
 import { trainDetector } from '../success/trainDetector.ts';
@@ -161,13 +161,25 @@ async function evaluate(argv: string[]): Promise<number> {
     const left = all.length - held.length;
     for (const l of figureLines(figures, `held-out episodes${left ? ` (${left} it was fitted on left out)` : ''}`))
       console.log(l);
-    if (values.json) writeFileSync(values.json, JSON.stringify({ ...figures, leftOut: left }, null, 2) + '\n');
+    // Per split where both are present: the test split's colours and paraphrases may be words it never saw.
+    const bySplit: Record<string, DetectorFigures> = {};
+    const splits = [...new Set(held.map((l) => l.episode.task.split))].sort();
+    if (splits.length > 1)
+      for (const split of splits) {
+        const idx = held.flatMap((l, i) => (l.episode.task.split === split ? [i] : []));
+        bySplit[split] = detectorFigures(
+          idx.map((i) => scores[i]!),
+          idx.map((i) => held[i]!.success),
+          threshold,
+        );
+        for (const l of figureLines(bySplit[split], `  ${split} split`).slice(0, 3)) console.log(l);
+      }
+    if (values.json) writeFileSync(values.json, JSON.stringify({ ...figures, leftOut: left, bySplit }, null, 2) + '\n');
     return 0;
   } finally {
     detector.dispose();
   }
 }
-
 
 async function readFamily(dirs: string[], task: string | undefined): Promise<Episode[]> {
   const family = task === undefined ? undefined : taskFamily(task);

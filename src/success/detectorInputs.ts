@@ -24,7 +24,12 @@ export interface FrameRef {
   step: number;
 }
 
-export function detectorBatch(refs: readonly FrameRef[], cameras: readonly string[], size: number, tokenizer: Tokenizer) {
+export function detectorBatch(
+  refs: readonly FrameRef[],
+  cameras: readonly string[],
+  size: number,
+  tokenizer: Tokenizer,
+) {
   const first = refs[0]?.episode;
   const qposDim = first?.qposDim ?? 0;
   const batch: DetectorBatch = {

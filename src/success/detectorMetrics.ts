@@ -88,7 +88,10 @@ export function chooseThreshold(scores: ArrayLike<number>, outcomes: ArrayLike<b
     const tpr = c.truePositive / Math.max(1, c.truePositive + c.falseNegative);
     const tnr = c.trueNegative / Math.max(1, c.trueNegative + c.falsePositive);
     const score = (tpr + tnr) / 2;
-    if (score > bestScore + 1e-12 || (Math.abs(score - bestScore) <= 1e-12 && Math.abs(t - 0.5) < Math.abs(best - 0.5))) {
+    if (
+      score > bestScore + 1e-12 ||
+      (Math.abs(score - bestScore) <= 1e-12 && Math.abs(t - 0.5) < Math.abs(best - 0.5))
+    ) {
       best = t;
       bestScore = score;
     }
@@ -113,7 +116,11 @@ export function calibrationBins(scores: ArrayLike<number>, outcomes: ArrayLike<b
   }));
 }
 
-export function detectorFigures(scores: ArrayLike<number>, outcomes: ArrayLike<boolean>, threshold: number): DetectorFigures {
+export function detectorFigures(
+  scores: ArrayLike<number>,
+  outcomes: ArrayLike<boolean>,
+  threshold: number,
+): DetectorFigures {
   const n = scores.length;
   if (n === 0) throw new Error('no episodes to measure the detector on');
   const bins = calibrationBins(scores, outcomes);

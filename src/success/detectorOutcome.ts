@@ -21,6 +21,8 @@ export function withDetectorOutcome(e: Episode, d: DetectorDecision): Episode {
   const successes = new Uint8Array(e.steps + 1);
   successes[e.steps] = d.success ? 1 : 0;
   const progress = Float32Array.from(d.progress, (p) => Math.min(1, Math.max(0, p)));
-  progress[e.steps] = d.success ? Math.max(progress[e.steps]!, d.outcome.threshold) : Math.min(progress[e.steps]!, d.outcome.threshold);
+  progress[e.steps] = d.success
+    ? Math.max(progress[e.steps]!, d.outcome.threshold)
+    : Math.min(progress[e.steps]!, d.outcome.threshold);
   return { ...e, success: d.success, outcome: d.outcome, successes, progress, state: new Float32Array(0), stateDim: 0 };
 }

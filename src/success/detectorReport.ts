@@ -7,7 +7,8 @@ export function figureLines(f: DetectorFigures, what: string): string[] {
   const lines = [
     `${what}: ${f.episodes} episodes, ${f.successes} successes`,
     `  AUROC ${f.auroc === null ? 'n/a (one class only)' : f.auroc.toFixed(3)}  ` +
-      `Brier ${f.brier.toFixed(3)}  ECE ${f.ece.toFixed(3)}  accuracy ${pct(f.accuracy)} at threshold ${f.threshold.toFixed(3)}`,
+      `Brier ${f.brier.toFixed(3)}  ECE ${f.ece.toFixed(3)}  ` +
+      `accuracy ${pct(f.accuracy)} at threshold ${f.threshold.toFixed(3)}`,
     `  confusion at ${f.threshold.toFixed(3)}: true success ${c.truePositive} detected / ${c.falseNegative} missed; ` +
       `true failure ${c.trueNegative} rejected / ${c.falsePositive} called success`,
     '  calibration (predicted → observed, episodes):',
@@ -15,7 +16,8 @@ export function figureLines(f: DetectorFigures, what: string): string[] {
   for (const b of f.bins)
     if (b.count > 0)
       lines.push(
-        `    [${b.lower.toFixed(1)}, ${b.upper.toFixed(1)})  ${b.predicted!.toFixed(2)} → ${b.observed!.toFixed(2)}  (${b.count})`,
+        `    [${b.lower.toFixed(1)}, ${b.upper.toFixed(1)})  ` +
+          `${b.predicted!.toFixed(2)} → ${b.observed!.toFixed(2)}  (${b.count})`,
       );
   return lines;
 }
