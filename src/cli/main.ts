@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   robot: async () => (await import('./robot.ts')).command,
   schedule: async () => (await import('./schedule.ts')).command,
   worker: async () => (await import('./worker.ts')).command,
+  success: async () => (await import('./success.ts')).command,
 };
 
 async function usage(): Promise<string> {

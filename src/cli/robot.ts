@@ -17,7 +17,7 @@ const HELP =
   --reset-seconds S    reset / operator time between episodes (default 0)
   --reset WHO          rosbridge: service (the robot's reset service; default) | operator (a person, prompted
                        in \`wmrl view --run\` and the trainer's terminal: docs/operator.md)
-  --no-task-status     rosbridge: the robot has no task-status service (train with outcome: operator)
+  --no-task-status     rosbridge: the robot has no task-status service (train with --outcome operator)
   --backoff-seconds S  rest after a failure, doubling with each further failure (default 30)`;
 
 export const command = {

@@ -24,6 +24,9 @@ import type { AnchorQueue } from '../scheduler/anchorQueue.ts';
 import type { SchedulerEvent } from '../scheduler/calibrationScheduler.ts';
 import { poolAnchorRunner } from '../scheduler/poolAnchorRunner.ts';
 import { RobotPool } from '../scheduler/robotPool.ts';
+import { loadDetector } from '../success/detectorFiles.ts';
+import type { SuccessDetector } from '../success/successDetector.ts';
+import { detectorAnchors, detectorDir } from './detectorOutcomes.ts';
 
 const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE]... [options] [--key.path=value]...
 
@@ -55,6 +58,13 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
   --queue-name Q   the Redis queue's name (default wmrl-anchors)
   --robot R        the robot description (a name under robots/, a folder holding robot.yaml, or a .yaml);
                    default: the one the data was recorded with (from where it recorded it), which must be the same robot
+  --outcome O      environment (default: the simulator's or the robot's task-status service) | detector:
+                   anchor outcomes from the success detector in --detector, a random outcome.spotChecks share
+                   (0.1) of anchor episodes checked by the operator (in the sim: a simulated operator answering
+                   with the simulator's outcome), its bias corrected on them, drift flagged. The trainer sees
+                   only the relabelled episodes (anchors/); the environment's own record goes to anchors-env/
+                   (in the sim: the true outcomes, kept for measurement). See docs/success.md
+  --detector DIR   with --outcome detector: wmrl success train's --out (or its detector/ folder)
   --seed S, --backend B
 
 config keys:
@@ -84,6 +94,8 @@ export const command = {
       'speed',
       'connect-timeout',
       'reset',
+      'outcome',
+      'detector',
       'seed',
       'backend',
       'help',
@@ -107,6 +119,8 @@ export const command = {
       ...ENV_FLAGS,
       robot: { type: 'string' },
       reset: { type: 'string' },
+      outcome: { type: 'string' },
+      detector: { type: 'string' },
       seed: { type: 'string' },
       backend: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -130,10 +144,23 @@ export const command = {
     if (values['no-refit']) shorthand.refit = 'false';
     if (values.seed) shorthand.seed = values.seed;
     if (values.backend) shorthand.backend = values.backend;
+    if (values.outcome) shorthand['outcome.source'] = values.outcome;
     const config = resolveConfig(wmrlConfigSchema, {
       files: values.config ?? [],
       overrides: { ...overrides, ...shorthand },
     });
+    const byDetector = config.outcome.source === 'detector';
+    if (byDetector !== (values.detector !== undefined))
+      throw new UsageError(
+        byDetector
+          ? '--outcome detector needs --detector DIR (a detector from wmrl success train)'
+          : '--detector is used only with --outcome detector',
+      );
+    if (byDetector && config.outcome.spotChecks > 0 && (envFlags.env !== 'sim' || values.robots || values.queue))
+      throw new UsageError(
+        "spot checks on a robot need the operator desk, which the detector's spot checks do not use yet " +
+          '(docs/success.md): run with --outcome.spotChecks=0 (no bias correction, no drift flag), or in the simulator',
+      );
     await useBackend(config.backend, [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
     const data = await readEpisodes(values.data);
     if (data.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
@@ -159,7 +186,7 @@ export const command = {
       );
     // The operator desk: labels and resets in the viewer (`wmrl view --run`) and on this terminal when it is one.
     const needsDesk =
-      config.outcome === 'operator' ||
+      config.outcome.source === 'operator' ||
       operatorReset === 'operator' ||
       (poolFile?.robots.some((r) => r.reset === 'operator') ?? false);
     const terminal =
@@ -183,11 +210,13 @@ export const command = {
       throw err;
     });
     // The composition root: the anchor runner (in-process, robot pool or remote workers) and what it holds.
-    const anchorDir = runAnchorDir(values.out);
+    // With detector outcomes the environment's runners store their record apart; the trainer reads anchors/.
+    const anchorDir = byDetector ? join(values.out, 'anchors-env') : runAnchorDir(values.out);
     const runId = basename(resolve(values.out)).replace(/[^\w.-]/g, '_');
     let queue: AnchorQueue | undefined;
     let robots: RobotPool | undefined;
     let episodes: Progress | undefined;
+    let detector: SuccessDetector | undefined;
     try {
       let anchors: AnchorRunner = envAnchorRunner(env, anchorDir);
       // Loaded only when asked for: a plain run never needs the native SQLite addon or a Redis client.
@@ -226,6 +255,10 @@ export const command = {
           robot,
           policySnapshots: join(values.out, 'anchor-policies'),
         });
+      }
+      if (byDetector) {
+        detector = await loadDetector(detectorDir(values.detector!));
+        anchors = await detectorAnchors(anchors, detector, config, values.out, robot, values.resume ?? false);
       }
       const report = await runTraining({
         config,
@@ -283,6 +316,7 @@ export const command = {
         );
       throw err;
     } finally {
+      detector?.dispose();
       await robots?.close();
       await queue?.close();
       await env.close();

@@ -67,6 +67,21 @@ export type EpisodeStatus = 'complete' | 'aborted';
 export type EpisodeSource = 'sim' | 'rosbridge' | 'robot' | 'imagined';
 
 /**
+ * Where an episode's `success` came from when not from the environment itself (the simulator's
+ * predicate or the robot's task-status service, the default when absent).
+ */
+export interface EpisodeOutcome {
+  /** `detector`: the learned success detector decided; `operator`: a person labelled it (a spot check). */
+  source: 'detector' | 'operator';
+  /** The detector's success probability for the episode (before any bias correction). */
+  score: number;
+  /** The bias-corrected probability the decision thresholded. */
+  corrected: number;
+  /** The decision threshold. */
+  threshold: number;
+}
+
+/**
  * A stored episode in columnar form: T actions, T+1 observations.
  * Arrays are flat; shapes follow from `steps` and the dims recorded alongside.
  */
@@ -81,6 +96,8 @@ export interface Episode {
   status: EpisodeStatus;
   /** Whether the task's success predicate held at any step. */
   success: boolean;
+  /** Set when `success` is a detector's decision or an operator's label (absent: the environment's). */
+  outcome?: EpisodeOutcome;
   controlHz: number;
   steps: number;
   createdAt: string;

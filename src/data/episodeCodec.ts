@@ -51,6 +51,14 @@ function episodeSchema<F extends z.ZodType, B extends z.ZodType>(floats: F, byte
     policy: text,
     status: z.enum(['complete', 'aborted']),
     success: z.boolean(),
+    outcome: z
+      .object({
+        source: z.enum(['detector', 'operator']),
+        score: z.number().min(0).max(1),
+        corrected: z.number().min(0).max(1),
+        threshold: z.number().min(0).max(1),
+      })
+      .optional(),
     controlHz: z.number().positive(),
     steps: count(MAX_STEPS),
     createdAt: text,
@@ -174,6 +182,7 @@ export function encodeEpisode(episode: Episode): Uint8Array {
   for (const [name, cam] of Object.entries(e.cameras)) {
     cameras[name] = { width: cam.width, height: cam.height, frames: bytesOf(cam.frames) };
   }
+  const outcome = e.outcome ? { outcome: { ...e.outcome } } : {};
   return packr.pack({
     id: e.id,
     robot: e.robot,
@@ -183,6 +192,7 @@ export function encodeEpisode(episode: Episode): Uint8Array {
     policy: e.policy,
     status: e.status,
     success: e.success,
+    ...outcome,
     controlHz: e.controlHz,
     steps: e.steps,
     createdAt: e.createdAt,
@@ -223,6 +233,7 @@ export function decodeEpisode(payload: Uint8Array): Episode {
     policy: w.policy,
     status: w.status,
     success: w.success,
+    ...(w.outcome ? { outcome: w.outcome } : {}),
     controlHz: w.controlHz,
     steps: w.steps,
     createdAt: w.createdAt,

@@ -85,7 +85,7 @@ export interface RosbridgeEnvOptions {
   /**
    * Ask the task-status service for progress and success (default true). False for robots without one:
    * progress stays 0, success false, an episode runs to the horizon, and its outcome comes from the
-   * operator (config `outcome: operator`).
+   * operator (config `--outcome operator`).
    */
   taskStatus?: boolean;
 }

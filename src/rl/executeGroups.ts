@@ -17,7 +17,7 @@ export interface ExecutedGroups {
 }
 
 /**
- * Groups run for real through the anchor runner, charged as robot time; with `outcome: operator`
+ * Groups run for real through the anchor runner, charged as robot time; with `--outcome operator`
  * their outcomes are the operator's labels, and a group without a label for every rollout is left
  * out (src/rl/operatorOutcomes.ts). The kept groups' episodes join the anchors (ids for the
  * checkpoint, model layout for refits). `step` 0 is the warm-up.
@@ -44,9 +44,8 @@ export async function executeGroups(
   const executed = episodes.length;
   let kept = groups.map((_, k) => k);
   let unlabelled = 0;
-  if (t.config.outcome === 'operator') {
-    if (!t.askOperator)
-      throw new Error("config outcome: operator needs an operator to ask (the trainer's askOperator)");
+  if (t.config.outcome.source === 'operator') {
+    if (!t.askOperator) throw new Error("--outcome operator needs an operator to ask (the trainer's askOperator)");
     t.onProgress?.(`waiting for the operator's labels of ${episodes.length} anchor episodes`);
     const labelled = await labelAnchorGroups(episodes, rollouts, t.askOperator, t.config.operator, step);
     ({ kept, episodes } = labelled);

@@ -1,5 +1,5 @@
 /**
- * Anchor outcomes from a person (config `outcome: operator`): every executed episode of a request
+ * Anchor outcomes from a person (config `--outcome operator`): every executed episode of a request
  * is put to the operator at once (the viewer lists them all; the terminal asks them in turn), and
  * the training step waits up to `operator.labelTimeout` seconds for the labels. A group is used
  * only when every one of its M rollouts has a success/failure label: GRPO compares a group's

@@ -54,7 +54,7 @@ export interface RunOptions {
    * `envAnchorRunner(env, runAnchorDir(runDir))` in-process, or a robot pool's or remote workers'.
    */
   anchors: AnchorRunner;
-  /** Labels anchor outcomes with config `outcome: operator` (the caller builds it: an OperatorDesk's `ask`). */
+  /** Labels anchor outcomes with config `--outcome operator` (the caller builds it: an OperatorDesk's `ask`). */
   askOperator?: AskOperator;
   resume: boolean;
   /** World-model preset files and overrides (trained here over the policy's perception). */
@@ -102,8 +102,8 @@ const RESUMABLE_KEYS = new Set(['steps']);
 
 export async function runTraining(o: RunOptions): Promise<RunReport> {
   const { config, runDir } = o;
-  if (config.outcome === 'operator' && !o.askOperator)
-    throw new Error('config outcome: operator needs an operator to ask (RunOptions.askOperator)');
+  if (config.outcome.source === 'operator' && !o.askOperator)
+    throw new Error('--outcome operator needs an operator to ask (RunOptions.askOperator)');
   const resuming = o.resume && hasTrainCheckpoint(runDir);
   if (!o.resume && hasTrainCheckpoint(runDir))
     throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
@@ -315,7 +315,7 @@ async function resumeLearning(
       throw new Error(
         `${anchorDir} holds ${anchorEpisodes.length} of the ${ids.size} anchor episodes the checkpoint counts`,
       );
-    if (config.outcome === 'operator') await applyLabels(runDir, anchorEpisodes);
+    if (config.outcome.source === 'operator') await applyLabels(runDir, anchorEpisodes);
     return {
       policy,
       optimizer,

@@ -6,7 +6,7 @@
  *  2. imagine the other groups' M rollouts in the world model, and the anchor groups too, with
  *     the exploration noise they are then executed with, so each anchor rollout has an imagined
  *     score and a real outcome;
- *  3. run the anchor groups for real (through the run's AnchorRunner); with `outcome: operator` a
+ *  3. run the anchor groups for real (through the run's AnchorRunner); with `--outcome operator` a
  *     person labels them, and a group without a label for every rollout is left out;
  *  4. calibrate: debias every world-model score through the isotonic map, then add the anchor
  *     pairs to it (a step's predictions are made before its own pairs enter the map);

@@ -35,7 +35,7 @@ export interface Trainer {
   readonly anchors: AnchorRunner;
   /** Where measurements run (imagination and PPI checks): never charged, never stored. */
   readonly env: Env;
-  /** Who labels anchor outcomes when the config says `outcome: operator`. */
+  /** Who labels anchor outcomes when the config says `--outcome operator`. */
   readonly askOperator?: AskOperator;
   readonly learning: LearningState;
   readonly onProgress?: (what: string) => void;

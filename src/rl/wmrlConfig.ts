@@ -351,13 +351,41 @@ export const wmrlConfigSchema = z
           'episodes of the sampling policy (0: off; measurement, not charged)',
       ),
     outcome: z
-      .enum(['env', 'operator'])
-      .default('env')
-      .describe(
-        "where an anchor episode's outcome comes from: 'env', the env's success (the simulator's state, " +
-          "the robot's task-status service); 'operator', a person's label in the viewer or the terminal " +
-          '(docs/operator.md)',
-      ),
+      .object({
+        source: z
+          .enum(['environment', 'operator', 'detector'])
+          .default('environment')
+          .describe(
+            "where anchor outcomes come from: 'environment', the simulator or the robot's task-status service; " +
+              "'operator', a person's label in the viewer or the terminal (docs/operator.md); " +
+              "'detector', a learned success detector (wmrl train --outcome detector --detector DIR), for a " +
+              'robot without one, with operator spot checks correcting its bias (docs/success.md)',
+          ),
+        spotChecks: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.1)
+          .describe('with the detector: share of anchor episodes (random, seeded) sent to the operator'),
+        window: z.number().int().min(1).default(200).describe('with the detector: newest spot checks kept'),
+        minChecks: z
+          .number()
+          .int()
+          .min(1)
+          .default(4)
+          .describe('with the detector: spot checks before its bias is corrected and drift can be flagged'),
+        driftTolerance: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.15)
+          .describe(
+            "with the detector: drift is flagged when the spot checks' 95% interval puts its bias beyond " +
+              '±this, or its error rate above the held-out one by more than this',
+          ),
+      })
+      .strict()
+      .prefault({}),
     operator: z
       .object({
         labelTimeout: z

@@ -24,6 +24,7 @@ export const LAYERS = [
   'src/worldmodel',
   'src/eval',
   'src/rl',
+  'src/success',
   'src/scheduler',
   'src/viewer',
   'web',

@@ -1,5 +1,5 @@
 /**
- * `outcome: operator` through the whole training loop: a small real run (simulator anchors, a tiny
+ * `--outcome operator` through the whole training loop: a small real run (simulator anchors, a tiny
  * behaviour-cloned policy and world model) whose anchor labels come from a scripted operator that
  * answers through the run folder, as the viewer does. Step 1's labels all count; in step 2 one
  * rollout is skipped and its group is left out (its imagined twin too); a resumed run reads the
@@ -71,7 +71,7 @@ test('outcome operator: labels are the outcomes, a skip drops its group, resume 
         'eval.every': '5',
         'eval.tasks': 'reach',
         'worldModel.refitEvery': '5',
-        outcome: 'operator',
+        'outcome.source': 'operator',
         backend: 'wasm',
       },
     });

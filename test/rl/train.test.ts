@@ -524,3 +524,48 @@ test('train --debiasMap=contextual: anchor pairs fit the contextual correction, 
   assert.ok(steps.every((m) => Number.isFinite(m.kl) && m.successCalibrated >= 0 && m.successCalibrated <= 1));
   assert.deepEqual(steps.at(-1)!.contextual, { pairs: 6, weights: state.contextual.weights }, 'logged per step');
 });
+
+test(
+  'train --outcome detector: anchor outcomes from the success detector, recorded on the stored ' +
+    "episodes; spot checks answered by the simulated operator; the environment's record kept apart",
+  async () => {
+    assert.equal(cli([...runArgs(join(dir, 'no-detector')), '--outcome', 'detector']).status, 2);
+    const detector = join(dir, 'detector');
+    const fit = spawnSync(
+      process.execPath,
+      [bin, 'success', 'train', '--data', data, '--out', detector, '--backend', 'wasm', '--train.epochs=2'],
+      { encoding: 'utf8' },
+    );
+    assert.equal(fit.status, 0, fit.stderr);
+    const out = join(dir, 'by-detector');
+    const r = cli([
+      ...[...runArgs(out), ...WM, ...TOY],
+      ...['--outcome', 'detector', '--detector', detector, '--outcome.spotChecks=0.5'],
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    const read = async (store: string) => {
+      const episodes = [];
+      for await (const e of (await EpisodeStore.open(join(out, store))).episodes()) episodes.push(e);
+      return episodes;
+    };
+    const seen = await read('anchors');
+    const env = new Map((await read('anchors-env')).map((e) => [e.id, e]));
+    // 3 steps × 1 anchor group × 2 rollouts.
+    assert.equal(seen.length, 6);
+    assert.equal(env.size, 6);
+    for (const e of seen) {
+      const truth = env.get(e.id)!;
+      assert.ok(truth && truth.outcome === undefined, "the environment's record has its own outcome");
+      assert.ok(e.outcome && e.outcome.score >= 0 && e.outcome.score <= 1, 'the detector score is recorded');
+      assert.equal(e.state.length, 0, 'no privileged state for the trainer');
+      if (e.outcome.source === 'operator') assert.equal(e.success, truth.success, "the operator's answer");
+      else assert.equal(e.success, e.outcome.corrected >= e.outcome.threshold, "the detector's decision");
+    }
+    assert.ok(
+      seen.some((e) => e.outcome?.source === 'operator'),
+      'some episodes were spot-checked',
+    );
+    const reports = readFileSync(join(out, 'detector.metrics.jsonl'), 'utf8').trim().split('\n');
+    assert.equal(reports.length, 3, 'one report per anchor request');
+  },
+);

@@ -1,7 +1,7 @@
 /**
  * The trainer's side of operator labelling, as a process the browser test can kill: the run's
  * anchor episodes (stable ids, as a robot pool stores them) put to the operator through the
- * OperatorDesk with labelAnchorGroups, the very call `wmrl train` makes with `outcome: operator`.
+ * OperatorDesk with labelAnchorGroups, the very call `wmrl train` makes with `--outcome operator`.
  * Prints `LABEL <id> <verdict>` as each label arrives and one `RESULT` line at the end.
  */
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
