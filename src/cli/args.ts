@@ -47,3 +47,20 @@ export function choiceFlag<C extends string>(
     throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${value}'`);
   return value as C;
 }
+
+/**
+ * `wmrl import|export FORMAT DIR --out DIR`: the positionals and --out of a dataset conversion, or
+ * a usage error that says what is missing (formats: the ones `verb` knows).
+ */
+export function conversionTarget(
+  verb: 'imports' | 'exports',
+  positionals: string[],
+  out: string | undefined,
+  help: string,
+): { source: string; out: string } {
+  const [format, source, ...extra] = positionals;
+  if (format !== 'lerobot') throw new UsageError(`unknown format '${format ?? ''}' (wmrl ${verb}: lerobot)\n\n${help}`);
+  if (!source || extra.length > 0) throw new UsageError(`give one dataset folder\n\n${help}`);
+  if (!out) throw new UsageError(`--out DIR is required\n\n${help}`);
+  return { source, out };
+}

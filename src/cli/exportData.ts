@@ -1,6 +1,6 @@
 /** `wmrl export lerobot DIR --out DIR`: a wmrl dataset as a LeRobot v3.0 dataset. */
 import { exportLerobot } from '../data/lerobot/lerobotExport.ts';
-import { choiceFlag, parseFlags, UsageError } from './args.ts';
+import { choiceFlag, conversionTarget, parseFlags } from './args.ts';
 
 const HELP = `usage: wmrl export lerobot DIR --out DIR [--video standard|lossless]
 
@@ -25,15 +25,11 @@ export const command = {
       console.log(HELP);
       return 0;
     }
-    const [format, source, ...extra] = positionals;
-    if (format !== 'lerobot')
-      throw new UsageError(`unknown format '${format ?? ''}' (wmrl exports: lerobot)\n\n${HELP}`);
-    if (!source || extra.length > 0) throw new UsageError(`give one dataset folder\n\n${HELP}`);
-    if (!values.out) throw new UsageError(`--out DIR is required\n\n${HELP}`);
+    const { source, out } = conversionTarget('exports', positionals, values.out, HELP);
     const quality = choiceFlag(values.video, 'video', ['standard', 'lossless'] as const, 'standard');
     const report = await exportLerobot({
       source,
-      out: values.out,
+      out,
       quality,
       onEpisode: (i) => process.stderr.write(`\rexported episode ${i + 1}`),
     });

@@ -3,7 +3,7 @@ import { DEFAULT_ROBOT, listRobots, loadRobot } from '../core/robotDescription.t
 import { parseMapFlags } from '../data/lerobot/jointMapping.ts';
 import { importLerobot } from '../data/lerobot/lerobotImport.ts';
 import { readLerobotInfo } from '../data/lerobot/lerobotInfo.ts';
-import { parseFlags, UsageError } from './args.ts';
+import { conversionTarget, parseFlags, UsageError } from './args.ts';
 
 const HELP = `usage: wmrl import lerobot DIR --out DIR [options]
 
@@ -41,11 +41,7 @@ export const command = {
       console.log(HELP);
       return 0;
     }
-    const [format, source, ...extra] = positionals;
-    if (format !== 'lerobot')
-      throw new UsageError(`unknown format '${format ?? ''}' (wmrl imports: lerobot)\n\n${HELP}`);
-    if (!source || extra.length > 0) throw new UsageError(`give one dataset folder\n\n${HELP}`);
-    if (!values.out) throw new UsageError(`--out DIR is required\n\n${HELP}`);
+    const { source, out } = conversionTarget('imports', positionals, values.out, HELP);
     let gripperRange: { closed: number; open: number } | undefined;
     if (values['gripper-range'] !== undefined) {
       const [closed, open, ...rest] = values['gripper-range'].split(',').map(Number);
@@ -70,7 +66,7 @@ export const command = {
     const robot = loadRobot(robotRef);
     const report = await importLerobot({
       source,
-      out: values.out,
+      out,
       robot,
       map: parseMapFlags(values.map ?? []),
       ...(values.task ? { task: values.task } : {}),
@@ -81,7 +77,7 @@ export const command = {
     process.stderr.write('\n');
     console.log(
       `imported ${report.episodes} episodes (${report.steps} steps) of LeRobot ${report.version} ` +
-        `${source} into ${values.out} for robot ${robot.name}` +
+        `${source} into ${out} for robot ${robot.name}` +
         (report.exact ? ' (written by wmrl: restored exactly)' : ''),
     );
     console.log(`mapped: ${report.mapped.join(', ')}`);
