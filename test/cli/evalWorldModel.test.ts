@@ -16,10 +16,8 @@ import type { Episode } from '../../src/core/types.ts';
 import { makeSimEnv } from '../../src/envs/makeEnv.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { episodeStart } from '../../src/envs/startEpisode.ts';
-import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
+import { POLICY_KERNELS } from '../../src/policy/policyConfig.ts';
 import { PolicyController } from '../../src/policy/policyController.ts';
-import { savePolicy } from '../../src/policy/policyFiles.ts';
-import { pretrainPolicy } from '../../src/policy/pretrain.ts';
 import type { NoiseSpec } from '../../src/policy/rolloutNoise.ts';
 import type { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
 import { evaluationEpisodeNoise, imagineFromStarts } from '../../src/rl/evaluationImagination.ts';
@@ -30,6 +28,7 @@ import type { WorldModel } from '../../src/worldmodel/worldModel.ts';
 import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../../src/worldmodel/worldModelConfig.ts';
 import { saveWorldModel } from '../../src/worldmodel/worldModelFiles.ts';
 import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
+import { trainToyPolicy } from '../helpers/toyPolicy.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-eval-wm-'));
 const policyDir = join(dir, 'policy');
@@ -42,11 +41,7 @@ let endEffector: EndEffectorFeatures;
 before(async () => {
   await selectBackend('wasm', { requiredKernels: [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS], log: () => {} });
   const episodes = await collectMixedEpisodes({ families: ['reach'], perKind: 4, seed: 700 });
-  const config = resolveConfig(policyConfigSchema, {
-    overrides: { features: '16', trunk: '[32]', 'encoder.epochs': '1', 'bc.epochs': '1', 'bc.shiftAugment': 'false' },
-  });
-  policy = (await pretrainPolicy(episodes, config)).policy;
-  await savePolicy(policy, policyDir);
+  policy = await trainToyPolicy(episodes, policyDir);
   endEffector = await EndEffectorFeatures.forRobot(loadRobot('vx300'));
   const wmConfig = resolveConfig(worldModelConfigSchema, {
     overrides: { kind: 'state', scoreHead: 'scene', members: '2', hidden: '[32]', 'train.epochs': '1', 'train.k': '2' },

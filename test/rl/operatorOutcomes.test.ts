@@ -17,14 +17,13 @@ import { SimEnv } from '../../src/envs/simEnv.ts';
 import { LABELS_FILE, LabelStore } from '../../src/operator/labelStore.ts';
 import { OperatorDesk } from '../../src/operator/operatorDesk.ts';
 import { readPending } from '../../src/operator/pendingItems.ts';
-import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
-import { savePolicy } from '../../src/policy/policyFiles.ts';
-import { pretrainPolicy } from '../../src/policy/pretrain.ts';
+import { POLICY_KERNELS } from '../../src/policy/policyConfig.ts';
 import { envAnchorRunner } from '../../src/rl/anchorRunner.ts';
 import { runAnchorDir, runTraining } from '../../src/rl/runTraining.ts';
 import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../../src/worldmodel/worldModelConfig.ts';
 import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
+import { trainToyPolicy } from '../helpers/toyPolicy.ts';
 
 /** Answers every listed label through labels.jsonl: success, failure in turn, or skip where `skip` says. */
 function scriptedOperator(runDir: string, skip: (n: number) => boolean): { stop(): void; answered: string[] } {
@@ -50,13 +49,8 @@ test('outcome operator: labels are the outcomes, a skip drops its group, resume 
   const dir = mkdtempSync(join(tmpdir(), 'wmrl-operator-train-'));
   const runDir = join(dir, 'run');
   const episodes = await collectMixedEpisodes({ families: ['reach'], perKind: 3, seed: 900 });
-  const policyConfig = resolveConfig(policyConfigSchema, {
-    overrides: { features: '16', trunk: '[32]', 'encoder.epochs': '1', 'bc.epochs': '1', 'bc.shiftAugment': 'false' },
-  });
-  const { policy } = await pretrainPolicy(episodes, policyConfig);
   const policyDir = join(dir, 'bc');
-  await savePolicy(policy, policyDir);
-  policy.dispose();
+  (await trainToyPolicy(episodes, policyDir)).dispose();
   const wmFile = join(dir, 'wm.yaml');
   writeFileSync(wmFile, 'kind: state\nmembers: 2\nhidden: [16]\ntrain: { epochs: 1, k: 2 }\n');
   const config = (steps: number) =>

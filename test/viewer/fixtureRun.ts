@@ -10,14 +10,13 @@ import { resolveConfig } from '../../src/core/config.ts';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { SimEnv } from '../../src/envs/simEnv.ts';
-import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
-import { savePolicy } from '../../src/policy/policyFiles.ts';
-import { pretrainPolicy } from '../../src/policy/pretrain.ts';
+import { POLICY_KERNELS } from '../../src/policy/policyConfig.ts';
 import { runAnchorDir, runTraining } from '../../src/rl/runTraining.ts';
 import { envAnchorRunner } from '../../src/rl/anchorRunner.ts';
 import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../../src/worldmodel/worldModelConfig.ts';
 import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
+import { trainToyPolicy } from '../helpers/toyPolicy.ts';
 
 export interface FixtureRun {
   dataDir: string;
@@ -39,13 +38,8 @@ export async function makeFixtureRun(dir: string): Promise<FixtureRun> {
   const store = await EpisodeStore.create(dataDir, { robot: 'vx300' });
   for (const e of episodes) await store.append(e);
   await store.close();
-  const policyConfig = resolveConfig(policyConfigSchema, {
-    overrides: { features: '16', trunk: '[32]', 'encoder.epochs': '1', 'bc.epochs': '1', 'bc.shiftAugment': 'false' },
-  });
-  const { policy } = await pretrainPolicy(episodes, policyConfig);
   const policyDir = join(dir, 'bc');
-  await savePolicy(policy, policyDir);
-  policy.dispose();
+  (await trainToyPolicy(episodes, policyDir)).dispose();
   mkdirSync(dir, { recursive: true });
   const wmFile = join(dir, 'wm.yaml');
   writeFileSync(wmFile, 'kind: state\nmembers: 3\nhidden: [32]\ntrain: { epochs: 1, k: 2 }\n');
