@@ -181,7 +181,7 @@ async function evaluate(argv: string[]): Promise<number> {
 
 const RANK_HELP =
   `usage: wmrl wm rank --model DIR --policy DIR --data ` +
-  `DIR --group-size M [--horizon H] [--backend B] [--json]
+  `DIR --group-size M [--horizon H[,H…]] [--backend B] [--json]
 
 How well the perception world model of \`wmrl train\` (--model: its --world-model folder, or a
 run's checkpoint/worldmodel) ranks recorded groups of real rollouts that share a start (--data:
@@ -190,7 +190,10 @@ worldModel.warmupEpisodes), without the environment.
 Within-group AUC against success of: the true progress at step H (the best an H-step progress
 score can do), the model's progress after H steps replayed open loop with the recorded actions,
 and its progress head one step from the real state. 0.5: no information; below: backwards.
---policy is the policy whose perception the model imagines in (the run's starting policy).`;
+--policy is the policy whose perception the model imagines in (the run's starting policy).
+--horizon takes a list (8,16,24,32): one row per horizon, to choose the training's --horizon,
+the one whose replay and head rank best (past a horizon the task's episodes end by, the model
+imagines states no episode showed it).`;
 
 async function rank(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -210,7 +213,7 @@ async function rank(argv: string[]): Promise<number> {
   if (!values.model || !values.policy || !values.data?.length || !values['group-size'])
     throw new UsageError(`--model, --policy, --data and --group-size are required\n\n${RANK_HELP}`);
   const groupSize = intFlag(values['group-size'], 'group-size', 8, 2);
-  const horizon = intFlag(values.horizon, 'horizon', 8, 1);
+  const horizons = (values.horizon ?? '8').split(',').map((h) => intFlag(h.trim(), 'horizon', 8, 1));
   await useBackend(values.backend ?? 'auto', [...new Set([...WORLD_MODEL_KERNELS, ...POLICY_KERNELS])]);
   const model = await loadWorldModel(values.model);
   const policy = await loadPolicy(values.policy);
@@ -224,18 +227,21 @@ async function rank(argv: string[]): Promise<number> {
     } finally {
       endEffector?.close();
     }
-    const r = replayRanking(model, episodes, groupSize, horizon);
-    if (values.json) console.log(JSON.stringify(r, null, 2));
+    const rows = horizons.map((h) => replayRanking(model, episodes, groupSize, h));
+    if (values.json) console.log(JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2));
     else {
-      const f = (a: { auc: number | null }) =>
-        a.auc === null ? 'n/a (no group with both outcomes)' : a.auc.toFixed(3);
+      const f = (a: { auc: number | null }) => (a.auc === null ? '  n/a' : a.auc.toFixed(3));
+      const r = rows[0]!;
       console.log(
-        `within-group AUC against success, ${r.groups} groups ` +
-          `of ${groupSize} (${r.truth.pairs} success/failure pairs), horizon ${horizon}:`,
+        `within-group AUC against success, ${r.groups} groups of ${groupSize} ` +
+          `(${r.truth.pairs} success/failure pairs; n/a: no group with both outcomes):`,
       );
-      console.log(`  true progress at step ${horizon}:          ${f(r.truth)}`);
-      console.log(`  model, replayed open loop ${horizon} steps: ${f(r.replay)}`);
-      console.log(`  model head, one step from the real state: ${f(r.head)}`);
+      console.log('  horizon  true progress at H  model replayed open loop H steps  model head one step from real');
+      for (const x of rows)
+        console.log(
+          `  ${String(x.horizon).padStart(7)}  ${f(x.truth).padStart(18)}  ${f(x.replay).padStart(32)}  ` +
+            `${f(x.head).padStart(30)}`,
+        );
     }
     return 0;
   } finally {

@@ -379,6 +379,16 @@ test(
     assert.equal(out.horizon, 4);
     for (const k of ['truth', 'replay', 'head'] as const)
       assert.ok(out[k].auc === null || (out[k].auc >= 0 && out[k].auc <= 1), `${k}: ${JSON.stringify(out[k])}`);
+    // A list of horizons: one row each, the table a user picks --horizon from.
+    const rankArgs = [bin, 'wm', 'rank', '--model', join(run, 'checkpoint', 'worldmodel')];
+    const sweep = spawnSync(
+      process.execPath,
+      [...rankArgs, '--policy', policyDir, '--data', join(run, 'anchors'), '--group-size', '2', '--horizon', '2,4'],
+      { encoding: 'utf8' },
+    );
+    assert.equal(sweep.status, 0, sweep.stderr);
+    assert.match(sweep.stdout, /^\s+2\s+\S+\s+\S+\s+\S+$/m, sweep.stdout);
+    assert.match(sweep.stdout, /^\s+4\s+\S+\s+\S+\s+\S+$/m, sweep.stdout);
     const missing = spawnSync(process.execPath, [bin, 'wm', 'rank', '--model', join(run, 'checkpoint', 'worldmodel')], {
       encoding: 'utf8',
     });
