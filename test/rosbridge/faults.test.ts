@@ -312,6 +312,30 @@ test("a NaN joint position (JSON null, ROS 1's rosbridge): the abort names the t
   );
 });
 
+test('a fault shorter than the pause before a rerun costs one attempt, not all three', async () => {
+  const server = await RosbridgeSimServer.start({ robot, port: 0, lockstep: true, heartbeatMs: 0 });
+  try {
+    // A half-second burst of bad joint values, once. The services answer at once, so without the
+    // pause (rerunDelayMs, 1 s) every rerun would start inside the burst.
+    let fired = false;
+    const burst = await collectWithFault({
+      url: server.url,
+      fault: () => {
+        if (fired) return;
+        fired = true;
+        server.testFaults.jointPosition = { joint: 'elbow', value: Number.NaN };
+        setTimeout(() => (server.testFaults.jointPosition = undefined), 500);
+      },
+    });
+    assert.equal(burst.error, undefined, burst.error?.message);
+    assert.equal(burst.aborts.length, 1, JSON.stringify(burst.aborts));
+    assert.equal(burst.aborts[0]!.fault, 'bad-value');
+    assert.equal(burst.result?.episodes, 2);
+  } finally {
+    await server.close();
+  }
+});
+
 test(
   'retries are bounded: a fault that stays ends the command with a clear message; ' +
     'a robot that does not come back, too',
