@@ -17,6 +17,8 @@ export interface EpisodeMeta {
 
 export class EpisodeRecorder {
   readonly meta: EpisodeMeta;
+  /** Fixed when the episode begins, so a live view of it and its stored copy are one episode. */
+  readonly id = randomUUID();
   #observations: Observation[] = [];
   #actions: Action[] = [];
   #progress: number[] = [];
@@ -42,7 +44,10 @@ export class EpisodeRecorder {
     this.#push(next, progress, success);
   }
 
-  /** Pack into an Episode; an aborted episode is kept (marked) for inspection, never for training. */
+  /**
+   * Pack into an Episode (under this recorder's id, however often it is packed); an aborted episode is
+   * kept (marked) for inspection, never for training.
+   */
   finish(status: EpisodeStatus): Episode {
     const obs = this.#observations;
     const first = obs[0]!;
@@ -62,7 +67,7 @@ export class EpisodeRecorder {
       cameras[name] = { width: img.width, height: img.height, frames };
     }
     return {
-      id: randomUUID(),
+      id: this.id,
       robot: this.meta.robot,
       task: this.meta.task,
       seed: this.meta.seed,

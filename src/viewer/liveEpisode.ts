@@ -1,7 +1,8 @@
 /**
  * The episode a command is running now, for the viewer (`wmrl run --view`): the rollout hands
- * over its recorder after every step; the viewer packs it when a page asks. Each episode keeps
- * one id while it runs, so the page can follow it step by step.
+ * over its recorder after every step; the viewer packs it when a page asks. The live episode has
+ * its recorder's id, the one it is stored under with `--record`: the page follows it step by step,
+ * and the viewer lists the live copy and the stored one as one episode.
  */
 import type { Episode } from '../core/types.ts';
 import type { EpisodeRecorder } from '../envs/episodeRecorder.ts';
@@ -13,7 +14,6 @@ export class LiveEpisode {
   /** Episodes begun so far. */
   count = 0;
   #recorder: EpisodeRecorder | undefined;
-  #id = '';
   #ended = false;
 
   /** The rollout's onStep: a new recorder is a new episode. */
@@ -21,7 +21,6 @@ export class LiveEpisode {
     if (recorder !== this.#recorder) {
       this.#recorder = recorder;
       this.count++;
-      this.#id = `live-${this.count}`;
       this.#ended = false;
     }
     this.version++;
@@ -38,15 +37,13 @@ export class LiveEpisode {
   }
 
   get id(): string | undefined {
-    return this.#recorder ? this.#id : undefined;
+    return this.#recorder?.id;
   }
 
-  /** The recording so far, under the live id. */
+  /** The recording so far. */
   episode(): Episode | undefined {
-    const recorder = this.#recorder;
-    if (!recorder) return undefined;
     // Packed for showing only (the status is not shown); the command stores its own copy.
-    return { ...recorder.finish('complete'), id: this.#id };
+    return this.#recorder?.finish('complete');
   }
 
   summary(): EpisodeSummary | undefined {
@@ -54,7 +51,7 @@ export class LiveEpisode {
     if (!recorder) return undefined;
     const m = recorder.meta;
     return {
-      id: this.#id,
+      id: recorder.id,
       origin: 'live',
       step: null,
       instruction: m.task.instruction,

@@ -76,9 +76,10 @@ export class ViewerData {
     return this.run?.records ?? [];
   }
 
+  /** The live episode first; once stored (--record), it is listed only as live until the next begins. */
   get episodes(): EpisodeSummary[] {
     const live = this.live?.summary();
-    return live ? [live, ...this.#catalog.summaries] : this.#catalog.summaries;
+    return live ? [live, ...this.#catalog.summaries.filter((s) => s.id !== live.id)] : this.#catalog.summaries;
   }
 
   /** What waits for the operator in the run (written by the trainer's OperatorDesk). */
@@ -217,7 +218,7 @@ export class ViewerData {
     // Packed together, before any await: the rollout adds steps meanwhile.
     const episode = live.episode()!;
     const summary = live.summary()!;
-    const note = live.ended ? 'live episode (finished)' : 'live episode: running';
+    const note = 'no imagined rollouts of a live episode (wmrl run loads no world model)';
     const scene = await this.#scene(await this.#robotOf(episode.robot));
     const view = buildView(scene, episode, summary, null, note, null);
     this.#views.set(key, view);

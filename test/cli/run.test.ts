@@ -7,27 +7,24 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Packr, Unpackr } from 'msgpackr';
 import { WebSocket } from 'ws';
 import { selectBackend } from '../../src/backend/selectBackend.ts';
-import { resolveConfig } from '../../src/core/config.ts';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import type { Episode } from '../../src/core/types.ts';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { command as runCommand } from '../../src/cli/run.ts';
-import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
-import { savePolicy } from '../../src/policy/policyFiles.ts';
-import { Tokenizer } from '../../src/policy/tokenizer.ts';
-import { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
+import { POLICY_KERNELS } from '../../src/policy/policyConfig.ts';
 import type { ServerMessage } from '../../src/viewer/messages.ts';
 import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
+import { saveUntrainedPolicy } from '../helpers/untrainedPolicy.ts';
+import { spawnWmrl, WMRL_BIN as BIN } from '../helpers/wmrlProcess.ts';
 
-const BIN = resolve('bin/wmrl.js');
 const execute = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-run-'));
 const policyDir = join(dir, 'policy');
@@ -36,17 +33,8 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 before(async () => {
   await selectBackend('cpu', { requiredKernels: POLICY_KERNELS, log: () => {} });
-  const config = resolveConfig(policyConfigSchema, { files: ['configs/policy/tiny.yaml'], overrides: { seed: '1' } });
-  const P = 2 * (robot.arm.joints.length + 1);
   // Trained on balls only: 'block' is a word it never saw.
-  const policy = new VlaPolicy(config, {
-    actionDim: robot.arm.joints.length + 1,
-    proprioDim: P,
-    tokenizer: Tokenizer.fromTexts(['reach the red ball', 'touch the blue ball'], config.maxTokens).toJSON(),
-    proprio: { mean: new Array(P).fill(0), std: new Array(P).fill(1) },
-  });
-  await savePolicy(policy, policyDir);
-  policy.dispose();
+  await saveUntrainedPolicy(robot, ['reach the red ball', 'touch the blue ball'], policyDir);
 });
 
 async function stored(record: string): Promise<Episode[]> {
@@ -56,32 +44,7 @@ async function stored(record: string): Promise<Episode[]> {
 }
 
 /** `wmrl run …` as a child process whose output the test watches. */
-function spawnRun(args: string[]): {
-  child: ChildProcess;
-  output: () => { stdout: string; stderr: string };
-  exited: Promise<number | null>;
-  waitFor: (pattern: RegExp, ms?: number) => Promise<RegExpExecArray>;
-} {
-  const child = spawn(process.execPath, [BIN, 'run', '--backend', 'cpu', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  const waitFor = async (pattern: RegExp, ms = 60_000) => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const m = pattern.exec(stdout + stderr);
-      if (m) return m;
-      if (Date.now() > deadline || child.exitCode !== null)
-        throw new Error(`no ${pattern} in the output of wmrl run:\n${stdout}\n${stderr}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  return { child, output: () => ({ stdout, stderr }), exited, waitFor };
-}
+const spawnRun = (args: string[]) => spawnWmrl(['run', '--backend', 'cpu', ...args]);
 
 test('an episode on a sim-server robot, recorded as a dataset that wmrl info opens', async () => {
   const { child: server, url } = await startSimServerProcess(['--port', '0', '--lockstep', '--quiet']);
@@ -187,8 +150,10 @@ test('a missing or unknown policy and an unusable instruction are refused, namin
 });
 
 test('--view serves the running episode live; without --url it runs in the simulator and says so', async () => {
+  const viewed = join(dir, 'viewed');
   const run = spawnRun([
     ...['--policy', policyDir, '--instruction', 'touch the blue ball', '--max-steps', '4', '--view', '0'],
+    ...['--record', viewed],
   ]);
   try {
     const [, viewer] = await run.waitFor(/live viewer: (http:\/\/127\.0\.0\.1:\d+\/)/);
@@ -215,6 +180,11 @@ test('--view serves the running episode live; without --url it runs in the simul
     assert.equal(live.instruction, 'touch the blue ball');
     assert.equal(live.steps, 4);
     assert.equal(live.running, false);
+    // Recorded too, under the same id: listed once, as live (test/viewer/runLive.test.ts shows it in a browser).
+    assert.deepEqual(
+      hello.episodes.map((e) => e.id),
+      (await stored(viewed)).map((e) => e.id),
+    );
     ws.send(new Packr({ useRecords: false }).pack({ type: 'open', request: 1, episode: live.id }));
     const view = (await until((m) => m.type === 'episode')) as Extract<ServerMessage, { type: 'episode' }>;
     assert.equal(view.episode.progress.length, 5, 'the reset and four steps');

@@ -64,7 +64,8 @@ class ViewerPage {
 
   openEpisode(id: string, frame: number): void {
     this.#wanted = { id, frame, request: this.#connection.open(id) };
-    $('instruction').textContent = `loading ${id.slice(0, 8)}…`;
+    // A live episode opened again as it grows keeps its caption until the newer copy arrives.
+    if (id !== this.view?.summary.id) $('instruction').textContent = `loading ${id.slice(0, 8)}…`;
     this.#writeHash();
   }
 
@@ -119,6 +120,8 @@ class ViewerPage {
         if (this.#wanted?.request !== m.request) return;
         this.#show(m.episode, this.#wanted.frame);
         this.#wanted = null;
+        // The live episode may have moved on (or ended) while this one was on its way.
+        this.#followLive();
         break;
       case 'pending': {
         const fresh = this.operator.setItems(m.items);
@@ -143,7 +146,7 @@ class ViewerPage {
     const T = view.progress.length - 1;
     this.#scrubber.max = String(T);
     $('instruction').textContent =
-      `“${view.summary.instruction}” — ${view.summary.success ? 'success' : 'no success'} ` +
+      `“${view.summary.instruction}” — ${outcomeLabel(view.summary)} ` +
       `(${originLabel(view.summary)}` +
       `, ${view.summary.policy})`;
     this.scene.show(view, frame);
@@ -191,7 +194,10 @@ class ViewerPage {
 
   #showRun(): void {
     const run = this.run!;
-    $('run-name').textContent = run.runDir ? `run ${run.runDir}` : 'datasets';
+    // No run folder (`wmrl view --data`, `wmrl run --view`): no training to chart, so no empty panels.
+    $('run-name').textContent = run.runDir ? `run ${run.runDir}` : run.live ? 'wmrl run (live)' : 'datasets';
+    $('charts').hidden = !run.runDir;
+    $('steps').hidden = !run.runDir;
     $('imagination-source').textContent = run.imagination ? `imagining with ${run.imagination}` : 'no world model';
   }
 
@@ -271,6 +277,11 @@ class ViewerPage {
     const hash = `#${params}`;
     if (location.hash !== hash) history.replaceState(null, '', hash);
   }
+}
+
+/** A running episode has no outcome yet: only a success so far is one. */
+function outcomeLabel(s: EpisodeSummary): string {
+  return s.success ? 'success' : s.running ? 'no success yet' : 'no success';
 }
 
 function originLabel(s: EpisodeSummary): string {

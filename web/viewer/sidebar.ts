@@ -82,7 +82,8 @@ export class Sidebar {
       }
       const li = document.createElement('li');
       li.dataset.episode = e.id;
-      li.textContent = `${e.success ? '✓' : '✗'} ${e.instruction}`;
+      // ● a running episode (no outcome yet), ✓ success, ✗ none.
+      li.textContent = `${e.success ? '✓' : e.running ? '●' : '✗'} ${e.instruction}`;
       const small = document.createElement('small');
       small.textContent = `${e.family} · ${e.split} · ${e.steps} steps · ${e.policy} · ${e.id.slice(0, 8)}`;
       li.append(small);
