@@ -338,6 +338,8 @@ interface Weighted {
   ensembleWeight?: Float32Array;
   anchorRank: RankAgreement | null;
   lambda: number | null;
+  /** The weight the anchors' advantages were multiplied by (1 in an update without imagined samples). */
+  anchorWeight: number;
 }
 
 function weight(
@@ -371,18 +373,21 @@ function weight(
           real.outcomes.subarray(g * M, (g + 1) * M),
         );
     }
-    const w = method.anchorWeight ? learning.anchorWeight.weight : 1;
+  }
+  // Imagined samples weigh λ each against a real one (every ensemble member's copy of a rollout
+  // 1/K of that), λ from this step's anchors too; at λ = 0 they are left out.
+  const lambda = imagined ? (method.imaginedWeight === 'trust' ? learning.trust.weight : method.imaginedWeight) : null;
+  const withImagined = imagined !== undefined && lambda! > 0;
+  const anchorWeight = appliedAnchorWeight(method.anchorWeight ? learning.anchorWeight.weight : 1, lambda);
+  if (real) {
     setAdvantages(
       real.samples,
       real.rolloutOf,
-      groupAdvantages(real.outcomes, M).map((a) => a * w),
+      groupAdvantages(real.outcomes, M).map((a) => a * anchorWeight),
     );
     parts.push(real.samples);
   }
-  // Imagined samples weigh λ each against a real one (every ensemble
-  // member's copy of a rollout 1/K of that); at λ = 0 they are left out.
-  const lambda = imagined ? (method.imaginedWeight === 'trust' ? learning.trust.weight : method.imaginedWeight) : null;
-  if (imagined && lambda! > 0) {
+  if (withImagined) {
     imagined.out.samples.weight.fill(lambda! / imagined.out.members);
     parts.unshift(imagined.out.samples);
   }
@@ -391,7 +396,18 @@ function weight(
     ...(ensembleW ? { ensembleWeight: ensembleW } : {}),
     anchorRank,
     lambda,
+    anchorWeight,
   };
+}
+
+/**
+ * The multiplier of the anchors' advantages: the learned anchor weight when imagined samples are in
+ * the update (λ > 0), else 1. The weight balances real against imagined samples; in an update of
+ * anchors alone it would only scale the step (at λ = 0 on pick it doubled the anchors' advantages
+ * against the anchors-only arm's).
+ */
+export function appliedAnchorWeight(learned: number, lambda: number | null): number {
+  return lambda !== null && lambda > 0 ? learned : 1;
 }
 
 /** Every policy-gradient row gets its rollout's advantage. */
@@ -513,7 +529,7 @@ function stepMetrics(
       method.debiasMap === 'contextual'
         ? { pairs: learning.contextual.pairs, weights: learning.contextual.weights }
         : null,
-    anchorWeight: method.anchorWeight ? learning.anchorWeight.weight : 1,
+    anchorWeight: r.weighted.anchorWeight,
     ensembleWeight: ensembleW ? { min: Math.min(...ensembleW), max: Math.max(...ensembleW) } : null,
     ensembleVariance: mean(r.imagined?.out.variance),
     kl: r.ppo.kl,

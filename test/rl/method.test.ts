@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { anchorGroupCount, resolveMethod } from '../../src/rl/method.ts';
 import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
 import { replaySample } from '../../src/rl/worldModelRefit.ts';
+import { appliedAnchorWeight } from '../../src/rl/trainStep.ts';
 
 const config = (over: Record<string, unknown>) => wmrlConfigSchema.parse(over);
 
@@ -49,4 +50,12 @@ test('replay sample: n distinct episodes, seeded, all of them for 0 or n ≥ the
   );
   assert.equal(replaySample(episodes, 0, 7), episodes);
   assert.equal(replaySample(episodes, 50, 7), episodes);
+});
+
+test('the anchor weight multiplies the anchors only in an update that has imagined samples (λ > 0)', () => {
+  assert.equal(appliedAnchorWeight(2.4, 1), 2.4);
+  assert.equal(appliedAnchorWeight(2.4, 0.3), 2.4);
+  // Anchors alone (trust at λ = 0, or real mode): the weight would only scale the step.
+  assert.equal(appliedAnchorWeight(2.4, 0), 1);
+  assert.equal(appliedAnchorWeight(2.4, null), 1);
 });
