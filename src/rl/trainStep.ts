@@ -96,6 +96,11 @@ export interface StepMetrics {
   computeSeconds: number;
   /** Wall seconds of this step's phases. */
   phaseSeconds: StepPhases;
+  /**
+   * This process's CPU seconds (user + system) in each phase: the compute a step costs on a
+   * machine of its own, where the wall clock also counts other jobs' turns on shared cores.
+   */
+  phaseCpuSeconds: StepPhases;
   numTensors: number;
 }
 
@@ -129,20 +134,27 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
     step,
     { draw, warmup, imagined, calibrated, real, unlabelled, weighted, ppo, ppi, refitted },
     clock.laps,
+    clock.cpu,
   );
 }
 
 /** Wall seconds of a step's phases, for the metrics log: where a step's compute goes. */
-function phaseClock(): { lap(phase: keyof StepPhases): void; laps: StepPhases } {
+function phaseClock(): { lap(phase: keyof StepPhases): void; laps: StepPhases; cpu: StepPhases } {
   const laps: StepPhases = { warmup: 0, imagine: 0, anchors: 0, update: 0, refit: 0 };
+  const cpu: StepPhases = { ...laps };
   let last = performance.now();
+  let lastCpu = process.cpuUsage();
   return {
     lap(phase) {
       const now = performance.now();
+      const used = process.cpuUsage(lastCpu);
       laps[phase] += (now - last) / 1000;
+      cpu[phase] += (used.user + used.system) / 1e6;
       last = now;
+      lastCpu = process.cpuUsage();
     },
     laps,
+    cpu,
   };
 }
 
@@ -499,6 +511,7 @@ function stepMetrics(
     refitted: 'full' | 'score head' | false;
   },
   phaseSeconds: StepPhases,
+  phaseCpuSeconds: StepPhases,
 ): StepMetrics {
   const { config, method, learning } = t;
   const M = config.rolloutsPerGroup;
@@ -539,6 +552,7 @@ function stepMetrics(
     robotSeconds: learning.progress.robotSeconds,
     computeSeconds: learning.progress.computeSeconds,
     phaseSeconds,
+    phaseCpuSeconds,
     numTensors: tf.memory().numTensors,
   };
 }

@@ -129,8 +129,11 @@ test(
       'kl',
       'robotSeconds',
       'computeSeconds',
+      'phaseCpuSeconds',
     ])
       assert.ok(key in steps[0]!, `metrics lack ${key}`);
+    const cpu = steps[0]!.phaseCpuSeconds as Record<string, number>;
+    assert.ok(Object.values(cpu).every((v) => v >= 0) && cpu.update! > 0, JSON.stringify(cpu));
     assert.ok((steps[2]!.robotSeconds as number) > 0);
     assert.ok(
       steps.every((m) => m.imaginedWeight === 0.5 && m.trustAuc === null),
