@@ -25,8 +25,9 @@ import type { SchedulerEvent } from '../scheduler/calibrationScheduler.ts';
 import { poolAnchorRunner } from '../scheduler/poolAnchorRunner.ts';
 import { RobotPool } from '../scheduler/robotPool.ts';
 import { loadDetector } from '../success/detectorFiles.ts';
+import { envRecordDir } from '../success/envRecordDir.ts';
 import type { SuccessDetector } from '../success/successDetector.ts';
-import { detectorAnchors, detectorDir } from './detectorOutcomes.ts';
+import { detectorAnchors, detectorDir, simulatedOperator, spotCheckAnswerer } from './detectorOutcomes.ts';
 
 const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE]... [options] [--key.path=value]...
 
@@ -60,8 +61,9 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
                    default: the one the data was recorded with (from where it recorded it), which must be the same robot
   --outcome O      environment (default: the simulator's or the robot's task-status service) | detector:
                    anchor outcomes from the success detector in --detector, a random outcome.spotChecks share
-                   (0.1) of anchor episodes checked by the operator (in the sim: a simulated operator answering
-                   with the simulator's outcome), its bias corrected on them, drift flagged. The trainer sees
+                   (0.1) of anchor episodes checked by the operator (on a robot: you, in \`wmrl view --run\` or on
+                   this terminal; in the sim: a simulated operator answering with the simulator's outcome, or you
+                   with --outcome.spotCheckOperator=desk), its bias corrected on them, drift flagged. The trainer sees
                    only the relabelled episodes (anchors/); the environment's own record goes to anchors-env/
                    (in the sim: the true outcomes, kept for measurement). See docs/success.md
   --detector DIR   with --outcome detector: wmrl success train's --out (or its detector/ folder)
@@ -156,11 +158,8 @@ export const command = {
           ? '--outcome detector needs --detector DIR (a detector from wmrl success train)'
           : '--detector is used only with --outcome detector',
       );
-    if (byDetector && config.outcome.spotChecks > 0 && (envFlags.env !== 'sim' || values.robots || values.queue))
-      throw new UsageError(
-        "spot checks on a robot need the operator desk, which the detector's spot checks do not use yet " +
-          '(docs/success.md): run with --outcome.spotChecks=0 (no bias correction, no drift flag), or in the simulator',
-      );
+    const onRobot = envFlags.env !== 'sim' || values.robots !== undefined || values.queue !== undefined;
+    const spotChecksBy = spotCheckAnswerer(config.outcome, { onRobot });
     await useBackend(config.backend, [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
     const data = await readEpisodes(values.data);
     if (data.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
@@ -187,6 +186,7 @@ export const command = {
     // The operator desk: labels and resets in the viewer (`wmrl view --run`) and on this terminal when it is one.
     const needsDesk =
       config.outcome.source === 'operator' ||
+      spotChecksBy === 'desk' ||
       operatorReset === 'operator' ||
       (poolFile?.robots.some((r) => r.reset === 'operator') ?? false);
     const terminal =
@@ -211,7 +211,7 @@ export const command = {
     });
     // The composition root: the anchor runner (in-process, robot pool or remote workers) and what it holds.
     // With detector outcomes the environment's runners store their record apart; the trainer reads anchors/.
-    const anchorDir = byDetector ? join(values.out, 'anchors-env') : runAnchorDir(values.out);
+    const anchorDir = byDetector ? envRecordDir(values.out) : runAnchorDir(values.out);
     const runId = basename(resolve(values.out)).replace(/[^\w.-]/g, '_');
     let queue: AnchorQueue | undefined;
     let robots: RobotPool | undefined;
@@ -258,7 +258,15 @@ export const command = {
       }
       if (byDetector) {
         detector = await loadDetector(detectorDir(values.detector!));
-        anchors = await detectorAnchors(anchors, detector, config, values.out, robot, values.resume ?? false);
+        anchors = await detectorAnchors({
+          inner: anchors,
+          detector,
+          config,
+          runDir: values.out,
+          robot,
+          resume: values.resume ?? false,
+          askOperator: spotChecksBy === 'desk' ? desk!.ask : simulatedOperator,
+        });
       }
       const report = await runTraining({
         config,

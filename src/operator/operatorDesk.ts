@@ -66,9 +66,16 @@ export class OperatorDesk {
       steps: episode.steps,
       step: context.step ?? null,
       reason: context.reason,
+      ...(context.detectorScore !== undefined ? { detectorScore: context.detectorScore } : {}),
       since: new Date().toISOString(),
     };
     const step = context.step === undefined ? '' : `step ${context.step}, `;
+    const why =
+      context.reason !== 'spot-check'
+        ? ''
+        : context.detectorScore === undefined
+          ? ', a spot check'
+          : `, a spot check of the success detector, which gives it ${context.detectorScore.toFixed(2)}`;
     const label = await this.#wait(
       item,
       async () => {
@@ -77,8 +84,7 @@ export class OperatorDesk {
       },
       {
         lines: [
-          `── operator: label episode ${episode.id} (${step}${episode.steps} steps` +
-            `${context.reason === 'spot-check' ? ', a spot check' : ''}) ──`,
+          `── operator: label episode ${episode.id} (${step}${episode.steps} steps${why}) ──`,
           `  instruction: ${episode.task.instruction}`,
           '  did the robot do it? Watch it in the viewer (wmrl view --run) or judge the scene in front of you.',
           '  s = success, f = failure, k = skip (cannot tell; never trained on); a note may follow: "f dropped it"',

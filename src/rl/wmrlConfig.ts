@@ -367,6 +367,14 @@ export const wmrlConfigSchema = z
           .max(1)
           .default(0.1)
           .describe('with the detector: share of anchor episodes (random, seeded) sent to the operator'),
+        spotCheckOperator: z
+          .enum(['auto', 'simulated', 'desk'])
+          .default('auto')
+          .describe(
+            "with the detector, who answers the spot checks: 'desk', a person in the viewer or the terminal " +
+              "(docs/operator.md); 'simulated', the simulator's own outcome (the simulator only); " +
+              "'auto', simulated in the simulator, the desk on a robot",
+          ),
         window: z.number().int().min(1).default(200).describe('with the detector: newest spot checks kept'),
         minChecks: z
           .number()

@@ -27,6 +27,8 @@ export interface SpotCheckOptions {
 export interface SpotCheck {
   score: number;
   success: boolean;
+  /** The checked episode's id: a check of an episode already counted is ignored (a resumed run meets it again). */
+  episode?: string;
 }
 
 export interface DetectorDrift {
@@ -49,6 +51,8 @@ export class SpotCheckCorrection {
   readonly threshold: number;
   readonly heldOutErrorRate: number;
   #checks: SpotCheck[] = [];
+  /** Every episode counted so far, beyond the window too: one fallen out of it must not come back. */
+  #counted = new Set<string>();
 
   constructor(options: SpotCheckOptions, detector: { threshold: number; heldOutErrorRate: number }) {
     this.options = options;
@@ -56,9 +60,15 @@ export class SpotCheckCorrection {
     this.heldOutErrorRate = detector.heldOutErrorRate;
   }
 
-  add(check: SpotCheck): void {
+  /** Counts `check`; returns false (and counts nothing) when its episode was counted before. */
+  add(check: SpotCheck): boolean {
+    if (check.episode !== undefined) {
+      if (this.#counted.has(check.episode)) return false;
+      this.#counted.add(check.episode);
+    }
     this.#checks.push(check);
     if (this.#checks.length > this.options.window) this.#checks.splice(0, this.#checks.length - this.options.window);
+    return true;
   }
 
   get checks(): readonly SpotCheck[] {

@@ -9,6 +9,7 @@ import { loadRobot, type RobotDescription } from '../core/robotDescription.ts';
 import { readManifest } from '../data/datasetManifest.ts';
 import { LabelStore, type OperatorLabel } from '../operator/labelStore.ts';
 import { confirmResetPrompt, readPending, type PendingItem } from '../operator/pendingItems.ts';
+import { envRecordDir } from '../success/envRecordDir.ts';
 import { featuresOfModel } from '../worldmodel/perceptionWorldModel.ts';
 import type { Episode } from '../core/types.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
@@ -171,7 +172,11 @@ export class ViewerData {
       const previous = JSON.stringify(this.#catalog.summaries);
       const sources: CatalogSource[] = this.dataDirs.map((dir) => ({ dir, origin: 'data' }));
       const waiting = new Set(this.#pending.filter((p) => p.kind === 'label').map((p) => p.id));
-      if (this.run) sources.push(this.run.anchorSource(waiting));
+      if (this.run) {
+        sources.push(this.run.anchorSource(waiting));
+        // A spot check of the success detector waits on an episode only the environment's record holds yet.
+        sources.push({ dir: envRecordDir(this.run.dir), origin: 'anchor', keep: (id) => waiting.has(id) });
+      }
       await this.#catalog.scan(sources);
       changes.episodes = JSON.stringify(this.#catalog.summaries) !== previous;
     }
@@ -239,7 +244,7 @@ export class ViewerData {
     let robot = this.#robots.get(name);
     if (robot) return robot;
     let ref = name;
-    for (const dir of [...this.dataDirs, ...(this.run ? [this.run.anchorsDir] : [])]) {
+    for (const dir of [...this.dataDirs, ...(this.run ? [this.run.anchorsDir, envRecordDir(this.run.dir)] : [])]) {
       const manifest = existsSync(join(dir, 'dataset.json')) ? await readManifest(dir) : null;
       if (manifest?.robot === name && manifest.robotPath) ref = manifest.robotPath;
     }

@@ -9,9 +9,11 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { LABELS_FILE, LabelStore } from '../../src/operator/labelStore.ts';
 import { OperatorDesk } from '../../src/operator/operatorDesk.ts';
 import { readPending } from '../../src/operator/pendingItems.ts';
+import { TerminalPrompt } from '../../src/operator/terminalPrompt.ts';
 import { labelAnchorGroups, LabelTimeoutError } from '../../src/rl/operatorOutcomes.ts';
 import type { AskOperator } from '../../src/operator/askOperator.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
@@ -94,6 +96,33 @@ test('desk: a pending episode is listed, the file answer resolves the ask, it is
     await desk.close();
     await again.close();
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("desk: a spot check says so, with the detector's score, on the list and the terminal", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-desk-spot-'));
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = '';
+  output.on('data', (d: Buffer) => (shown += d.toString()));
+  const terminal = new TerminalPrompt({ input, output });
+  try {
+    const desk = await OperatorDesk.open({ runDir: dir, pollMs: 20, terminal });
+    const asked = desk.ask(makeTestEpisode({ id: 'run.s2.g0.r1' }), {
+      reason: 'spot-check',
+      step: 2,
+      detectorScore: 0.834,
+    });
+    for (let i = 0; i < 50 && !shown.includes('label> '); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.match(shown, /a spot check of the success detector, which gives it 0\.83\)/);
+    const [item] = await readPending(dir);
+    assert.deepEqual(item && item.kind === 'label' && [item.reason, item.detectorScore], ['spot-check', 0.834]);
+    input.write('s\n');
+    assert.deepEqual(await asked, { success: true });
+    await desk.close();
+  } finally {
+    terminal.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -14,7 +14,8 @@ import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { POLICY_KERNELS } from '../../src/policy/policyConfig.ts';
 import type { AnchorRequest, AnchorRunner } from '../../src/rl/anchorRunner.ts';
 import { detectorConfigSchema } from '../../src/success/detectorConfig.ts';
-import { detectorAnchorRunner, type AskOperator } from '../../src/success/detectorAnchorRunner.ts';
+import type { AskOperator } from '../../src/operator/askOperator.ts';
+import { detectorAnchorRunner } from '../../src/success/detectorAnchorRunner.ts';
 import { SpotCheckCorrection } from '../../src/success/spotCheckCorrection.ts';
 import { SuccessDetector } from '../../src/success/successDetector.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
@@ -47,19 +48,32 @@ const request = { step: 3, groups: [], rollouts: 6, noise: { seed: 1, correlatio
 
 function runner(
   episodes: Episode[],
-  o: { fraction: number; threshold: number; ask?: AskOperator; store: string; reports?: unknown[] },
+  o: {
+    fraction: number;
+    threshold: number;
+    ask?: AskOperator;
+    store: string;
+    reports?: unknown[];
+    labelTimeout?: number;
+    correction?: SpotCheckCorrection;
+    stored?: Set<string>;
+  },
 ) {
-  const correction = new SpotCheckCorrection(
-    { window: 100, minChecks: 100, tolerance: 0.1 },
-    { threshold: o.threshold, heldOutErrorRate: 0 },
-  );
+  const correction =
+    o.correction ??
+    new SpotCheckCorrection(
+      { window: 100, minChecks: 100, tolerance: 0.1 },
+      { threshold: o.threshold, heldOutErrorRate: 0 },
+    );
   return detectorAnchorRunner({
     inner: innerOf(episodes),
     detector,
     correction,
     spotCheckFraction: o.fraction,
     askOperator: o.ask ?? (async (e) => ({ success: e.success })),
+    labels: { labelTimeout: o.labelTimeout ?? 0, onTimeout: 'skip' },
     seed: 0,
+    ...(o.stored ? { stored: o.stored } : {}),
     storeDir: join(dir, o.store),
     store: { robot: 'test-arm' },
     onReport: (r) => o.reports?.push(r),
@@ -139,4 +153,60 @@ test('episodes of a family the detector was not trained on are refused, naming i
     runner(recorded('pick'), { fraction: 0, threshold: 0.5, store: 'pick' }).run(request),
     /trained on reach episodes, not pick/,
   );
+});
+
+test('a spot check asks with its reason and the detector score; one unanswered at the timeout is none', async () => {
+  const raw = recorded();
+  const asked: { id: string; reason: string; score: number | undefined }[] = [];
+  // The operator answers the first spot check and never the others.
+  const ask: AskOperator = (e, context) => {
+    asked.push({ id: e.id, reason: context.reason, score: context.detectorScore });
+    if (asked.length === 1) return Promise.resolve({ success: e.success });
+    return new Promise((_, reject) => context.signal!.addEventListener('abort', () => reject(context.signal!.reason)));
+  };
+  const reports: { spotChecks: number }[] = [];
+  const started = Date.now();
+  const out = await runner(raw, { fraction: 1, threshold: 1, ask, store: 'timeout', labelTimeout: 0.2, reports }).run(
+    request,
+  );
+  assert.ok(Date.now() - started < 5000, 'the request waited for the timeout, not for ever');
+  assert.equal(asked.length, raw.length, 'all asked at once');
+  for (const a of asked) {
+    assert.equal(a.reason, 'spot-check');
+    assert.ok(a.score !== undefined && a.score > 0 && a.score < 1, `score ${a.score}`);
+  }
+  const first = out.find((e) => e.id === asked[0]!.id)!;
+  assert.equal(first.outcome?.source, 'operator');
+  assert.equal(out.filter((e) => e.outcome?.source === 'detector').length, raw.length - 1, 'the rest: the detector');
+  assert.equal(reports[0]!.spotChecks, 1);
+});
+
+test('episodes the anchor store holds (a resumed pool step) come back as stored, never asked again', async () => {
+  const raw = recorded();
+  const correction = () =>
+    new SpotCheckCorrection({ window: 100, minChecks: 1, tolerance: 0.1 }, { threshold: 0.5, heldOutErrorRate: 0 });
+  const first = await runner(raw, { fraction: 1, threshold: 0.5, store: 'again', correction: correction() }).run(
+    request,
+  );
+  // The restarted run: the correction rebuilt from the store (as `wmrl train --resume` does), the same episodes.
+  const rebuilt = correction();
+  for (const e of first) rebuilt.add({ score: e.outcome!.score, success: e.success, episode: e.id });
+  const asked: string[] = [];
+  const again = await runner(raw, {
+    fraction: 1,
+    threshold: 0.5,
+    store: 'again',
+    correction: rebuilt,
+    stored: new Set(first.map((e) => e.id)),
+    ask: async (e) => (asked.push(e.id), { success: !e.success }),
+  }).run(request);
+  assert.deepEqual(asked, [], 'nothing asked twice');
+  assert.deepEqual(
+    again.map((e) => [e.id, e.success, e.outcome?.source]),
+    first.map((e) => [e.id, e.success, 'operator']),
+  );
+  assert.equal(rebuilt.checks.length, raw.length, 'each spot check counted once');
+  const stored: string[] = [];
+  for await (const e of (await EpisodeStore.open(join(dir, 'again'))).episodes()) stored.push(e.id);
+  assert.equal(stored.length, raw.length, 'stored once');
 });

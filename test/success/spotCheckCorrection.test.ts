@@ -42,3 +42,16 @@ test('only the newest `window` spot checks count', () => {
   assert.equal(c.checks.length, 4);
   close(c.bias(), -0.5);
 });
+
+test("an episode's spot check counts once, even after it left the window", () => {
+  const c = new SpotCheckCorrection({ ...options, window: 2 }, { threshold: 0.5, heldOutErrorRate: 0 });
+  assert.equal(c.add({ score: 0.9, success: false, episode: 'a' }), true);
+  assert.equal(c.add({ score: 0.9, success: false, episode: 'a' }), false, 'the same episode again');
+  c.add({ score: 0.2, success: false, episode: 'b' });
+  c.add({ score: 0.3, success: false, episode: 'c' });
+  assert.equal(c.add({ score: 0.9, success: false, episode: 'a' }), false, 'out of the window, still counted');
+  assert.deepEqual(
+    c.checks.map((k) => k.episode),
+    ['b', 'c'],
+  );
+});

@@ -56,6 +56,14 @@ export class OperatorPanel {
     small.textContent =
       `${item.step !== null ? `step ${item.step} · ` : ''}${item.steps} steps · ${item.id}` +
       (item.reason === 'spot-check' ? ' · spot check' : '');
+    const parts: HTMLElement[] = [title, small];
+    if (item.reason === 'spot-check' && item.detectorScore !== undefined) {
+      // Why it is asked: the label checks the detector, which decides the episodes nobody labels.
+      const why = document.createElement('small');
+      why.className = 'operator-why';
+      why.textContent = `checks the success detector, which gives it ${item.detectorScore.toFixed(2)}`;
+      parts.push(why);
+    }
     const show = button('show', 'show its frames', () => this.#handlers.show(item.id));
     const note = document.createElement('input');
     note.type = 'text';
@@ -73,7 +81,7 @@ export class OperatorPanel {
       button('failure', 'the robot did not do it', answer('failure')),
       button('skip', 'cannot tell: never trained on', answer('skip')),
     );
-    li.append(title, small, show, note, row);
+    li.append(...parts, show, note, row);
     return li;
   }
 

@@ -1,0 +1,58 @@
+/**
+ * A request's spot checks put to the operator: all at once (the viewer lists them all, the terminal
+ * asks them in turn), the step waiting up to `operator.labelTimeout` seconds for them together, as
+ * operator outcomes do (src/rl/operatorOutcomes.ts). A spot check the operator skips, or one still
+ * unanswered at the timeout with `operator.onTimeout: skip`, is no spot check: that episode's outcome
+ * is the detector's and the correction learns nothing from it. With `onTimeout: stop` the run stops
+ * instead; the labels given are durable (labels.jsonl) and an episode met again is never asked again.
+ */
+import type { Episode } from '../core/types.ts';
+import type { AskOperator, OperatorVerdict } from '../operator/askOperator.ts';
+import { LabelTimeoutError, type OperatorSettings } from '../rl/operatorOutcomes.ts';
+
+export interface SpotCheckQuestion {
+  episode: Episode;
+  /** The detector's success probability for it (shown to the operator). */
+  score: number;
+}
+
+/** The operator's verdict per question, in order, or 'timeout'. */
+export async function askSpotChecks(
+  questions: SpotCheckQuestion[],
+  ask: AskOperator,
+  settings: OperatorSettings,
+  step: number,
+): Promise<(OperatorVerdict | 'timeout')[]> {
+  if (questions.length === 0) return [];
+  // A timer of our own, not AbortSignal.timeout: that one does not keep the process waiting.
+  const timeout = new AbortController();
+  const timer =
+    settings.labelTimeout > 0
+      ? setTimeout(() => timeout.abort(new Error('label timeout')), settings.labelTimeout * 1000)
+      : undefined;
+  const signal = timer ? timeout.signal : undefined;
+  let verdicts: (OperatorVerdict | 'timeout')[];
+  try {
+    verdicts = await Promise.all(
+      questions.map((q) =>
+        ask(q.episode, { reason: 'spot-check', step, detectorScore: q.score, ...(signal ? { signal } : {}) }).catch(
+          (err: unknown) => {
+            if (signal?.aborted) return 'timeout' as const;
+            throw err;
+          },
+        ),
+      ),
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+  const missing = questions.filter((_, i) => verdicts[i] === 'timeout').map((q) => q.episode.id);
+  if (missing.length > 0 && settings.onTimeout === 'stop')
+    throw new LabelTimeoutError(
+      `no operator label within ${settings.labelTimeout} s for ${missing.length} spot check(s) of the success ` +
+        `detector at step ${step} (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}); the ` +
+        'labels given are kept in labels.jsonl: continue with `wmrl train --resume` ' +
+        '(or operator.onTimeout=skip: an unanswered spot check leaves its episode to the detector)',
+    );
+  return verdicts;
+}
