@@ -14,8 +14,6 @@ export interface AskContext {
   reason: 'outcome' | 'spot-check';
   /** The training step the episode belongs to (shown to the operator). */
   step?: number;
-  /** A spot check: the detector's success probability for the episode (shown to the operator). */
-  detectorScore?: number;
   /** Stops waiting (a label timeout, or shutdown): the promise then rejects with the signal's reason. */
   signal?: AbortSignal;
 }

@@ -66,16 +66,11 @@ export class OperatorDesk {
       steps: episode.steps,
       step: context.step ?? null,
       reason: context.reason,
-      ...(context.detectorScore !== undefined ? { detectorScore: context.detectorScore } : {}),
       since: new Date().toISOString(),
     };
     const step = context.step === undefined ? '' : `step ${context.step}, `;
-    const why =
-      context.reason !== 'spot-check'
-        ? ''
-        : context.detectorScore === undefined
-          ? ', a spot check'
-          : `, a spot check of the success detector, which gives it ${context.detectorScore.toFixed(2)}`;
+    // A spot check is blind: the detector's score is not shown, so the label stays independent of it.
+    const why = context.reason === 'spot-check' ? ', a spot check of the success detector' : '';
     const label = await this.#wait(
       item,
       async () => {

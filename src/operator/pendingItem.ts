@@ -9,8 +9,6 @@ export type PendingItem =
       /** Training step of the episode (null: not from a step). */
       step: number | null;
       reason: 'outcome' | 'spot-check';
-      /** A spot check: the success detector's probability for the episode. */
-      detectorScore?: number;
       since: string;
     }
   | {

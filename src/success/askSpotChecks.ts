@@ -10,10 +10,12 @@ import type { Episode } from '../core/types.ts';
 import type { AskOperator, OperatorVerdict } from '../operator/askOperator.ts';
 import { LabelTimeoutError, type OperatorSettings } from '../rl/operatorOutcomes.ts';
 
+/**
+ * The operator is not shown the detector's score: a label pulled towards the score would hide the
+ * bias the spot checks are there to measure.
+ */
 export interface SpotCheckQuestion {
   episode: Episode;
-  /** The detector's success probability for it (shown to the operator). */
-  score: number;
 }
 
 /** The operator's verdict per question, in order, or 'timeout'. */
@@ -35,12 +37,10 @@ export async function askSpotChecks(
   try {
     verdicts = await Promise.all(
       questions.map((q) =>
-        ask(q.episode, { reason: 'spot-check', step, detectorScore: q.score, ...(signal ? { signal } : {}) }).catch(
-          (err: unknown) => {
-            if (signal?.aborted) return 'timeout' as const;
-            throw err;
-          },
-        ),
+        ask(q.episode, { reason: 'spot-check', step, ...(signal ? { signal } : {}) }).catch((err: unknown) => {
+          if (signal?.aborted) return 'timeout' as const;
+          throw err;
+        }),
       ),
     );
   } finally {

@@ -57,11 +57,12 @@ export class OperatorPanel {
       `${item.step !== null ? `step ${item.step} · ` : ''}${item.steps} steps · ${item.id}` +
       (item.reason === 'spot-check' ? ' · spot check' : '');
     const parts: HTMLElement[] = [title, small];
-    if (item.reason === 'spot-check' && item.detectorScore !== undefined) {
+    if (item.reason === 'spot-check') {
       // Why it is asked: the label checks the detector, which decides the episodes nobody labels.
+      // Blind: the detector's score is not shown, so the label stays independent of it.
       const why = document.createElement('small');
       why.className = 'operator-why';
-      why.textContent = `checks the success detector, which gives it ${item.detectorScore.toFixed(2)}`;
+      why.textContent = 'checks the success detector: judge what the robot did';
       parts.push(why);
     }
     const show = button('show', 'show its frames', () => this.#handlers.show(item.id));
