@@ -155,7 +155,7 @@ test('episodes of a family the detector was not trained on are refused, naming i
   );
 });
 
-test('a spot check asks with its reason, blind to the detector score; one unanswered at the timeout is none', async () => {
+test('a spot check asks with its reason, blind to the detector score; unanswered at the timeout: none', async () => {
   const raw = recorded();
   const asked: { id: string; reason: string; keys: string[] }[] = [];
   // The operator answers the first spot check and never the others.
