@@ -193,7 +193,7 @@ and its progress head one step from the real state. 0.5: no information; below: 
 --policy is the policy whose perception the model imagines in (the run's starting policy).
 --horizon takes a list (8,16,24,32): one row per horizon, to choose the training's --horizon,
 the one whose replay and head rank best (past a horizon the task's episodes end by, the model
-imagines states no episode showed it).`;
+imagines states no episode showed it); with --json, an array of one result per horizon.`;
 
 async function rank(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {

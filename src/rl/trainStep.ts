@@ -138,7 +138,7 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   );
 }
 
-/** Wall seconds of a step's phases, for the metrics log: where a step's compute goes. */
+/** Wall and CPU seconds of a step's phases, for the metrics log: where a step's compute goes. */
 function phaseClock(): { lap(phase: keyof StepPhases): void; laps: StepPhases; cpu: StepPhases } {
   const laps: StepPhases = { warmup: 0, imagine: 0, anchors: 0, update: 0, refit: 0 };
   const cpu: StepPhases = { ...laps };
