@@ -7,7 +7,7 @@
  * and each arm's gain over the BC start, the share of the true-outcome gain the detector arm
  * keeps, and the detector's agreement with the truth on the run's own anchors (anchors-env/).
  *
- *   npm run bench:detector -- [--cache DIR] [--detector DIR] [--seeds 3] [--steps 12] [--jobs 2]
+ *   npm run bench:detector -- [--cache DIR] [--detector DIR] [--seeds 5] [--steps 12] [--jobs 2]
  *
  * Needs the benchmark's set-up (npm run bench builds it in runs/bench-cache/reach-v2) and a
  * detector (wmrl success train --task reach …, docs/success.md). Writes bench/results/detector.{json,md}.
@@ -32,7 +32,7 @@ const { values } = parseArgs({
 });
 const cache = values.cache ?? join('runs', 'bench-cache', 'reach-v2');
 const detector = values.detector ?? join('runs', 'detector-reach');
-const seeds = Number(values.seeds ?? 3);
+const seeds = Number(values.seeds ?? 5);
 const steps = Number(values.steps ?? 12);
 const jobs = Number(values.jobs ?? 2);
 const evalEpisodes = Number(values['eval-episodes'] ?? 60);
