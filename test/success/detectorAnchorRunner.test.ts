@@ -4,7 +4,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { selectBackend } from '../../src/backend/selectBackend.ts';
@@ -55,6 +55,7 @@ function runner(
     store: string;
     reports?: unknown[];
     labelTimeout?: number;
+    onTimeout?: 'skip' | 'stop';
     correction?: SpotCheckCorrection;
     stored?: Set<string>;
   },
@@ -71,7 +72,7 @@ function runner(
     correction,
     spotCheckFraction: o.fraction,
     askOperator: o.ask ?? (async (e) => ({ success: e.success })),
-    labels: { labelTimeout: o.labelTimeout ?? 0, onTimeout: 'skip' },
+    labels: { labelTimeout: o.labelTimeout ?? 0, onTimeout: o.onTimeout ?? 'skip' },
     seed: 0,
     ...(o.stored ? { stored: o.stored } : {}),
     storeDir: join(dir, o.store),
@@ -179,6 +180,23 @@ test('a spot check asks with its reason, blind to the detector score; unanswered
   assert.equal(first.outcome?.source, 'operator');
   assert.equal(out.filter((e) => e.outcome?.source === 'detector').length, raw.length - 1, 'the rest: the detector');
   assert.equal(reports[0]!.spotChecks, 1);
+});
+
+test('onTimeout stop: an unanswered spot check stops the request, names the episodes, and stores nothing', async () => {
+  const raw = recorded();
+  let answered = 0;
+  const ask: AskOperator = (e, context) => {
+    if (answered++ === 0) return Promise.resolve({ success: e.success });
+    return new Promise((_, reject) => context.signal!.addEventListener('abort', () => reject(context.signal!.reason)));
+  };
+  const run = runner(raw, { fraction: 1, threshold: 1, ask, store: 'stop', labelTimeout: 0.2, onTimeout: 'stop' });
+  await assert.rejects(run.run(request), (err: Error) => {
+    assert.equal(err.name, 'LabelTimeoutError');
+    assert.match(err.message, /no operator label within 0\.2 s for \d+ spot check\(s\) of the success detector/);
+    assert.match(err.message, /wmrl train --resume/);
+    return true;
+  });
+  assert.ok(!existsSync(join(dir, 'stop')), 'a stopped request stores no relabelled episode');
 });
 
 test('episodes the anchor store holds (a resumed pool step) come back as stored, never asked again', async () => {
