@@ -11,13 +11,13 @@ import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { BUNDLE_DIR, requireBundle } from '../../src/viewer/bundle.ts';
 import { ViewerData } from '../../src/viewer/viewerData.ts';
 import { ViewerServer } from '../../src/viewer/viewerServer.ts';
 import { makeFixtureRun, type FixtureRun } from './fixtureRun.ts';
 import { makeMeshDataset, type MeshDataset } from './meshFixture.ts';
-import { testChromium } from './testChromium.ts';
+import { launchTestChromium, testChromium } from './testChromium.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-viewer-browser-'));
@@ -40,14 +40,7 @@ before(async () => {
   meshes = await makeMeshDataset(dir);
   meshData = new ViewerData({ dataDirs: [meshes.dataDir], robots: [meshes.robot] });
   meshServer = await ViewerServer.start({ data: meshData, bundleDir: BUNDLE_DIR, port: 0, pollMs: 0 });
-  try {
-    browser = await chromium.launch({ executablePath: chromiumToUse.executablePath, args: chromiumToUse.args });
-  } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
-    const { source, executablePath } = chromiumToUse;
-    const hint = 'A missing shared library? The packaged Chromium needs NSS: apt-get install libnss3 (.ci/run does it)';
-    throw new Error(`${source} (${executablePath}) did not start: ${why}\n${hint}`, { cause: e });
-  }
+  browser = await launchTestChromium(chromiumToUse);
 });
 
 after(async () => {

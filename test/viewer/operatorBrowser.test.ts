@@ -11,7 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { LABELS_FILE } from '../../src/operator/labelStore.ts';
 import { runAnchorDir } from '../../src/rl/runTraining.ts';
@@ -19,7 +19,7 @@ import { BUNDLE_DIR, requireBundle } from '../../src/viewer/bundle.ts';
 import { ViewerData } from '../../src/viewer/viewerData.ts';
 import { ViewerServer } from '../../src/viewer/viewerServer.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
-import { testChromium } from './testChromium.ts';
+import { launchTestChromium, testChromium } from './testChromium.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
 const CHILD = join(import.meta.dirname, 'labelTrainerChild.ts');
@@ -45,7 +45,7 @@ before(async () => {
   await store.close();
   data = new ViewerData({ runDir });
   server = await ViewerServer.start({ data, bundleDir: BUNDLE_DIR, port: 0, pollMs: 100 });
-  browser = await chromium.launch({ executablePath: chromiumToUse.executablePath, args: chromiumToUse.args });
+  browser = await launchTestChromium(chromiumToUse);
 });
 
 after(async () => {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { ChildProcess } from 'node:child_process';
 import { selectBackend } from '../../src/backend/selectBackend.ts';
 import { loadRobot } from '../../src/core/robotDescription.ts';
@@ -20,7 +20,7 @@ import { requireBundle } from '../../src/viewer/bundle.ts';
 import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
 import { saveUntrainedPolicy } from '../helpers/untrainedPolicy.ts';
 import { spawnWmrl } from '../helpers/wmrlProcess.ts';
-import { testChromium } from './testChromium.ts';
+import { launchTestChromium, testChromium } from './testChromium.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
 const STEPS = 20;
@@ -39,14 +39,7 @@ before(async () => {
   // A robot at half real time (5 steps a second): an episode of 20 steps lasts 4 s, long enough to
   // watch it grow even when the page takes a few seconds to come up on a loaded machine.
   simServer = await startSimServerProcess(['--port', '0', '--speed', '0.5', '--quiet']);
-  try {
-    browser = await chromium.launch({ executablePath: chromiumToUse.executablePath, args: chromiumToUse.args });
-  } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
-    const { source, executablePath } = chromiumToUse;
-    const hint = 'A missing shared library? The packaged Chromium needs NSS: apt-get install libnss3 (.ci/run does it)';
-    throw new Error(`${source} (${executablePath}) did not start: ${why}\n${hint}`, { cause: e });
-  }
+  browser = await launchTestChromium(chromiumToUse);
 });
 
 after(async () => {

@@ -10,6 +10,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
 
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
@@ -37,6 +38,17 @@ export interface TestChromium {
   args: string[];
   /** Where it came from, for messages. */
   source: string;
+}
+
+/** Launch it; a start that fails says which Chromium it was and the usual missing library. */
+export async function launchTestChromium(c: TestChromium): Promise<Browser> {
+  try {
+    return await chromium.launch({ executablePath: c.executablePath, args: c.args });
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    const hint = 'A missing shared library? The packaged Chromium needs NSS: apt-get install libnss3 (.ci/run does it)';
+    throw new Error(`${c.source} (${c.executablePath}) did not start: ${why}\n${hint}`, { cause: e });
+  }
 }
 
 export async function testChromium(): Promise<TestChromium> {
