@@ -9,7 +9,7 @@
  * with the labels given so far (they are durable, and never asked again).
  */
 import type { Episode } from '../core/types.ts';
-import type { AskOperator, OperatorVerdict } from '../operator/askOperator.ts';
+import type { AskContext, AskOperator, OperatorVerdict } from '../operator/askOperator.ts';
 
 export interface OperatorSettings {
   /** Seconds a step waits for its labels (0: for as long as it takes). */
@@ -31,13 +31,16 @@ export class LabelTimeoutError extends Error {
   override name = 'LabelTimeoutError';
 }
 
-export async function labelAnchorGroups(
+/**
+ * Every episode put to the operator at once, the answers awaited together for up to
+ * `settings.labelTimeout` seconds (0: as long as it takes); 'timeout' for those unanswered by then.
+ */
+export async function askWithin(
   episodes: Episode[],
-  rollouts: number,
   ask: AskOperator,
+  context: Omit<AskContext, 'signal'>,
   settings: OperatorSettings,
-  step: number,
-): Promise<LabelledGroups> {
+): Promise<(OperatorVerdict | 'timeout')[]> {
   // A timer of our own, not AbortSignal.timeout: that one does not keep the process waiting.
   const timeout = new AbortController();
   const timer =
@@ -45,11 +48,10 @@ export async function labelAnchorGroups(
       ? setTimeout(() => timeout.abort(new Error('label timeout')), settings.labelTimeout * 1000)
       : undefined;
   const signal = timer ? timeout.signal : undefined;
-  let verdicts: (OperatorVerdict | 'timeout')[];
   try {
-    verdicts = await Promise.all(
+    return await Promise.all(
       episodes.map((e) =>
-        ask(e, { reason: 'outcome', step, ...(signal ? { signal } : {}) }).catch((err: unknown) => {
+        ask(e, { ...context, ...(signal ? { signal } : {}) }).catch((err: unknown) => {
           if (signal?.aborted) return 'timeout' as const;
           throw err;
         }),
@@ -58,6 +60,16 @@ export async function labelAnchorGroups(
   } finally {
     clearTimeout(timer);
   }
+}
+
+export async function labelAnchorGroups(
+  episodes: Episode[],
+  rollouts: number,
+  ask: AskOperator,
+  settings: OperatorSettings,
+  step: number,
+): Promise<LabelledGroups> {
+  const verdicts = await askWithin(episodes, ask, { reason: 'outcome', step }, settings);
   const missing = episodes.filter((_, i) => verdicts[i] === 'timeout').map((e) => e.id);
   if (missing.length > 0 && settings.onTimeout === 'stop')
     throw new LabelTimeoutError(

@@ -8,7 +8,7 @@
  */
 import type { Episode } from '../core/types.ts';
 import type { AskOperator, OperatorVerdict } from '../operator/askOperator.ts';
-import { LabelTimeoutError, type OperatorSettings } from '../rl/operatorOutcomes.ts';
+import { askWithin, LabelTimeoutError, type OperatorSettings } from '../rl/operatorOutcomes.ts';
 
 /**
  * The operator is not shown the detector's score: a label pulled towards the score would hide the
@@ -26,26 +26,12 @@ export async function askSpotChecks(
   step: number,
 ): Promise<(OperatorVerdict | 'timeout')[]> {
   if (questions.length === 0) return [];
-  // A timer of our own, not AbortSignal.timeout: that one does not keep the process waiting.
-  const timeout = new AbortController();
-  const timer =
-    settings.labelTimeout > 0
-      ? setTimeout(() => timeout.abort(new Error('label timeout')), settings.labelTimeout * 1000)
-      : undefined;
-  const signal = timer ? timeout.signal : undefined;
-  let verdicts: (OperatorVerdict | 'timeout')[];
-  try {
-    verdicts = await Promise.all(
-      questions.map((q) =>
-        ask(q.episode, { reason: 'spot-check', step, ...(signal ? { signal } : {}) }).catch((err: unknown) => {
-          if (signal?.aborted) return 'timeout' as const;
-          throw err;
-        }),
-      ),
-    );
-  } finally {
-    clearTimeout(timer);
-  }
+  const verdicts = await askWithin(
+    questions.map((q) => q.episode),
+    ask,
+    { reason: 'spot-check', step },
+    settings,
+  );
   const missing = questions.filter((_, i) => verdicts[i] === 'timeout').map((q) => q.episode.id);
   if (missing.length > 0 && settings.onTimeout === 'stop')
     throw new LabelTimeoutError(
