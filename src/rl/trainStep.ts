@@ -147,11 +147,11 @@ function phaseClock(): { lap(phase: keyof StepPhases): void; laps: StepPhases; c
   return {
     lap(phase) {
       const now = performance.now();
-      const used = process.cpuUsage(lastCpu);
+      const nowCpu = process.cpuUsage();
       laps[phase] += (now - last) / 1000;
-      cpu[phase] += (used.user + used.system) / 1e6;
+      cpu[phase] += (nowCpu.user - lastCpu.user + nowCpu.system - lastCpu.system) / 1e6;
       last = now;
-      lastCpu = process.cpuUsage();
+      lastCpu = nowCpu;
     },
     laps,
     cpu,
