@@ -9,12 +9,22 @@ import type { Trainer } from './trainer.ts';
 
 /** The debiased scores of imagined groups (their own scores when the run does not debias). */
 export function debiasedScores(t: Trainer, out: ImaginedGroups, starts: ImaginationStarts): Float32Array {
+  return debiasStored(t, out.score, correctionFeatures(t, out, starts));
+}
+
+/** The features the run's correction reads per rollout: rolloutFeatures for the contextual map, none otherwise. */
+export function correctionFeatures(t: Trainer, out: ImaginedGroups, starts: ImaginationStarts): Float32Array {
+  return t.method.debias && t.method.debiasMap === 'contextual'
+    ? rolloutFeatures(out, starts, t.config.rolloutsPerGroup)
+    : new Float32Array(0);
+}
+
+/** Raw scores debiased by the run's correction as it is now, with their correctionFeatures. */
+export function debiasStored(t: Trainer, scores: ArrayLike<number>, features: ArrayLike<number>): Float32Array {
   const { method, learning } = t;
-  if (!method.debias) return out.score;
-  if (method.debiasMap === 'contextual') {
-    return learning.contextual.mapAll(rolloutFeatures(out, starts, t.config.rolloutsPerGroup), out.score);
-  }
-  return learning.calibrator.mapAll(out.score);
+  if (!method.debias) return Float32Array.from(scores);
+  if (method.debiasMap === 'contextual') return learning.contextual.mapAll(features, scores);
+  return learning.calibrator.mapAll(scores);
 }
 
 /** Anchor pairs (imagined score, real outcome) enter the corrections, after the step's scores were debiased. */

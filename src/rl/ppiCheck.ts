@@ -6,7 +6,7 @@
 import { Rng } from '../core/rng.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 import type { ImaginationStarts } from '../worldmodel/imagine.ts';
-import { debiasedScores } from './debias.ts';
+import { debiasedScores, debiasStored } from './debias.ts';
 import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
 import { runRealGroups, type RealGroups } from './realGroups.ts';
 import { type SeedPurpose, stepSeed } from './seeds.ts';
@@ -89,7 +89,7 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
   const f = debiasedScores(t, out, starts);
   const anchors = await imagineAndRun(t, anchorIdx, noiseSpec(config, seed('ppiCheckAnchorNoise')));
   // The training estimate's own rectifiers (the window) plus the check's fresh anchor groups.
-  const est = t.learning.ppiWindow.estimate(f, M, {
+  const est = t.learning.ppiWindow.estimate(f, M, (scores, features) => debiasStored(t, scores, features), {
     predicted: debiasedScores(t, anchors.imagined, anchors.starts),
     outcomes: anchors.real.outcomes,
   });

@@ -19,7 +19,7 @@ import type { ContextualState } from './contextualCorrection.ts';
 import type { AnchorWeightState } from './denoisingWeights.ts';
 import type { IsotonicState } from './isotonicCalibrator.ts';
 import type { TrustState } from './imaginationTrust.ts';
-import type { PpiWindowState } from './ppiWindow.ts';
+import type { StoredPpiWindow } from './ppiWindow.ts';
 import type { LearningState } from './trainer.ts';
 
 /** state.json: a run's counters and calibration state, as a checkpoint stores them. */
@@ -36,7 +36,7 @@ export interface TrainerState {
   /** The moving paired AUC behind λ (absent in checkpoints written before it existed). */
   trust?: TrustState;
   /** The PPI window's anchor groups (absent in checkpoints written before it existed). */
-  ppiWindow?: PpiWindowState;
+  ppiWindow?: StoredPpiWindow;
   /** Anchor episodes (in <run>/anchors) that belong to completed steps. */
   anchorEpisodeIds: string[];
 }

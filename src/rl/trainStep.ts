@@ -8,12 +8,13 @@
  *     score and a real outcome;
  *  3. run the anchor groups for real (through the run's AnchorRunner); with `--outcome operator` a
  *     person labels them, and a group without a label for every rollout is left out;
- *  4. calibrate: debias every world-model score through the isotonic map, then add the anchor
- *     pairs to it (a step's predictions are made before its own pairs enter the map);
+ *  4. calibrate: debias every world-model score through the run's correction (a step's
+ *     predictions are made before its own pairs enter it);
  *  5. weight: GRPO advantages, times the anchor weight and the per-rollout ensemble weights;
  *     imagined samples weigh λ each (from the anchors' within-group rank agreement), real ones 1;
  *  6. update: PPO-clip with a KL penalty to the behaviour-cloned reference;
- *  7. estimate the policy's true success rate (PPI; groups, not rollouts, are its samples);
+ *  7. estimate the policy's true success rate (PPI; groups, not rollouts, are its samples); then
+ *     the anchor pairs enter the correction;
  *  8. every few steps refit the world model with the anchor episodes.
  * The run checkpoints after each step (src/rl/runTraining.ts). Before step 1 an optional warm-up
  * runs episodes of the starting policy and refits the world model with them. `real` mode runs
@@ -36,7 +37,7 @@ import { ppoUpdate, type PpoStats } from './ppoUpdate.ts';
 import type { RealGroups } from './realGroups.ts';
 import { executeGroups, type ExecutedGroups } from './executeGroups.ts';
 import { keepGroups } from './keepGroups.ts';
-import { addAnchorPairs, debiasedScores } from './debias.ts';
+import { addAnchorPairs, correctionFeatures, debiasedScores, debiasStored } from './debias.ts';
 import { stepSeed } from './seeds.ts';
 import { groupStarts } from './startPool.ts';
 import type { Trainer } from './trainer.ts';
@@ -123,7 +124,10 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   const calibrated = calibrate(t, imagined, predicted, real);
   const weighted = weight(t, imagined, calibrated, predicted, real);
   const ppo = await update(t, step, weighted.samples);
-  const ppi = estimate(t, draw, imagined, calibrated, real);
+  const ppi = estimate(t, draw, imagined, predicted, calibrated, real);
+  // The anchor pairs enter the corrections last: this step's scores and its PPI estimate were
+  // debiased by the corrections as they were before these pairs.
+  if (predicted && real) addAnchorPairs(t, predicted.out, predicted.starts, real.outcomes);
   clock.lap('update');
   const refitted = await refit(t, step);
   clock.lap('refit');
@@ -322,7 +326,7 @@ function keptAnchors(
   return { draw: keptDraw, predicted: { starts, out, branched: 0, startRows: kept.length * M } };
 }
 
-/** 4. Debiased scores of the imagined rollouts and of the anchors' predictions; then the anchor pairs enter the map. */
+/** 4. Debiased scores of the imagined rollouts and of the anchors' predictions (their pairs enter after step 7). */
 interface Calibrated {
   imagined?: Float32Array;
   anchors?: Float32Array;
@@ -336,10 +340,7 @@ function calibrate(
 ): Calibrated {
   const out: Calibrated = {};
   if (imagined) out.imagined = debiasedScores(t, imagined.out, imagined.starts);
-  if (predicted && real) {
-    out.anchors = debiasedScores(t, predicted.out, predicted.starts);
-    addAnchorPairs(t, predicted.out, predicted.starts, real.outcomes);
-  }
+  if (predicted && real) out.anchors = debiasedScores(t, predicted.out, predicted.starts);
   return out;
 }
 
@@ -447,18 +448,23 @@ function estimate(
   t: Trainer,
   draw: GroupDraw,
   imagined: Imagined | undefined,
+  predicted: Imagined | undefined,
   calibrated: Calibrated,
   real: RealGroups | undefined,
 ): PpiEstimate | null {
   const M = t.config.rolloutsPerGroup;
-  if (!imagined || !calibrated.anchors || !real || real.outcomes.length < M) return null;
+  if (!imagined || !predicted || !calibrated.anchors || !real || real.outcomes.length < M) return null;
   const { selection } = draw;
   // Rollouts of one group share a start: the interval counts groups, not rollouts. Uniform anchor
   // groups join the window of the latest steps' groups that rectifies the estimate.
   if (selection.active.length === 0) {
-    t.learning.ppiWindow.add(calibrated.anchors, real.outcomes, M);
+    const features = correctionFeatures(t, predicted.out, predicted.starts);
+    t.learning.ppiWindow.add(predicted.out.score, features, real.outcomes, M);
     if (imagined.startRows < 2 * M) return null;
-    return t.learning.ppiWindow.estimate(calibrated.imagined!.subarray(0, imagined.startRows), M);
+    // The window's groups are debiased by this step's correction, as the imagined scores were.
+    return t.learning.ppiWindow.estimate(calibrated.imagined!.subarray(0, imagined.startRows), M, (scores, f) =>
+      debiasStored(t, scores, f),
+    );
   }
   if (imagined.branched > 0) return null;
   // Active anchors are not a uniform sample: weight each group by 1/π (Zrnic & Candès 2024).
