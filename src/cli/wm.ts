@@ -12,6 +12,7 @@ import { WorldModel } from '../worldmodel/worldModel.ts';
 import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { WorldModelEvaluation } from '../worldmodel/evaluateModel.ts';
+import { inputSensitivity, type InputSensitivity } from '../eval/inputSensitivity.ts';
 import { replayRanking } from '../eval/replayRanking.ts';
 import { featuresOfModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
@@ -193,7 +194,11 @@ and its progress head one step from the real state. 0.5: no information; below: 
 --policy is the policy whose perception the model imagines in (the run's starting policy).
 --horizon takes a list (8,16,24,32): one row per horizon, to choose the training's --horizon,
 the one whose replay and head rank best (past a horizon the task's episodes end by, the model
-imagines states no episode showed it); with --json, an array of one result per horizon.`;
+imagines states no episode showed it); with --json, an array of one result per horizon.
+Then, one step from each recorded state with the recorded action: the model's error per policy
+input against the real values' spread, and how far that input's error alone moves the policy's
+mean action (an input the model cannot predict that the policy leans on breaks closed-loop
+imagination; in --json: inputSensitivity).`;
 
 async function rank(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -227,7 +232,9 @@ async function rank(argv: string[]): Promise<number> {
     } finally {
       endEffector?.close();
     }
-    const rows = horizons.map((h) => replayRanking(model, episodes, groupSize, h));
+    const ranked = horizons.map((h) => replayRanking(model, episodes, groupSize, h));
+    const inputs = inputSensitivity(model, policy, episodes, Math.max(...horizons));
+    const rows = ranked.map((r) => ({ ...r, inputSensitivity: inputs }));
     if (values.json) console.log(JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2));
     else {
       const f = (a: { auc: number | null }) => (a.auc === null ? '  n/a' : a.auc.toFixed(3));
@@ -242,12 +249,32 @@ async function rank(argv: string[]): Promise<number> {
           `  ${String(x.horizon).padStart(7)}  ${f(x.truth).padStart(18)}  ${f(x.replay).padStart(32)}  ` +
             `${f(x.head).padStart(30)}`,
         );
+      printInputSensitivity(inputs);
     }
     return 0;
   } finally {
     model.dispose();
     policy.dispose();
   }
+}
+
+function printInputSensitivity(r: InputSensitivity): void {
+  console.log(
+    `\none step from ${r.steps} real states with the recorded action: the model's error per policy input, ` +
+      "and how far that input's error alone moves the policy's mean action:",
+  );
+  console.log(`  ${'input'.padEnd(22)}  ${'error / spread (of the real)'.padEnd(30)}  mean action moved by`);
+  for (const x of r.inputs) {
+    const share = x.spread > 0 ? `${Math.round((100 * x.error) / x.spread)}%` : 'n/a';
+    const error = `${x.error.toFixed(3)} / ${x.spread.toFixed(3)} (${share})`;
+    console.log(`  ${x.input.padEnd(22)}  ${error.padEnd(30)}  ${x.actionChange.toFixed(3)}`);
+  }
+  console.log(`  ${'all of them'.padEnd(22)}  ${''.padEnd(30)}  ${r.actionChangeAll.toFixed(3)}`);
+  console.log(
+    '  An input the model predicts no better than its spread (near 100%) that moves the action as much as the\n' +
+      '  exploration noise (ppo.std, 0.1 in the quickstart) makes imagined rollouts part from the real ones in\n' +
+      '  closed loop. For the gripper velocity, clone the policy with --gripperVelocity=false (docs/worldmodel.md).',
+  );
 }
 
 function printEvaluation(e: WorldModelEvaluation, what: string): void {

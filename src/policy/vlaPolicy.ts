@@ -139,11 +139,22 @@ export class VlaPolicy {
         tf.mul(vis, tf.add(1, gammaBeta.slice([0, 0], [n, F]))),
         gammaBeta.slice([0, F], [n, F]),
       ) as tf.Tensor2D;
-      const prop = swish(this.proprio.apply(this.proprioNorm.normalize(input.proprio)));
+      const prop = swish(this.proprio.apply(this.#proprioFeatures(input.proprio)));
       let h = tf.concat([modulated, lang, prop], 1) as tf.Tensor2D;
       for (const layer of this.trunk) h = swish(layer.apply(h));
       return { vision: modulated, trunk: h, ...(perceived ? { positions: perceived.positions } : {}) };
     });
+  }
+
+  /**
+   * Normalised proprio [qpos, qvel] (the gripper last in each); without `gripperVelocity` the
+   * gripper's velocity reads as its mean (0).
+   */
+  #proprioFeatures(proprio: tf.Tensor2D): tf.Tensor2D {
+    const normalized = this.proprioNorm.normalize(proprio);
+    if (this.config.gripperVelocity) return normalized;
+    const [n, width] = normalized.shape;
+    return tf.concat([normalized.slice([0, 0], [n, width - 1]), tf.zeros([n, 1])], 1) as tf.Tensor2D;
   }
 
   /** Perception latents [N, latentDim] of camera frames under their instructions. */
