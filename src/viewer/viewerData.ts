@@ -150,6 +150,8 @@ export class ViewerData {
     const before = this.records.length;
     // Whether a row's outcome may have changed (asked, answered, labelled) without a rescan.
     let relist = false;
+    // A changed pending list is taken at the end, with the rows: the page never sees one without the other.
+    let pending: PendingItem[] | null = null;
     if (this.run) {
       const c = await this.run.poll();
       if (c.reset) changes.metrics = { from: 0, records: [...this.run.records] };
@@ -161,12 +163,12 @@ export class ViewerData {
       if (c.anchorsChanged) changes.episodes = true;
       const listed = await readPending(this.run.dir);
       for (const id of this.#answered) if (!listed.some((p) => p.id === id)) this.#answered.delete(id);
-      const pending = listed.filter((p) => !this.#answered.has(p.id));
-      if (JSON.stringify(pending) !== JSON.stringify(this.#pending)) {
-        this.#pending = pending;
+      const next = listed.filter((p) => !this.#answered.has(p.id));
+      if (JSON.stringify(next) !== JSON.stringify(this.#pending)) {
+        pending = next;
         changes.pending = true;
         // Newly waiting episodes join the list (the step's anchors are not counted yet).
-        for (const p of pending)
+        for (const p of next)
           if (p.kind === 'label' && !this.#asked.has(p.id)) {
             this.#asked.set(p.id, p.step);
             changes.episodes = true;
@@ -174,8 +176,9 @@ export class ViewerData {
       }
       // A completed step's anchors are the checkpoint's to list.
       const done = this.run.checkpointStep;
+      const waiting = new Set((pending ?? this.#pending).map((p) => p.id));
       for (const [id, step] of this.#asked)
-        if (step !== null && done !== null && step <= done && !this.#isWaiting(id)) this.#asked.delete(id);
+        if (step !== null && done !== null && step <= done && !waiting.has(id)) this.#asked.delete(id);
       this.#labels ??= await LabelStore.open(this.run.dir);
       // A label given on the trainer's terminal shows too.
       const labelled = await this.#labels.refresh();
@@ -202,6 +205,8 @@ export class ViewerData {
       }
       await this.#catalog.scan(sources);
     }
+    // Without an await in between; an answer given here meanwhile stays answered.
+    if (pending) this.#pending = pending.filter((p) => !this.#answered.has(p.id));
     if (relist) this.#list();
     changes.episodes = JSON.stringify(this.#listed) !== previous || liveChanged;
     return changes;

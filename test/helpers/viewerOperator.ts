@@ -70,14 +70,16 @@ export function viewerOperator(runDir: string, options: ViewerOperatorOptions = 
         for (const item of data.pending) {
           if (item.kind !== 'label' || shown.some((s) => s.item.id === item.id)) continue;
           if (new Date(item.since) < since) continue;
+          // The page first: its row (or a timeout naming it) once it shows the question.
+          const waitingAt = page ? await waitingRow(page, item.id) : null;
           const summary = data.episodes.find((e) => e.id === item.id);
           const entry: ShownItem = {
             item,
             listed: summary !== undefined,
             blind: summary !== undefined && summary.waiting === true && !('success' in summary),
+            ...(waitingAt !== null ? { row: { waiting: waitingAt } } : {}),
           };
           shown.push(entry);
-          if (page) entry.row = { waiting: await waitingRow(page, item.id) };
           if (hold(item) || !summary) continue;
           const verdict = (await recordedSuccess(runDir, item.id)) ? 'success' : 'failure';
           if (!page) {
@@ -116,8 +118,8 @@ const row = (page: Page, id: string) => page.locator(`#episode-list li[data-epis
 
 /** The episode's list row once the page lists it as waiting (its question shown). */
 async function waitingRow(page: Page, id: string): Promise<string> {
-  await page.locator(`#operator-list li[data-id="${id}"]`).waitFor({ timeout: 30_000 });
-  return (await row(page, id).textContent({ timeout: 30_000 })) ?? '';
+  await page.locator(`#operator-list li[data-id="${id}"]`).waitFor({ timeout: 60_000 });
+  return (await row(page, id).textContent({ timeout: 60_000 })) ?? '';
 }
 
 /** The row after the answer: it shows an outcome again (or whatever it shows after 10 s). */
