@@ -54,12 +54,18 @@ export interface EpisodeSummary {
   instruction: string;
   family: string;
   split: string;
-  success: boolean;
+  /**
+   * The outcome: the recorded one, or the operator's label once given. Absent while the episode
+   * waits for that label (`waiting`): the question is blind (src/viewer/waitingForLabel.ts).
+   */
+  success?: boolean;
   steps: number;
   policy: string;
   source: string;
   /** A live episode still running (it grows step by step). */
   running?: boolean;
+  /** An anchor episode waiting for the operator's label: listed without an outcome. */
+  waiting?: true;
 }
 
 export interface RunInfo {
@@ -105,9 +111,9 @@ export interface EpisodeView {
   poses: Float32Array;
   /** (T+1) × 3 end-effector positions. */
   ee: Float32Array;
-  /** T+1 progress and success flags of the real episode. */
-  progress: Float32Array;
-  successes: Uint8Array;
+  /** T+1 progress and success flags of the real episode; null while it waits for the operator's label. */
+  progress: Float32Array | null;
+  successes: Uint8Array | null;
   cameras: { name: string; width: number; height: number; frames: Uint8Array }[];
   imagined: ImaginedView | null;
   /** Why there is no imagination for this episode (null when there is). */

@@ -20,6 +20,7 @@ import { ModelImagination, RunImagination, type Imagination, type ImaginedEpisod
 import type { EpisodeSummary, EpisodeView, ImaginedView, MetricsRecord, RunInfo } from './messages.ts';
 import { RunFolder } from './runFolder.ts';
 import { episodeStates, SceneKinematics, type PoseState } from './sceneKinematics.ts';
+import { listedSummary, WAITING_NOTE } from './waitingForLabel.ts';
 
 export interface ViewerDataOptions {
   /** A `wmrl train` run folder (metrics, anchors, checkpoint world model). */
@@ -60,6 +61,13 @@ export class ViewerData {
   #labels: LabelStore | null = null;
   /** Ids answered here: hidden until the trainer, which polls for answers, takes them off its list. */
   #answered = new Set<string>();
+  /**
+   * Episodes asked about while this viewer watched, by the step that asked: listed (with their label
+   * once given) until that step completes, when the checkpoint says which anchors count.
+   */
+  #asked = new Map<string, number | null>();
+  /** The catalogue as listed: waiting episodes without an outcome, labelled ones with their label. */
+  #listed: EpisodeSummary[] = [];
 
   constructor(options: ViewerDataOptions) {
     if (!options.runDir && !options.dataDirs?.length && !options.live)
@@ -80,7 +88,7 @@ export class ViewerData {
   /** The live episode first; once stored (--record), it is listed only as live until the next begins. */
   get episodes(): EpisodeSummary[] {
     const live = this.live?.summary();
-    return live ? [live, ...this.#catalog.summaries.filter((s) => s.id !== live.id)] : this.#catalog.summaries;
+    return live ? [live, ...this.#listed.filter((s) => s.id !== live.id)] : this.#listed;
   }
 
   /** What waits for the operator in the run (written by the trainer's OperatorDesk). */
@@ -106,6 +114,7 @@ export class ViewerData {
     });
     this.#answered.add(episode);
     this.#pending = this.#pending.filter((p) => p.id !== episode);
+    this.#list();
     return stored;
   }
 
@@ -139,6 +148,10 @@ export class ViewerData {
   async poll(): Promise<DataChanges> {
     const changes: DataChanges = { metrics: null, episodes: false, run: false, pending: false };
     const before = this.records.length;
+    // Whether a row's outcome may have changed (asked, answered, labelled) without a rescan.
+    let relist = false;
+    // A changed pending list is taken at the end, with the rows: the page never sees one without the other.
+    let pending: PendingItem[] | null = null;
     if (this.run) {
       const c = await this.run.poll();
       if (c.reset) changes.metrics = { from: 0, records: [...this.run.records] };
@@ -150,14 +163,26 @@ export class ViewerData {
       if (c.anchorsChanged) changes.episodes = true;
       const listed = await readPending(this.run.dir);
       for (const id of this.#answered) if (!listed.some((p) => p.id === id)) this.#answered.delete(id);
-      const pending = listed.filter((p) => !this.#answered.has(p.id));
-      if (JSON.stringify(pending) !== JSON.stringify(this.#pending)) {
-        const before = new Set(this.#pending.map((p) => p.id));
-        this.#pending = pending;
+      const next = listed.filter((p) => !this.#answered.has(p.id));
+      if (JSON.stringify(next) !== JSON.stringify(this.#pending)) {
+        pending = next;
         changes.pending = true;
         // Newly waiting episodes join the list (the step's anchors are not counted yet).
-        if (pending.some((p) => p.kind === 'label' && !before.has(p.id))) changes.episodes = true;
+        for (const p of next)
+          if (p.kind === 'label' && !this.#asked.has(p.id)) {
+            this.#asked.set(p.id, p.step);
+            changes.episodes = true;
+          }
       }
+      // A completed step's anchors are the checkpoint's to list.
+      const done = this.run.checkpointStep;
+      const waiting = new Set((pending ?? this.#pending).map((p) => p.id));
+      for (const [id, step] of this.#asked)
+        if (step !== null && done !== null && step <= done && !waiting.has(id)) this.#asked.delete(id);
+      this.#labels ??= await LabelStore.open(this.run.dir);
+      // A label given on the trainer's terminal shows too.
+      const labelled = await this.#labels.refresh();
+      relist = changes.pending || labelled.length > 0;
     }
     let liveChanged = false;
     let rescan = changes.episodes;
@@ -168,27 +193,50 @@ export class ViewerData {
       rescan ||= key !== this.#liveSeen.key;
       this.#liveSeen = { version: this.live.version, key };
     }
+    const previous = JSON.stringify(this.#listed);
     if (this.#catalog.size === 0 || rescan) {
-      const previous = JSON.stringify(this.#catalog.summaries);
+      relist = true;
       const sources: CatalogSource[] = this.dataDirs.map((dir) => ({ dir, origin: 'data' }));
-      const waiting = new Set(this.#pending.filter((p) => p.kind === 'label').map((p) => p.id));
+      const asked = new Set(this.#asked.keys());
       if (this.run) {
-        sources.push(this.run.anchorSource(waiting));
+        sources.push(this.run.anchorSource(asked));
         // A spot check of the success detector waits on an episode only the environment's record holds yet.
-        sources.push({ dir: envRecordDir(this.run.dir), origin: 'anchor', keep: (id) => waiting.has(id) });
+        sources.push({ dir: envRecordDir(this.run.dir), origin: 'anchor', keep: (id) => asked.has(id) });
       }
       await this.#catalog.scan(sources);
-      changes.episodes = JSON.stringify(this.#catalog.summaries) !== previous;
     }
-    changes.episodes ||= liveChanged;
+    // Without an await in between; an answer given here meanwhile stays answered.
+    if (pending) this.#pending = pending.filter((p) => !this.#answered.has(p.id));
+    if (relist) this.#list();
+    changes.episodes = JSON.stringify(this.#listed) !== previous || liveChanged;
     return changes;
+  }
+
+  #isWaiting(id: string): boolean {
+    return this.#pending.some((p) => p.kind === 'label' && p.id === id);
+  }
+
+  /** The catalogue as the page may see it (waitingForLabel.ts). */
+  #list(): void {
+    this.#listed = this.#catalog.summaries.map((s) =>
+      s.origin === 'anchor'
+        ? listedSummary(s, {
+            waiting: this.#isWaiting(s.id),
+            label: this.#labels?.get(s.id),
+            step: this.#asked.get(s.id) ?? null,
+          })
+        : s,
+    );
   }
 
   /** The scene, real poses and imagined rollouts of one episode. */
   async episodeView(id: string): Promise<EpisodeView> {
     if (this.live && id === this.live.id) return this.#liveView();
     const step = this.run?.checkpointStep ?? null;
-    const key = `${id}@${step}`;
+    const summary = this.#listed.find((s) => s.id === id);
+    if (!summary) throw new Error(`no episode '${id}' in this viewer's datasets or run`);
+    // A label given since the view was built changes what it may show.
+    const key = `${id}@${step}:${summary.waiting ? 'waiting' : summary.success}`;
     const cached = this.#views.get(key);
     if (cached) return cached;
     const episode = await this.#catalog.load(id);
@@ -197,17 +245,19 @@ export class ViewerData {
     let imagined: ImaginedEpisode | null = null;
     let note: string | null = null;
     try {
-      const imagination = await this.#imagination(robot);
+      // Blind while it waits: the world model's imagined success is a score too.
+      const imagination = summary.waiting ? null : await this.#imagination(robot);
       if (imagination) imagined = imagination.imagine(episode);
       else
-        note = this.run
-          ? 'no world model in this run yet (checkpoint/worldmodel ' +
-            'appears after the first checkpoint; mode "real" has none)'
-          : 'no world model: pass --run or --world-model to see imagined rollouts';
+        note = summary.waiting
+          ? WAITING_NOTE
+          : this.run
+            ? 'no world model in this run yet (checkpoint/worldmodel ' +
+              'appears after the first checkpoint; mode "real" has none)'
+            : 'no world model: pass --run or --world-model to see imagined rollouts';
     } catch (err) {
       note = `imagination failed: ${(err as Error).message}`;
     }
-    const summary = this.#catalog.summaries.find((s) => s.id === id)!;
     const view = buildView(scene, episode, summary, imagined, note, this.worldModelDir ? null : step);
     this.#views.set(key, view);
     if (this.#views.size > 2) this.#views.delete(this.#views.keys().next().value!);
@@ -339,8 +389,9 @@ function buildView(
     geoms,
     poses: real.poses,
     ee: real.ee,
-    progress: episode.progress,
-    successes: episode.successes,
+    // The recorded progress and success flags carry the outcome the waiting question must not show.
+    progress: summary.waiting ? null : episode.progress,
+    successes: summary.waiting ? null : episode.successes,
     cameras,
     imagined: imagined ? ghostView(scene, geoms.role, imagined, modelStep) : null,
     imaginationNote: note,

@@ -233,7 +233,11 @@ export class ViewerServer {
         answer.then(
           (said) => {
             client.session.answered({ type: 'answered', id, ok: true, message: said });
-            for (const c of this.#clients) c.session.pendingChanged();
+            for (const c of this.#clients) {
+              c.session.pendingChanged();
+              // A labelled episode is listed with its label now.
+              if (message.type === 'label') c.session.episodesChanged();
+            }
           },
           (err: unknown) =>
             client.session.answered({ type: 'answered', id, ok: false, message: (err as Error).message }),

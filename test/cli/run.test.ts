@@ -187,7 +187,7 @@ test('--view serves the running episode live; without --url it runs in the simul
     );
     ws.send(new Packr({ useRecords: false }).pack({ type: 'open', request: 1, episode: live.id }));
     const view = (await until((m) => m.type === 'episode')) as Extract<ServerMessage, { type: 'episode' }>;
-    assert.equal(view.episode.progress.length, 5, 'the reset and four steps');
+    assert.equal(view.episode.progress?.length, 5, 'the reset and four steps');
     assert.equal(view.episode.cameras[0]!.frames.length, 5 * 64 * 64 * 3);
     ws.close();
     run.child.kill('SIGINT');

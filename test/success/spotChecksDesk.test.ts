@@ -1,10 +1,13 @@
 /**
  * `wmrl train --outcome detector` with its spot checks answered by a person through the operator
  * desk, as the viewer does (ViewerData: the pending list, the episode's frames, the label written
- * to labels.jsonl): in the simulator with `--outcome.spotCheckOperator=desk`, and on a pool of
- * simulated robots (the desk by default there), killed while it waits for a spot check and resumed:
- * a label given meanwhile is used and its episode never asked again; and on `--env rosbridge`
- * against the project's `wmrl sim-server` (the desk by default). `--queue`: test/fleet.
+ * to labels.jsonl): in the simulator with `--outcome.spotCheckOperator=desk` through the real page
+ * in headless Chromium (the waiting episode's row in the list shows no outcome until it is
+ * answered), and on a pool of simulated robots (the desk by default there), killed while it waits
+ * for a spot check and resumed: a label given meanwhile is used and its episode never asked again;
+ * and on `--env rosbridge` against the project's `wmrl sim-server` (the desk by default).
+ * `--queue`: test/fleet. The simulated person answers from the run's `anchors-env/` record on disk,
+ * never from the page.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +19,8 @@ import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { LABELS_FILE, LabelStore, type OperatorLabel } from '../../src/operator/labelStore.ts';
 import { bin, cli, makeTrainPoolFixture, type TrainPoolFixture } from '../scheduler/trainPoolFixture.ts';
 import { viewerOperator } from '../helpers/viewerOperator.ts';
+import { launchTestChromium, testChromium } from '../viewer/testChromium.ts';
+import { requireBundle } from '../../src/viewer/bundle.ts';
 import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
 
 let fx: TrainPoolFixture;
@@ -71,27 +76,37 @@ function train(args: string[], kill?: () => boolean): Promise<string> {
   });
 }
 
-test('sim, --outcome.spotCheckOperator=desk: spot checks answered in the viewer correct the detector', async () => {
+test('sim, --outcome.spotCheckOperator=desk: spot checks answered in the browser correct the detector', async () => {
+  requireBundle();
+  const browser = await launchTestChromium(await testChromium());
   const out = join(fx.dir, 'sim-desk');
-  const operator = viewerOperator(out);
+  const operator = viewerOperator(out, { browser });
   try {
     await train(fx.args(out, [...DETECTOR, '--detector', detector, '--outcome.spotCheckOperator=desk']));
   } finally {
     await operator.stop();
+    await browser.close();
   }
   // 3 steps × 1 anchor group × 2 rollouts, every one spot-checked.
   assert.equal(operator.shown.length, 6);
-  for (const { item, listed } of operator.shown) {
+  const given = labels(out);
+  const byId = new Map(given.map((l) => [l.episode, l.verdict]));
+  for (const { item, listed, blind, row } of operator.shown) {
     assert.equal(item.reason, 'spot-check');
     assert.ok(!('detectorScore' in item), 'blind: the detector score is not shown');
     assert.ok(listed, `episode ${item.id} waiting for its spot check is listed in the viewer`);
+    assert.ok(blind, `episode ${item.id}: its list entry carries no outcome while it waits`);
+    // The simulator's own outcome is on disk (anchors-env/): the row must not give it away.
+    assert.match(row?.waiting ?? '', /^\? /, `episode ${item.id}: its row is marked waiting`);
+    assert.doesNotMatch(row?.waiting ?? '', /[✓✗]/, `episode ${item.id}: neither ✓ nor ✗ while it waits`);
+    const mark = byId.get(item.id) === 'success' ? '✓' : '✗';
+    assert.ok(row?.answered?.startsWith(mark), `episode ${item.id}: once answered its row shows the label`);
   }
-  const given = labels(out);
+  assert.deepEqual(operator.pageErrors, []);
   assert.deepEqual(
     given.map((l) => l.by),
     new Array(6).fill('viewer'),
   );
-  const byId = new Map(given.map((l) => [l.episode, l.verdict]));
   const seen = await episodes(join(out, 'anchors'));
   assert.equal(seen.length, 6);
   for (const e of seen) {
@@ -130,6 +145,10 @@ test('a pool: killed while a spot check waits, resumed: a label given meanwhile 
   } finally {
     await second.stop();
   }
+  assert.ok(
+    [...first.shown, ...second.shown].every((s) => s.blind),
+    'a waiting episode is listed without its outcome',
+  );
   const askedAgain = second.shown.map((s) => s.item.id);
   assert.ok(!askedAgain.includes(held[0]!), 'the label given meanwhile is used, not asked for again');
   assert.ok(
@@ -158,7 +177,7 @@ test('--env rosbridge against `wmrl sim-server`: the spot checks go to the desk 
     server.kill();
   }
   assert.equal(operator.shown.length, 2, 'step 1: 1 anchor group × 2 rollouts');
-  assert.ok(operator.shown.every((s) => s.listed && s.item.reason === 'spot-check'));
+  assert.ok(operator.shown.every((s) => s.listed && s.blind && s.item.reason === 'spot-check'));
   assert.equal(labels(out).length, 2);
   assert.deepEqual(
     reports(out).map((x) => x.spotChecks),

@@ -4,6 +4,8 @@
  * them and shows the first; a click labels it and the trainer receives it. The trainer is then
  * killed (SIGKILL) and restarted: the first label comes back from labels.jsonl without being asked
  * again, the page lists only the second, and after its click the run holds each label once.
+ * While an episode waits, its row in the episode list shows neither ✓ nor ✗ (the record reads
+ * failure, as on a robot without task status); once labelled, it shows the label.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -76,6 +78,19 @@ function startTrainer(): { child: ChildProcess; output: () => string; line: (pat
 const pendingOf = (page: Page) =>
   page.evaluate(() => (globalThis as unknown as { wmrlViewer: { pending: string[] } }).wmrlViewer.pending);
 
+/** Waits until episode `id`'s row in the episode list starts with `mark`; returns the row. */
+async function waitRow(page: Page, id: string, mark: RegExp): Promise<string> {
+  const row = page.locator(`#episode-list li[data-episode="${id}"]`);
+  let text = '';
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    text = (await row.textContent({ timeout: 30_000 })) ?? '';
+    if (mark.test(text)) return text;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.match(text, mark, `the episode list's row of ${id}`);
+  return text;
+}
+
 async function waitPending(page: Page, want: string[]): Promise<void> {
   for (let waited = 0; waited < 30_000; waited += 100) {
     if (JSON.stringify(await pendingOf(page)) === JSON.stringify(want)) return;
@@ -97,6 +112,8 @@ test('operator labels in a browser: clicked, received; a killed trainer neither 
       page,
       IDS.map((id) => `label:${id}`),
     );
+    for (const id of IDS)
+      assert.doesNotMatch(await waitRow(page, id, /^\? /), /[✓✗]/, `${id} waits: no outcome in its row`);
     // The first waiting episode opens by itself: its camera frames are on the page.
     await page.waitForFunction(
       (id) => (globalThis as unknown as { wmrlViewer: { episode: string | null } }).wmrlViewer.episode === id,
@@ -109,6 +126,7 @@ test('operator labels in a browser: clicked, received; a killed trainer neither 
     await item(IDS[0]!).locator('.operator-note').fill('reached it');
     await item(IDS[0]!).locator('button[data-answer="success"]').click();
     assert.match(await first.line(/LABEL run\.s1\.g0\.r0 \w+/), /success$/, 'the trainer received the click');
+    await waitRow(page, IDS[0]!, /^✓ /); // the label, not the recorded failure
     await waitPending(page, [`label:${IDS[1]}`]);
     assert.match(
       (await page.locator('#operator-status').textContent()) ?? '',
@@ -121,6 +139,7 @@ test('operator labels in a browser: clicked, received; a killed trainer neither 
     first = startTrainer();
     await first.line(/LABEL run\.s1\.g0\.r0 success/);
     await waitPending(page, [`label:${IDS[1]}`]);
+    await waitRow(page, IDS[1]!, /^\? /);
     await item(IDS[1]!).locator('button[data-answer="failure"]').click();
     const result = JSON.parse((await first.line(/RESULT .*/)).slice(7)) as {
       kept: number[];

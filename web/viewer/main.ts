@@ -79,7 +79,7 @@ class ViewerPage {
   setFrame(frame: number): void {
     const view = this.view;
     if (!view) return;
-    const T = view.progress.length - 1;
+    const T = lastFrame(view);
     const t = Math.max(0, Math.min(T, Math.round(frame)));
     this.scene.setFrame(t);
     this.#cameras.setFrame(t);
@@ -107,6 +107,7 @@ class ViewerPage {
       case 'episodes':
         this.#setEpisodes(m.episodes);
         this.#followLive();
+        this.#followLabel();
         break;
       case 'run': {
         const newModel = m.run.checkpointStep !== this.run?.checkpointStep;
@@ -143,8 +144,7 @@ class ViewerPage {
 
   #show(view: EpisodeView, frame: number): void {
     this.view = view;
-    const T = view.progress.length - 1;
-    this.#scrubber.max = String(T);
+    this.#scrubber.max = String(lastFrame(view));
     $('instruction').textContent =
       `“${view.summary.instruction}” — ${outcomeLabel(view.summary)} ` +
       `(${originLabel(view.summary)}` +
@@ -183,8 +183,15 @@ class ViewerPage {
     if (!open) return void this.openEpisode(live.id, NEWEST);
     if (open.origin !== 'live' || (live.id === open.id && live.steps === open.steps && live.running === open.running))
       return;
-    const atEnd = this.scene.frame >= this.view!.progress.length - 1;
+    const atEnd = this.scene.frame >= lastFrame(this.view!);
     this.openEpisode(live.id, live.id !== open.id || atEnd ? NEWEST : this.scene.frame);
+  }
+
+  /** The open episode was labelled (its outcome may show now), or began to wait (it must not): open it again. */
+  #followLabel(): void {
+    const open = this.view?.summary;
+    const listed = open && this.episodes.find((e) => e.id === open.id);
+    if (!this.#wanted && listed && !!listed.waiting !== !!open.waiting) this.openEpisode(open.id, this.scene.frame);
   }
 
   #setEpisodes(episodes: EpisodeSummary[]): void {
@@ -229,7 +236,7 @@ class ViewerPage {
     $('play').textContent = this.#playing ? '❚❚' : '▶';
     $('play').setAttribute('aria-label', this.#playing ? 'pause' : 'play');
     if (!this.#playing) return;
-    if (this.view && this.scene.frame >= this.view.progress.length - 1) this.setFrame(0);
+    if (this.view && this.scene.frame >= lastFrame(this.view)) this.setFrame(0);
     this.#lastTick = performance.now();
     this.#carry = 0;
     const tick = (now: number) => {
@@ -241,8 +248,8 @@ class ViewerPage {
       if (steps > 0) {
         this.#carry -= steps;
         const next = this.scene.frame + steps;
-        if (next >= this.view.progress.length - 1) {
-          this.setFrame(this.view.progress.length - 1);
+        if (next >= lastFrame(this.view)) {
+          this.setFrame(lastFrame(this.view));
           this.#togglePlay();
           return;
         }
@@ -279,9 +286,15 @@ class ViewerPage {
   }
 }
 
-/** A running episode has no outcome yet: only a success so far is one. */
+/** A running episode has no outcome yet: only a success so far is one. A waiting one shows none (blind). */
 function outcomeLabel(s: EpisodeSummary): string {
+  if (s.waiting) return 'waiting for your label';
   return s.success ? 'success' : s.running ? 'no success yet' : 'no success';
+}
+
+/** The episode's last time step (its end-effector path has one point per step, 0…T). */
+function lastFrame(view: EpisodeView): number {
+  return view.ee.length / 3 - 1;
 }
 
 function originLabel(s: EpisodeSummary): string {

@@ -82,10 +82,12 @@ export class Sidebar {
       }
       const li = document.createElement('li');
       li.dataset.episode = e.id;
-      // ● a running episode (no outcome yet), ✓ success, ✗ none.
-      li.textContent = `${e.success ? '✓' : e.running ? '●' : '✗'} ${e.instruction}`;
+      li.textContent = `${outcomeMark(e)} ${e.instruction}`;
+      if (e.waiting) li.classList.add('waiting');
       const small = document.createElement('small');
-      small.textContent = `${e.family} · ${e.split} · ${e.steps} steps · ${e.policy} · ${e.id.slice(0, 8)}`;
+      small.textContent =
+        `${e.waiting ? 'waiting for your label · ' : ''}` +
+        `${e.family} · ${e.split} · ${e.steps} steps · ${e.policy} · ${e.id.slice(0, 8)}`;
       li.append(small);
       li.classList.toggle('selected', e.id === this.#current);
       li.addEventListener('click', () => this.#handlers.openEpisode(e.id));
@@ -93,4 +95,9 @@ export class Sidebar {
     }
     this.#list.replaceChildren(...items);
   }
+}
+
+/** ? waiting for the operator's label (blind: no outcome is sent), ● running (none yet), ✓ success, ✗ none. */
+export function outcomeMark(e: EpisodeSummary): string {
+  return e.waiting ? '?' : e.success ? '✓' : e.running ? '●' : '✗';
 }

@@ -2,6 +2,7 @@
  * Per time step of the open episode: real progress (solid) and success (green ticks), the
  * imagined ensemble's mean success probability (dashed) and progress (dotted), and ensemble
  * disagreement (grey bars, end-effector spread); a cursor at the current step, and a readout.
+ * An episode waiting for the operator's label comes without its progress and success (blind).
  */
 import { sharpContext } from './canvas2d.ts';
 import type { EpisodeView } from '../../src/viewer/messages.ts';
@@ -29,7 +30,7 @@ export class StepStrip {
     const view = this.#view;
     const { g, w, h } = sharpContext(this.#canvas, 400, 70);
     if (!view) return;
-    const T = view.progress.length - 1;
+    const T = view.ee.length / 3 - 1;
     const px = (t: number) => 4 + (t / Math.max(1, T)) * (w - 8);
     const py = (v: number) => h - 4 - v * (h - 8);
     const im = view.imagined;
@@ -50,14 +51,16 @@ export class StepStrip {
         [1, 3],
       );
     }
-    line(
-      g,
-      Array.from(view.progress, (p, t) => [px(t), py(p)]),
-      '#222',
-      [],
-    );
+    const { progress, successes } = view;
+    if (progress)
+      line(
+        g,
+        Array.from(progress, (p, t) => [px(t), py(p)]),
+        '#222',
+        [],
+      );
     g.fillStyle = '#1b8a3a';
-    view.successes.forEach((s, t) => s && g.fillRect(px(t) - 1, 2, 2, 8));
+    successes?.forEach((s, t) => s && g.fillRect(px(t) - 1, 2, 2, 8));
     g.strokeStyle = '#d33';
     g.beginPath();
     g.moveTo(px(this.#frame), 0);
@@ -65,8 +68,9 @@ export class StepStrip {
     g.stroke();
     const t = this.#frame;
     let text =
-      `step ${t}/${T} · real progress ${view.progress[t]!.toFixed(2)} · ` +
-      `success ${view.successes[t] ? 'yes' : 'no'}`;
+      progress && successes
+        ? `step ${t}/${T} · real progress ${progress[t]!.toFixed(2)} · success ${successes[t] ? 'yes' : 'no'}`
+        : `step ${t}/${T} · progress and success shown once you label it`;
     if (im && t >= 1 && t <= im.horizon)
       text +=
         ` · imagined success ${memberMean(im.successProb, t - 1, im.members).toFixed(2)}, ` +
