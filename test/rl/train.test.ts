@@ -393,7 +393,8 @@ test(
     assert.match(sweep.stdout, /^\s+2\s+\S+\s+\S+\s+\S+$/m, sweep.stdout);
     assert.match(sweep.stdout, /^\s+4\s+\S+\s+\S+\s+\S+$/m, sweep.stdout);
     // Which policy input the model mispredicts, and how far that moves the policy's action.
-    assert.match(sweep.stdout, /^ {2}gripper velocity\s+\d\.\d{3} \/ \d\.\d{3} \(\d+%\)\s+\d\.\d{3}$/m, sweep.stdout);
+    const inputRow = /^ {2}gripper velocity\s+\d+\.\d{3} \/ \d+\.\d{3} \(\d+%\)\s+\d+\.\d{3}$/m;
+    assert.match(sweep.stdout, inputRow, sweep.stdout);
     const missing = spawnSync(process.execPath, [bin, 'wm', 'rank', '--model', join(run, 'checkpoint', 'worldmodel')], {
       encoding: 'utf8',
     });
