@@ -32,7 +32,7 @@ export const policyConfigSchema = z
       .describe(
         "read the gripper's velocity (false: it reads as its mean; the arm's joint velocities stay). At the " +
           'control tick it is set by contact with the object: a world model predicted it one step ahead with an ' +
-          'error of 94% of its spread on pick, and a policy reading it acts in imagination unlike on the robot',
+          'error of 95–98% of its spread on pick, and a policy reading it acts in imagination unlike on the robot',
       ),
     encoder: z
       .object({
