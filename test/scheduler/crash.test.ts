@@ -18,15 +18,24 @@ const dir = mkdtempSync(join(tmpdir(), 'wmrl-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const child = join(import.meta.dirname, 'crashChild.ts');
 
-/** Runs the child; kills it `killAfterMs` after it is ready (undefined: lets it finish). */
-function runChild(killAfterMs?: number): Promise<'killed' | 'done'> {
+/**
+ * Runs the child; kills it `kill.delayMs` after its `kill.episodes`-th finished episode of this run
+ * (undefined: lets it finish). Counting episodes, not milliseconds, puts the kills at different
+ * points of the schedule on a slow machine too.
+ */
+function runChild(kill?: { episodes: number; delayMs: number }): Promise<'killed' | 'done'> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--import', 'tsx', child, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
+    let armed = false;
     p.stdout.on('data', (d: Buffer) => {
       out += d.toString();
-      if (killAfterMs !== undefined && out.includes('ready')) setTimeout(() => p.kill('SIGKILL'), killAfterMs).unref();
+      const finished = out.split('\n').filter((line) => line === 'episode').length;
+      if (kill && !armed && finished >= kill.episodes) {
+        armed = true;
+        setTimeout(() => p.kill('SIGKILL'), kill.delayMs).unref();
+      }
     });
     p.stderr.on('data', (d: Buffer) => (err += d.toString()));
     p.on('exit', (code, signal) => {
@@ -45,7 +54,8 @@ test(
     let kills = 0;
     const progress = new Set<number>();
     for (let k = 0; k < 24; k++) {
-      if ((await runChild(rng.uniform(0, 400))) === 'killed') kills++;
+      // 1–4 episodes in, then up to 10 ms on: between an episode's end, its storing and its charge.
+      if ((await runChild({ episodes: 1 + rng.int(4), delayMs: rng.uniform(0, 10) })) === 'killed') kills++;
       const q = SqliteQueue.open(join(dir, 'schedule.db'));
       const charged = (await q.spent()).episodes;
       await q.close();

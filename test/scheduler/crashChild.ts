@@ -1,7 +1,8 @@
 /**
  * A schedule run for the crash test, as its own process: three steps of anchor requests over
  * three fake robots, into <dir>/schedule.db and <dir>/anchors. The parent SIGKILLs it at random
- * points and starts it again; every run continues what the killed ones left.
+ * points and starts it again; every run continues what the killed ones left. It prints `ready`,
+ * then `episode` each time a robot finishes one.
  */
 import { join } from 'node:path';
 import { CalibrationScheduler } from '../../src/scheduler/calibrationScheduler.ts';
@@ -28,7 +29,13 @@ async function main(dir: string): Promise<void> {
     pool,
     storeDir: join(dir, 'anchors'),
     robot: 'test-arm',
-    runEpisode: runFakeEpisode,
+    // Each finished episode is announced, so the parent can kill at a chosen point of the schedule
+    // (after it, its storing and charging are still to come) whatever the machine's speed.
+    runEpisode: async (env, request) => {
+      const episode = await runFakeEpisode(env, request);
+      process.stdout.write('episode\n');
+      return episode;
+    },
     pollMs: 5,
   });
   process.stdout.write('ready\n');

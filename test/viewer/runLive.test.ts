@@ -157,14 +157,20 @@ test('wmrl run --view --record, in a browser: followed live, outcome at the end,
     // At the end: the last episode's outcome, all its steps, and each recorded episode once.
     const outcome = /episode 2\/2 \(seed 1\): (no success|success) in (\d+) steps/.exec(run.output().stdout);
     assert.ok(outcome, run.output().stdout);
-    await page.waitForFunction(
-      () =>
-        /live, finished/.test(
-          (globalThis as unknown as { document: DomLike }).document.getElementById('instruction')?.textContent ?? '',
-        ),
-      null,
-      { timeout: 10_000 },
-    );
+    // Generous: on 2 busy cores beside the rest of the suite the page has waited over 10 s for it.
+    await page
+      .waitForFunction(
+        () =>
+          /live, finished/.test(
+            (globalThis as unknown as { document: DomLike }).document.getElementById('instruction')?.textContent ?? '',
+          ),
+        null,
+        { timeout: 30_000 },
+      )
+      .catch(async (err: Error) => {
+        const seen = await look(page);
+        throw new Error(`${err.message}; the page showed "${seen.caption}" at ${seen.frameLabel}`);
+      });
     const end = await look(page);
     assert.equal(end.open, stored[1], 'the page followed the run to its second episode');
     assert.match(end.caption, new RegExp(`^“reach the red ball” — ${outcome[1]} \\(live, finished`));
