@@ -25,11 +25,10 @@ import { makeEnv } from '../src/envs/makeEnv.ts';
 import { groupRankAgreement } from '../src/eval/rankAgreement.ts';
 import { POLICY_KERNELS } from '../src/policy/policyConfig.ts';
 import { loadPolicy } from '../src/policy/policyFiles.ts';
-import { RolloutNoise } from '../src/policy/rolloutNoise.ts';
-import { sharedNoisePolicy } from '../src/rl/imaginedGroups.ts';
+import { imagineGroupRollouts, repeatStarts } from '../src/rl/imaginedGroups.ts';
 import { runRealGroups } from '../src/rl/realGroups.ts';
 import { groupStarts, startPool } from '../src/rl/startPool.ts';
-import type { ImaginationStarts, ImaginedRollouts } from '../src/worldmodel/imagine.ts';
+import type { ImaginedRollouts } from '../src/worldmodel/imagine.ts';
 import { featuresOfModel, worldModelEpisodes } from '../src/worldmodel/perceptionWorldModel.ts';
 import { replayPolicy } from '../src/worldmodel/replayPolicy.ts';
 import { WORLD_MODEL_KERNELS } from '../src/worldmodel/worldModelConfig.ts';
@@ -70,21 +69,11 @@ const pool = startPool(policy, await readEpisodes([join(setup, 'demos')]), famil
 const rng = new Rng(77);
 const picks = Array.from({ length: G }, () => rng.int(pool.specs.length));
 const B = G * M;
-const repeated = repeatStarts(groupStarts(pool, picks), M);
+const starts = groupStarts(pool, picks);
+const repeated = repeatStarts(starts, M);
 const noise = { seed: 12_345, correlation: 0 };
 const K = model.members;
-const L = policy.tokenizer.maxTokens;
-const P = 2 * model.meta.qposDim;
-const tokenRows = new Int32Array(K * B * L);
-for (let r = 0; r < K * B; r++) tokenRows.set(policy.tokenizer.encode(repeated.instructions[r % B]!), r * L);
-const tokens = tf.tensor2d(tokenRows, [K * B, L], 'int32');
-const closed = model.imagine(
-  sharedNoisePolicy(policy, tokens, { proprioDim: P, members: K, noise: new RolloutNoise(B, policy.outputDim, noise) }),
-  repeated,
-  H,
-  { rule: 'progress' },
-);
-tokens.dispose();
+const closed = imagineGroupRollouts(policy, model, starts, M, H, noise, { rule: 'progress' }).imagined;
 const env = await makeEnv(robot, { env: 'sim', cameras: [policy.config.encoder.camera] });
 const real = await runRealGroups(
   env,
@@ -169,22 +158,3 @@ writeFileSync(join('bench', 'results', `${name}.md`), md);
 console.log(md);
 console.log(`written: bench/results/${name}.{md,json} (${result.seconds.toFixed(0)} s)`);
 process.exit(0);
-
-function repeatStarts(starts: ImaginationStarts, times: number): ImaginationStarts {
-  const n = starts.instructions.length * times;
-  const C = starts.context.length / starts.instructions.length;
-  const Dim = starts.stateDim;
-  const states = new Float32Array(n * Dim);
-  const context = new Float32Array(n * C);
-  for (let b = 0; b < n; b++) {
-    const g = Math.floor(b / times);
-    states.set(starts.states.subarray(g * Dim, (g + 1) * Dim), b * Dim);
-    context.set(starts.context.subarray(g * C, (g + 1) * C), b * C);
-  }
-  return {
-    states,
-    stateDim: Dim,
-    context,
-    instructions: Array.from({ length: n }, (_, b) => starts.instructions[Math.floor(b / times)]!),
-  };
-}

@@ -23,6 +23,13 @@ export interface ImaginedGroups {
   members: number;
 }
 
+/** Closed-loop rollouts of the groups (G·M, group-major) and the token rows they were imagined with. */
+export interface GroupRollouts {
+  imagined: ImaginedRollouts;
+  /** K·B·maxTokens instruction tokens, member-major. */
+  tokenRows: Int32Array;
+}
+
 /**
  * `starts` holds one row per group; each is repeated `rollouts` times. Rollout b (group-major,
  * g·M + m) explores with sequence b of `noise`: exactly the noise `runRealGroups(…, noise)` (or a
@@ -30,7 +37,7 @@ export interface ImaginedGroups {
  * NoiseSpec pair rollout by rollout (they part only where imagined and real observations lead
  * the policy apart).
  */
-export function imagineGroups(
+export function imagineGroupRollouts(
   policy: VlaPolicy,
   model: WorldModel,
   starts: ImaginationStarts,
@@ -38,32 +45,17 @@ export function imagineGroups(
   horizon: number,
   noise: NoiseSpec,
   options: ImagineOptions = {},
-): ImaginedGroups {
-  const G = starts.instructions.length;
-  const D = starts.stateDim;
-  const C = starts.context.length / G;
-  const B = G * rollouts;
-  const repeat = (src: Float32Array, width: number) => {
-    const out = new Float32Array(B * width);
-    for (let b = 0; b < B; b++)
-      out.set(src.subarray(Math.floor(b / rollouts) * width, (Math.floor(b / rollouts) + 1) * width), b * width);
-    return out;
-  };
-  const repeated: ImaginationStarts = {
-    states: repeat(starts.states, D),
-    stateDim: D,
-    context: repeat(starts.context, C),
-    instructions: Array.from({ length: B }, (_, b) => starts.instructions[Math.floor(b / rollouts)]!),
-  };
+): GroupRollouts {
+  const B = starts.instructions.length * rollouts;
+  const repeated = repeatStarts(starts, rollouts);
   const P = 2 * model.meta.qposDim;
   const L = policy.tokenizer.maxTokens;
   const K = model.members;
   const tokenRows = new Int32Array(K * B * L);
   for (let r = 0; r < K * B; r++) tokenRows.set(policy.tokenizer.encode(repeated.instructions[r % B]!), r * L);
   const tokens = tf.tensor2d(tokenRows, [K * B, L], 'int32');
-  let imagined: ImaginedRollouts;
   try {
-    imagined = model.imagine(
+    const imagined = model.imagine(
       sharedNoisePolicy(policy, tokens, {
         proprioDim: P,
         members: K,
@@ -73,9 +65,48 @@ export function imagineGroups(
       horizon,
       options,
     );
+    return { imagined, tokenRows };
   } finally {
     tokens.dispose();
   }
+}
+
+/** Each start repeated `times` times in a row (group-major rollouts). */
+export function repeatStarts(starts: ImaginationStarts, times: number): ImaginationStarts {
+  const G = starts.instructions.length;
+  const D = starts.stateDim;
+  const C = starts.context.length / G;
+  const B = G * times;
+  const repeat = (src: Float32Array, width: number) => {
+    const out = new Float32Array(B * width);
+    for (let b = 0; b < B; b++)
+      out.set(src.subarray(Math.floor(b / times) * width, (Math.floor(b / times) + 1) * width), b * width);
+    return out;
+  };
+  return {
+    states: repeat(starts.states, D),
+    stateDim: D,
+    context: repeat(starts.context, C),
+    instructions: Array.from({ length: B }, (_, b) => starts.instructions[Math.floor(b / times)]!),
+  };
+}
+
+/** imagineGroupRollouts as policy-gradient rows, scores and ensemble variances. */
+export function imagineGroups(
+  policy: VlaPolicy,
+  model: WorldModel,
+  starts: ImaginationStarts,
+  rollouts: number,
+  horizon: number,
+  noise: NoiseSpec,
+  options: ImagineOptions = {},
+): ImaginedGroups {
+  const D = starts.stateDim;
+  const B = starts.instructions.length * rollouts;
+  const P = 2 * model.meta.qposDim;
+  const L = policy.tokenizer.maxTokens;
+  const K = model.members;
+  const { imagined, tokenRows } = imagineGroupRollouts(policy, model, starts, rollouts, horizon, noise, options);
   const A = imagined.actionDim;
   // The policy's latent leads the model state after proprio;
   // world-model features may follow it (end-effector position).
