@@ -34,6 +34,7 @@
 import * as tf from '@tensorflow/tfjs';
 // Registers the 'wasm' backend and its kernels on the shared engine.
 import '@tensorflow/tfjs-backend-wasm';
+import { useFasterWasmKernels } from './wasmKernels.ts';
 
 export type BackendName = 'auto' | 'tensorflow-gpu' | 'tensorflow' | 'wasm' | 'cpu';
 
@@ -134,6 +135,7 @@ async function activate(backend: string): Promise<void> {
   if (!ok) throw new BackendUnavailableError(backend as BackendName, `backend '${backend}' failed to initialize`);
   await tf.ready();
   if (backend === 'cpu') quietCpuBanner();
+  if (backend === 'wasm') useFasterWasmKernels();
 }
 
 /**
