@@ -74,18 +74,24 @@ export async function saveTrainCheckpoint(runDir: string, parts: LearningState):
   await savePolicy(parts.policy, join(next, 'policy'));
   if (parts.worldModel) await saveWorldModel(parts.worldModel, join(next, 'worldmodel'));
   const weights = await parts.optimizer.getWeights();
-  await saveCheckpoint(join(next, 'optimizer'), {
-    format: OPTIMIZER_FORMAT,
-    formatVersion: 1,
-    kind: 'adam',
-    config: { count: weights.length },
-    extra: {},
-    // Moments follow the variable order of every update (tfjs matches them by position).
-    tensors: {
-      ...Object.fromEntries(weights.map((w, i) => [String(i).padStart(4, '0'), w.tensor])),
-      ...adamPowers(parts.optimizer),
-    },
-  });
+  // getWeights makes the iteration count a new scalar each call (the moments are the optimizer's own variables).
+  const made = weights.map((w) => w.tensor).filter((t) => !(t instanceof tf.Variable));
+  try {
+    await saveCheckpoint(join(next, 'optimizer'), {
+      format: OPTIMIZER_FORMAT,
+      formatVersion: 1,
+      kind: 'adam',
+      config: { count: weights.length },
+      extra: {},
+      // Moments follow the variable order of every update (tfjs matches them by position).
+      tensors: {
+        ...Object.fromEntries(weights.map((w, i) => [String(i).padStart(4, '0'), w.tensor])),
+        ...adamPowers(parts.optimizer),
+      },
+    });
+  } finally {
+    tf.dispose(made);
+  }
   const fh = await open(join(next, 'state.json'), 'w');
   try {
     await fh.writeFile(JSON.stringify(trainerState(parts)) + '\n');

@@ -135,6 +135,12 @@ test(
     const cpu = steps[0]!.phaseCpuSeconds as Record<string, number>;
     assert.ok(Object.values(cpu).every((v) => v >= 0) && cpu.update! > 0, JSON.stringify(cpu));
     assert.ok((steps[2]!.robotSeconds as number) > 0);
+    // Nothing held over from step to step (the checkpoint's optimizer save once left a scalar a step).
+    assert.deepEqual(
+      steps.map((m) => m.numTensors),
+      steps.map(() => steps[0]!.numTensors),
+      'tensors alive after each step',
+    );
     assert.ok(
       steps.every((m) => m.imaginedWeight === 0.5 && m.trustAuc === null),
       'a fixed λ, no trust measured',
