@@ -9,7 +9,9 @@
  *  5. held-out success against robot time (learning-curves.svg, and in the terminal), compared at
  *     equal robot time and at equal success, each difference with its paired 95% interval.
  */
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
 import { CONFIGS_DIR, DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
@@ -22,7 +24,7 @@ import { pretrainPolicy } from '../policy/pretrain.ts';
 import { savePolicy } from '../policy/policyFiles.ts';
 import { envAnchorRunner } from '../rl/anchorRunner.ts';
 import { runAnchorDir, runTraining } from '../rl/runTraining.ts';
-import { wmrlConfigSchema } from '../rl/wmrlConfig.ts';
+import { wmrlConfigSchema, type WmrlConfig } from '../rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { meanCurve } from '../eval/learningCurves.ts';
 import { wilsonInterval } from '../eval/proportion.ts';
@@ -35,6 +37,8 @@ import { readEpisodes, useBackend } from './common.ts';
 import { Progress } from './progress.ts';
 
 const POST_TRAIN_TASKS = 'reach';
+/** This package's CLI, for the real-only run beside WMRL. */
+const WMRL_BIN = fileURLToPath(new URL('../../bin/wmrl.js', import.meta.url));
 
 /**
  * Behaviours that make the demo data (train split). Experts teach
@@ -140,64 +144,68 @@ export const command = {
         `instructed object found to ${best.validationImageRmsePx.toFixed(1)} px`,
     );
 
-    const env = await makeSimEnv(robot);
+    // Real-only GRPO needs neither the world model nor WMRL's results: it runs in a second process
+    // on the other core while this one trains the world model and WMRL.
+    const realConfig = {
+      ...trainConfig,
+      mode: 'real' as const,
+      steps: realSteps,
+      eval: { ...trainConfig.eval, every: 1 },
+    };
+    const realOnly = startRealOnly(out, policyDir, values.robot ?? DEFAULT_ROBOT, realConfig);
     const curves: Record<string, EvaluatedPoint[]> = { wmrl: [], real: [] };
+    const env = await makeSimEnv(robot);
     let episodeBar: Progress | undefined;
     try {
-      for (const mode of ['wmrl', 'real'] as const) {
-        console.log(
-          mode === 'wmrl'
-            ? `\n3/5 WMRL post-training, ${steps} steps: imagined groups in a world model over ` +
-                'the policy perception, one anchor group per step on the simulator'
-            : `\n4/5 for comparison: GRPO on the simulator alone, ${realSteps} steps (every rollout executed ` +
-                'for real), evaluated after every step',
-        );
-        let robotSeconds = 0;
-        const config =
-          mode === 'wmrl'
-            ? trainConfig
-            : { ...trainConfig, mode, steps: realSteps, eval: { ...trainConfig.eval, every: 1 } };
-        await runTraining({
-          config,
-          policyDir,
-          data: [...demos, ...mixed],
-          runDir: join(out, mode),
-          env,
-          anchors: envAnchorRunner(env, runAnchorDir(join(out, mode))),
-          resume: false,
-          worldModelConfig: { files: [join(CONFIGS_DIR, 'wm', 'perception.yaml')], overrides: { 'train.epochs': '5' } },
-          worldModelDir: join(out, 'worldmodel'),
-          onProgress: (what) => process.stderr.write(`  ${what}\n`),
-          onEpisode: (done, total) => {
-            if (done === 1) episodeBar = new Progress('  real episodes', total);
-            episodeBar!.update(done);
-            if (done === total) episodeBar!.stop();
-          },
-          onStep: (m) => {
-            robotSeconds = m.robotSeconds;
-            console.log(
-              `  step ${m.step}/${config.steps}: ` +
-                `${
-                  m.successImagined === null
-                    ? ''
-                    : `imagined success ${pct(m.successCalibrated ?? m.successImagined)}, `
-                }` +
-                `${m.successAnchors === null ? '' : `real rollouts ${pct(m.successAnchors)}, `}` +
-                `${m.ppi ? `PPI ${pct(m.ppi.estimate)} [${pct(m.ppi.lower)}, ${pct(m.ppi.upper)}], ` : ''}robot ` +
-                `time ${m.robotSeconds.toFixed(0)} s`,
-            );
-          },
-          onEval: (e) => {
-            curves[mode]!.push({ step: e.step, robotSeconds, success: e.successRate, outcomes: e.outcomes });
-            console.log(
-              `  held-out evaluation after step ${e.step}: ${e.successes}/${e.episodes} (${pct(e.successRate)})`,
-            );
-          },
-        });
-      }
+      console.log(
+        `\n3/5 WMRL post-training, ${steps} steps: imagined groups in a world model over ` +
+          'the policy perception, one anchor group per step on the simulator\n' +
+          `  (real-only GRPO runs beside it in a second process; its log: ${realOnly.log})`,
+      );
+      let robotSeconds = 0;
+      await runTraining({
+        config: trainConfig,
+        policyDir,
+        data: [...demos, ...mixed],
+        runDir: join(out, 'wmrl'),
+        env,
+        anchors: envAnchorRunner(env, runAnchorDir(join(out, 'wmrl'))),
+        resume: false,
+        worldModelConfig: { files: [join(CONFIGS_DIR, 'wm', 'perception.yaml')], overrides: { 'train.epochs': '5' } },
+        worldModelDir: join(out, 'worldmodel'),
+        onProgress: (what) => process.stderr.write(`  ${what}\n`),
+        onEpisode: (done, total) => {
+          if (done === 1) episodeBar = new Progress('  real episodes', total);
+          episodeBar!.update(done);
+          if (done === total) episodeBar!.stop();
+        },
+        onStep: (m) => {
+          robotSeconds = m.robotSeconds;
+          const imagined = m.successCalibrated ?? m.successImagined;
+          console.log(
+            `  step ${m.step}/${steps}: ` +
+              `${imagined === null ? '' : `imagined success ${pct(imagined)}, `}` +
+              `${m.successAnchors === null ? '' : `real rollouts ${pct(m.successAnchors)}, `}` +
+              `${m.ppi ? `PPI ${pct(m.ppi.estimate)} [${pct(m.ppi.lower)}, ${pct(m.ppi.upper)}], ` : ''}robot ` +
+              `time ${m.robotSeconds.toFixed(0)} s`,
+          );
+        },
+        onEval: (e) => {
+          curves.wmrl!.push({ step: e.step, robotSeconds, success: e.successRate, outcomes: e.outcomes });
+          console.log(
+            `  held-out evaluation after step ${e.step}: ${e.successes}/${e.episodes} (${pct(e.successRate)})`,
+          );
+        },
+      });
     } finally {
       await env.close();
     }
+    console.log(
+      `\n4/5 for comparison: GRPO on the simulator alone, ${realSteps} steps (every rollout executed ` +
+        'for real), evaluated after every step',
+    );
+    if (!realOnly.done()) console.log('  waiting for it to finish');
+    curves.real = reportRealOnly(await realOnly.result, realSteps);
     console.log('\n5/5 WMRL against real-only GRPO on the same held-out episodes');
     const c = compareAtRobotTime(curves.wmrl!, curves.real!);
     // One seed: each evaluation's band is its 95% (Wilson) interval.
@@ -340,4 +348,71 @@ async function collectDemos(
   } finally {
     await env.close();
   }
+}
+
+/**
+ * `wmrl train` in real mode with the demo's resolved config, as a child process (stdout and stderr
+ * to `real-only.log`). Resolves to its metrics records; rejects with the log's tail if the run
+ * fails. The child is killed if the demo exits first.
+ */
+function startRealOnly(
+  out: string,
+  policyDir: string,
+  robot: string,
+  config: WmrlConfig,
+): { log: string; result: Promise<Record<string, unknown>[]>; done: () => boolean } {
+  const runDir = join(out, 'real');
+  const configFile = join(out, 'real-only.config.json');
+  const log = join(out, 'real-only.log');
+  writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+  const args = ['train', '--policy', policyDir, '--data', join(out, 'demos'), '--data', join(out, 'mixed')];
+  args.push('--robot', robot, '--config', configFile, '--out', runDir);
+  const logFd = openSync(log, 'w');
+  const child = spawn(process.execPath, [WMRL_BIN, ...args], { stdio: ['ignore', logFd, logFd] });
+  closeSync(logFd);
+  const kill = () => child.kill('SIGTERM');
+  process.once('exit', kill);
+  let finished = false;
+  const result = new Promise<Record<string, unknown>[]>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      finished = true;
+      process.removeListener('exit', kill);
+      if (code !== 0) {
+        const tail = readFileSync(log, 'utf8').split('\n').slice(-15).join('\n');
+        reject(new Error(`real-only GRPO (wmrl ${args.join(' ')}) failed (${signal ?? code}); ${log} ends:\n${tail}`));
+        return;
+      }
+      const records = readFileSync(join(runDir, 'train.metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      resolve(records);
+    });
+  });
+  return { log, result, done: () => finished };
+}
+
+/** Prints the real-only run's steps and evaluations; returns its evaluations at the robot time spent before each. */
+function reportRealOnly(records: Record<string, unknown>[], steps: number): EvaluatedPoint[] {
+  for (const r of records) {
+    if (r.kind === 'step')
+      console.log(
+        `  step ${String(r.step)}/${steps}: real rollouts ${pct(r.successAnchors as number)}, ` +
+          `robot time ${(r.robotSeconds as number).toFixed(0)} s`,
+      );
+    if (r.kind === 'eval')
+      console.log(
+        `  held-out evaluation after step ${String(r.step)}: ${String(r.successes)}/${String(r.episodes)} ` +
+          `(${pct(r.successRate as number)})`,
+      );
+  }
+  return records
+    .filter((r) => r.kind === 'eval')
+    .map((r) => ({
+      step: r.step as number,
+      robotSeconds: (r.trainingRobotSeconds as number | undefined) ?? 0,
+      success: r.successRate as number,
+      outcomes: r.outcomes as number[],
+    }));
 }

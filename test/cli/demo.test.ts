@@ -1,0 +1,52 @@
+/**
+ * `wmrl demo` end to end at a tiny size (the README's one command, shrunk): every stage runs, the
+ * real-only arm in its second process, and the comparison, plot and metrics come out.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the comparison and its plot', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-demo-'));
+  try {
+    const out = join(dir, 'demo');
+    const args = ['--episodes', '4', '--steps', '2', '--real-steps', '1', '--eval-episodes', '10', '--out', out];
+    const { stdout } = await run(process.execPath, [resolve('bin/wmrl.js'), 'demo', ...args], {
+      timeout: 300_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    for (const stage of ['1/5', '2/5', '3/5', '4/5', '5/5']) assert.match(stdout, new RegExp(`^${stage} `, 'm'));
+    assert.match(stdout, /real-only GRPO runs beside it in a second process/);
+    // The real-only run's steps and evaluations are reported from its own metrics.
+    assert.match(stdout, /^ {2}step 1\/1: real rollouts \d+%, robot time \d+ s$/m);
+    assert.ok(
+      stdout.indexOf('step 1/1: real rollouts') > stdout.indexOf('\n4/5 '),
+      'the real-only lines come under their own heading, after WMRL',
+    );
+    assert.equal(
+      (stdout.match(/held-out evaluation after step/g) ?? []).length,
+      3 + 2,
+      'WMRL after steps 0, 1 and 2 (every third of its steps), real-only after 0 and 1',
+    );
+    assert.match(stdout, /WMRL: +\d+% after \d+ robot-s; gain over BC [+-]\d+ points \[/);
+    assert.match(stdout, /at equal robot time: /);
+    assert.ok(existsSync(join(out, 'learning-curves.svg')));
+    assert.ok(existsSync(join(out, 'real', 'policy', 'model.json')), 'the real-only run saved its policy');
+    assert.ok(existsSync(join(out, 'real-only.log')));
+    const summary = readFileSync(join(out, 'demo.metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((r) => r.stage === 'summary');
+    assert.ok(summary, 'the summary is logged');
+    assert.ok((summary.robotSecondsReal as number) > (summary.robotSecondsWmrl as number), JSON.stringify(summary));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
