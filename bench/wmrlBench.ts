@@ -514,11 +514,13 @@ function plot(rs: Run[]): string {
     real: '#d62728',
     'anchors-only': '#8c564b',
     wmrl: '#1f77b4',
+    'imagine-32': '#2ca02c',
   };
   const names: Record<string, string> = {
     real: 'real-only GRPO (G = 8)',
     'anchors-only': 'real-only GRPO (G = 1)',
     wmrl: 'WMRL',
+    'imagine-32': 'WMRL, 32 groups a step (one real)',
   };
   return learningCurveSvg({
     title: `${tasks}: held-out success against robot time (${preset.name} benchmark)`,

@@ -28,6 +28,11 @@ export async function writeFileSynced(file: string, data: Uint8Array | string): 
   }
 }
 
+/** The file name whose writeFileAtomic temp `name` is (killed before its rename), or null. */
+export function atomicTempTarget(name: string): string | null {
+  return /^(.+)\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/.exec(name)?.[1] ?? null;
+}
+
 /**
  * Replaces `file` atomically (temp file, fsync, rename, fsync the
  * folder): a crash leaves the old file or the new one, never half of one.

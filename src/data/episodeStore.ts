@@ -13,7 +13,8 @@
  * writer still at work) are read up to their last complete record and the cut-off tail is
  * reported, never thrown.
  */
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { atomicTempTarget } from '../core/durableFs.ts';
 import { join } from 'node:path';
 import { robotRef, type RobotDescription } from '../core/robotDescription.ts';
 import type { Episode, Split } from '../core/types.ts';
@@ -132,6 +133,11 @@ export class EpisodeStore {
     const entries = await entriesOf(dir);
     if (entries === null || entries.length === 0) return EpisodeStore.create(dir, options);
     const manifest = await readManifest(dir);
+    if (!manifest && entries.every((e) => atomicTempTarget(e) === MANIFEST_FILE)) {
+      // Killed while creating the dataset, before its manifest's rename: nothing was ever stored.
+      for (const e of entries) await rm(join(dir, e), { force: true });
+      return EpisodeStore.create(dir, options);
+    }
     if (!manifest) {
       const shown = entries.slice(0, 5).join(', ') + (entries.length > 5 ? `, … (${entries.length} entries)` : '');
       throw new DatasetError(

@@ -147,6 +147,26 @@ test('openForAppend creates, appends, and refuses other robots and foreign folde
   });
   assert.deepStrictEqual(await snapshot(dir), before);
 
+  // Killed while the dataset was created, before the manifest's rename: only its temp file is
+  // there. Nothing was ever stored, so the dataset is created (the crash test once hit this).
+  const killed = join(root, 'killed');
+  await mkdir(killed);
+  await writeFile(join(killed, 'dataset.json.0f452dce-7b13-4772-a37a-27fb1b304f4e.tmp'), '{"form');
+  const reopened = await EpisodeStore.openForAppend(killed, { robot: 'arm-a' });
+  await reopened.append(episode(1));
+  await reopened.close();
+  assert.deepStrictEqual(
+    (await readdir(killed)).filter((e) => e.endsWith('.tmp')),
+    [],
+  );
+  // The same temp beside anything else is not that case: refused.
+  const mixed = join(root, 'mixed');
+  await mkdir(mixed);
+  await writeFile(join(mixed, 'dataset.json.0f452dce-7b13-4772-a37a-27fb1b304f4e.tmp'), '{');
+  await writeFile(join(mixed, 'notes.txt'), 'mine');
+  await assert.rejects(EpisodeStore.openForAppend(mixed, { robot: 'arm-a' }), /not a wmrl dataset/);
+  assert.equal((await readdir(mixed)).length, 2);
+
   // A folder with foreign files: refused, nothing changed.
   const foreign = join(root, 'foreign');
   await mkdir(join(foreign, 'sub'), { recursive: true });
