@@ -8,6 +8,7 @@ import { runEpisode } from '../../src/envs/rollout.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import type { TaskFamily } from '../../src/tasks/families.ts';
+import { parseTaskSelectors } from '../../src/tasks/selectors.ts';
 
 export async function collectMixedEpisodes(options: {
   families: TaskFamily[];
@@ -39,4 +40,25 @@ export async function collectMixedEpisodes(options: {
     await env.close();
   }
   return episodes;
+}
+
+/** `count` scripted-expert episodes (action noise `noise`) of the train split of `tasks` (a task selector). */
+export async function collectExpertEpisodes(
+  tasks: string,
+  count: number,
+  noise: number,
+  seed: number,
+): Promise<Episode[]> {
+  const robot = loadRobot('vx300');
+  const env = await SimEnv.create({ robot });
+  const expert = await ScriptedExpert.create({ robot, noise });
+  try {
+    const out: Episode[] = [];
+    for (const p of planEpisodes(parseTaskSelectors(tasks), 'train', count, seed))
+      out.push(await runEpisode(env, expert, p));
+    return out;
+  } finally {
+    expert.close?.();
+    await env.close();
+  }
 }

@@ -14,7 +14,6 @@ import { selectBackend } from '../../src/backend/selectBackend.ts';
 import { resolveConfig } from '../../src/core/config.ts';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import type { Episode } from '../../src/core/types.ts';
-import { runEpisode } from '../../src/envs/rollout.ts';
 import { SimEnv } from '../../src/envs/simEnv.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
 import { savePolicy } from '../../src/policy/policyFiles.ts';
@@ -22,9 +21,7 @@ import { pretrainPolicy } from '../../src/policy/pretrain.ts';
 import { runAnchorDir, runTraining } from '../../src/rl/runTraining.ts';
 import { envAnchorRunner } from '../../src/rl/anchorRunner.ts';
 import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
-import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
-import { planEpisodes } from '../../src/tasks/episodePlan.ts';
-import { parseTaskSelectors } from '../../src/tasks/selectors.ts';
+import { collectExpertEpisodes } from '../helpers/simEpisodes.ts';
 
 const TASK = 'reach:red:block';
 const robot = loadRobot('vx300');
@@ -33,25 +30,11 @@ const policyDir = join(dir, 'bc');
 let demos: Episode[] = [];
 let noisy: Episode[] = [];
 
-async function expertEpisodes(count: number, noise: number, seed: number): Promise<Episode[]> {
-  const env = await SimEnv.create({ robot });
-  const expert = await ScriptedExpert.create({ robot, noise });
-  try {
-    const out: Episode[] = [];
-    for (const p of planEpisodes(parseTaskSelectors(TASK), 'train', count, seed))
-      out.push(await runEpisode(env, expert, p));
-    return out;
-  } finally {
-    expert.close?.();
-    await env.close();
-  }
-}
-
 before(async () => {
   await selectBackend('wasm', { requiredKernels: POLICY_KERNELS, log: () => {} });
-  demos = await expertEpisodes(60, 0.1, 5000);
+  demos = await collectExpertEpisodes(TASK, 60, 0.1, 5000);
   // Failures too, for the world model: very noisy experts.
-  noisy = await expertEpisodes(20, 0.8, 7000);
+  noisy = await collectExpertEpisodes(TASK, 20, 0.8, 7000);
   // Few epochs on purpose: a policy that succeeds about half the time leaves RL room to show.
   const config = resolveConfig(policyConfigSchema, {
     overrides: { 'bc.epochs': '15', 'bc.patience': '100', 'bc.batchSize': '32' },
