@@ -18,6 +18,7 @@
  *       (24 min on 2 cores under a load of about 12, from the `npm run bench` set-up; 2 min once its own cache exists)
  *   npm run bench:ppi -- --families reach,pick
  *   npm run bench:ppi -- --pool 60 --truth 60 --further 100 --refit-episodes 20 --resamples 100   # smoke run
+ *   npm run bench:ppi -- --scores max,progress@8   # other predictions beside the default (rule[@horizon])
  *
  * Writes bench/results/ppi.json and ppi.md (other sizes or families: ppi-<what differs>.*).
  */
@@ -56,6 +57,7 @@ const { values } = parseArgs({
     imagined: { type: 'string' },
     'refit-episodes': { type: 'string' },
     resamples: { type: 'string' },
+    scores: { type: 'string' },
   },
 });
 const setupDir = values.setup ?? join('runs', 'bench-cache', 'reach-v2');
@@ -81,6 +83,9 @@ const label = [
   ...Object.entries(sizes)
     .filter(([k, v]) => DEFAULT_SIZES[k as keyof typeof sizes] !== v)
     .map(([k, v]) => `${k}${v}`),
+  ...(values.scores && values.scores !== 'max'
+    ? [`scores-${values.scores.replace(/@/g, 'h').replace(/,/g, '+')}`]
+    : []),
 ]
   .map((part) => `-${part}`)
   .join('');
@@ -167,6 +172,17 @@ if (!existsSync(join(refitDir, 'model.json'))) {
   model.dispose();
   console.error(`refitted (${elapsed()})`);
 }
+// How an imagined episode is scored: `wmrl eval --score R --horizon H`; 'max' over the family's horizon is
+// its default, and its predictions keep the world model's name (results and caches of earlier runs).
+const SCORERS = (values.scores ?? 'max').split(',').map((spec) => {
+  const [rule, h] = spec.trim().split('@');
+  if (!['final', 'max', 'progress'].includes(rule!))
+    throw new Error(`--scores: '${spec}' (final | max | progress[@H])`);
+  const horizon = h === undefined ? undefined : Number(h);
+  if (horizon !== undefined && !(Number.isInteger(horizon) && horizon >= 1))
+    throw new Error(`--scores: '${spec}': the horizon is a whole number of control steps`);
+  return { spec: spec.trim(), rule: rule as 'final' | 'max' | 'progress', horizon };
+});
 const MODELS = [
   {
     name: 'as-is',
@@ -179,6 +195,11 @@ const MODELS = [
     what: `refitted on ${sizes.refitEpisodes} episodes of the evaluated policy (train split, other starts)`,
   },
 ];
+
+/** Every world model under every scorer: the predictors studied. */
+const PREDICTORS = MODELS.flatMap((m) =>
+  SCORERS.map((sc) => ({ ...m, scorer: sc, name: sc.spec === 'max' ? m.name : `${m.name} ${sc.spec}` })),
+);
 
 interface Cell {
   family: string;
@@ -193,7 +214,7 @@ for (const [si, split] of SPLITS.entries()) {
     const name = `${family}-${split}-${sizes.pool}-${sizes.truth}-${sizes.further}`;
     const file = join(cache, `cell-${name}.json`);
     let cell = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Cell) : undefined;
-    const missing = MODELS.filter((m) => !cell?.pool.predicted[m.name]);
+    const missing = PREDICTORS.filter((m) => !cell?.pool.predicted[m.name]);
     if (cell && missing.length === 0) {
       cells.push(cell);
       console.error(`[cached] ${family} ${split}`);
@@ -237,7 +258,8 @@ for (const [si, split] of SPLITS.entries()) {
         Array.from(
           imagineEvaluationScores(policy, model, starts, {
             noise: null,
-            imagine: { rule: 'max' },
+            imagine: { rule: m.scorer.rule },
+            ...(m.scorer.horizon !== undefined ? { horizon: m.scorer.horizon } : {}),
             ...(endEffector ? { endEffector } : {}),
           }),
         );
@@ -339,7 +361,7 @@ function study(cell: Cell, model: string) {
     equivalent,
   };
 }
-const studies = cells.flatMap((c) => MODELS.map((m) => study(c, m.name)));
+const studies = cells.flatMap((c) => PREDICTORS.map((m) => study(c, m.name)));
 
 const results = {
   date: new Date().toISOString(),
@@ -347,8 +369,10 @@ const results = {
   setup: setupDir,
   policy: 'bc-tiny, mean actions',
   prediction:
-    "the world model's score of the imagined episode from the same start: " +
-    "the best success probability over the family's horizon (--score max)",
+    "the world model's score of the imagined episode from the same start: by default (a predictor named " +
+    "as its world model) the best success probability over the family's horizon (--score max); others " +
+    'are named `<world model> <rule>@<horizon>`',
+  scorers: SCORERS,
   models: MODELS.map(({ name, what }) => ({ name, what })),
   sizes,
   studies,

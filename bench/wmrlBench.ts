@@ -11,6 +11,7 @@
  *                               (about 8 minutes from scratch, 4 with the set-up cached)
  *   npm run bench -- --family pick           # the same on pick (bench/benchFamilies.ts has each set-up)
  *   npm run bench -- --arms real,wmrl,anchors-only --seeds 3   # a subset (written beside, as -arms)
+ *   npm run bench -- --arms real,wmrl,imagine-32-lean,real-every-step   # probes (EXTRA_ARMS) run only when named
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
  * --quick writes wmrl-quick.* so it never overwrites the full results; --seeds N (other than the
@@ -68,19 +69,32 @@ const ALL_ARMS = [
   'no-refit',
   'wm-only',
 ];
+// Probes run only when named (--arms): the full benchmark's time stays within its budget.
+const EXTRA_ARMS = ['imagine-32-16mb', 'real-16mb', 'imagine-32-lean', 'imagine-32-fast', 'real-every-step'];
 const preset = quick
   ? { name: 'quick', steps: 8, longSteps: 12, seeds: 1, arms: ['real', 'wmrl'], evalEpisodes: 60 }
   : { name: 'full', steps: 12, longSteps: 28, seeds: 5, arms: ALL_ARMS, evalEpisodes: 60 };
 if (values.arms) {
   const chosen = values.arms.split(',');
-  const unknown = chosen.filter((a) => !ALL_ARMS.includes(a));
-  if (unknown.length) throw new Error(`--arms: unknown ${unknown.join(', ')} (arms: ${ALL_ARMS.join(', ')})`);
+  const known = [...ALL_ARMS, ...EXTRA_ARMS];
+  const unknown = chosen.filter((a) => !known.includes(a));
+  if (unknown.length) throw new Error(`--arms: unknown ${unknown.join(', ')} (arms: ${known.join(', ')})`);
   for (const needed of ['real', 'wmrl'])
     if (!chosen.includes(needed)) throw new Error(`--arms: '${needed}' is needed (the headline compares them)`);
-  preset.arms = ALL_ARMS.filter((a) => chosen.includes(a));
+  preset.arms = known.filter((a) => chosen.includes(a));
 }
-const LONG_ARMS = new Set(['wmrl', 'anchors-only', 'imagine-32']);
-const armSteps = (arm: string) => (LONG_ARMS.has(arm) ? preset.longSteps : preset.steps);
+const LONG_ARMS = new Set([
+  'wmrl',
+  'anchors-only',
+  'imagine-32',
+  'imagine-32-16mb',
+  'imagine-32-lean',
+  'imagine-32-fast',
+]);
+// real-every-step evaluates real-only GRPO after each of its first 4 steps (≈ 620 robot-s on reach):
+// where the others are compared at equal robot time, its curve is measured, not interpolated.
+const SHORT_ARMS: Record<string, number> = { 'real-every-step': 4 };
+const armSteps = (arm: string) => SHORT_ARMS[arm] ?? (LONG_ARMS.has(arm) ? preset.longSteps : preset.steps);
 const seeds = Number(values.seeds ?? preset.seeds);
 const jobs = Number(values.jobs ?? Math.max(1, Math.min(2, cpus().length)));
 const cache = join('runs', 'bench-cache', family.setup);
@@ -184,6 +198,23 @@ const flags: Record<string, string[]> = {
   trust: ['--imaginedWeight=trust'],
   // Four times the imagined groups per real one: 32 groups a step, one of them an anchor group.
   'imagine-32': ['--groups=32', '--anchorFraction=0.03'],
+  // PPO takes the same number of updates per step whatever the sample count (4 minibatches × 2 epochs):
+  // with four times the groups, four times the minibatches keeps each one as large as wmrl's and
+  // takes four times the updates per real episode, at about the same compute.
+  'imagine-32-16mb': ['--groups=32', '--anchorFraction=0.03', '--ppo.minibatches=16'],
+  // The same for GRPO on the environment: does the baseline also learn faster per robot second?
+  'real-16mb': ['--mode', 'real', '--ppo.minibatches=16'],
+  // 32 groups with half the world-model optimiser steps per refit (the refit is most of a step's compute).
+  'imagine-32-lean': ['--groups=32', '--anchorFraction=0.03', '--worldModel.refitSteps=20'],
+  // …and one pass over the samples in 8 minibatches: the same 8 updates a step at half the update's compute.
+  'imagine-32-fast': [
+    '--groups=32',
+    '--anchorFraction=0.03',
+    '--worldModel.refitSteps=20',
+    '--ppo.epochs=1',
+    '--ppo.minibatches=8',
+  ],
+  'real-every-step': ['--mode', 'real', '--eval.every=1'],
   // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
   'anchors-only': ['--mode', 'real', '--groups=1'],
 };
@@ -350,6 +381,10 @@ const table = preset.arms.map((arm) => {
     anchorRankAuc: pooledRank(rs),
   };
 });
+/** A success ± sd cell; '–' where the arm has no evaluation at that step. */
+function atStepCell(value: number, spread: number): string {
+  return Number.isNaN(value) ? '–' : `${pct(value)} ± ${pct(spread)}`;
+}
 /** Pooled within-group AUC of the world model on anchor groups (null where no anchors were scored). */
 function pooledRank(rs: Run[]): number | null {
   const pairs = rs.reduce((n, r) => n + r.anchorRank.pairs, 0);
@@ -453,8 +488,9 @@ const md = [
   ...table.map(
     (t) =>
       `| ${t.arm} | ${t.steps} | ${pct(t.finalSuccess)} ± ${pct(t.finalSuccessSd)} ` +
-      `| ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ${pct(t.successAtCommonStep)} ` +
-      `± ${pct(t.successAtCommonStepSd)} | ${t.robotSeconds.toFixed(0)} s | ` +
+      `| ${t.gain >= 0 ? '+' : ''}${pct(t.gain)} | ` +
+      `${atStepCell(t.successAtCommonStep, t.successAtCommonStepSd)}` +
+      ` | ${t.robotSeconds.toFixed(0)} s | ` +
       `${t.robotSecondsToTarget.toFixed(0)} ± ${t.robotSecondsToTargetSd.toFixed(0)} s ` +
       `(${t.reachedTarget}/${t.seeds}) | ${atEqualCell(t.successAtEqualRobotTime, t.successAtEqualRobotTimeSd)} ` +
       `| ${t.computeSecondsPerStep.toFixed(1)} s | ${t.anchorRankAuc === null ? '–' : t.anchorRankAuc.toFixed(2)} ` +
@@ -515,12 +551,22 @@ function plot(rs: Run[]): string {
     'anchors-only': '#8c564b',
     wmrl: '#1f77b4',
     'imagine-32': '#2ca02c',
+    'imagine-32-16mb': '#9467bd',
+    'real-16mb': '#ff7f0e',
+    'imagine-32-lean': '#17becf',
+    'real-every-step': '#e377c2',
+    'imagine-32-fast': '#bcbd22',
   };
   const names: Record<string, string> = {
     real: 'real-only GRPO (G = 8)',
     'anchors-only': 'real-only GRPO (G = 1)',
     wmrl: 'WMRL',
     'imagine-32': 'WMRL, 32 groups a step (one real)',
+    'imagine-32-16mb': 'WMRL, 32 groups, 4× the updates',
+    'real-16mb': 'real-only GRPO (G = 8), 4× the updates',
+    'imagine-32-lean': 'WMRL, 32 groups, half the refit steps',
+    'real-every-step': 'real-only GRPO (G = 8), evaluated every step',
+    'imagine-32-fast': 'WMRL, 32 groups, lean refits, one PPO pass',
   };
   return learningCurveSvg({
     title: `${tasks}: held-out success against robot time (${preset.name} benchmark)`,
