@@ -44,6 +44,7 @@ import { imagineEvaluationScores } from '../src/rl/evaluationImagination.ts';
 import { planEpisodes } from '../src/tasks/episodePlan.ts';
 import { type TaskFamily, taskFamily } from '../src/tasks/families.ts';
 import { featuresOfModel, worldModelEpisodes } from '../src/worldmodel/perceptionWorldModel.ts';
+import { SCORE_RULES, type ScoreRule } from '../src/worldmodel/imagine.ts';
 import { WORLD_MODEL_KERNELS } from '../src/worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../src/worldmodel/worldModelFiles.ts';
 
@@ -174,14 +175,15 @@ if (!existsSync(join(refitDir, 'model.json'))) {
 }
 // How an imagined episode is scored: `wmrl eval --score R --horizon H`; 'max' over the family's horizon is
 // its default, and its predictions keep the world model's name (results and caches of earlier runs).
-const SCORERS = (values.scores ?? 'max').split(',').map((spec) => {
-  const [rule, h] = spec.trim().split('@');
-  if (!['final', 'max', 'progress'].includes(rule!))
-    throw new Error(`--scores: '${spec}' (final | max | progress[@H])`);
+const SCORERS = (values.scores ?? 'max').split(',').map((raw) => {
+  const spec = raw.trim();
+  const [rule, h] = spec.split('@');
+  if (!(SCORE_RULES as readonly string[]).includes(rule!))
+    throw new Error(`--scores: '${spec}' (${SCORE_RULES.join(' | ')}[@H])`);
   const horizon = h === undefined ? undefined : Number(h);
   if (horizon !== undefined && !(Number.isInteger(horizon) && horizon >= 1))
     throw new Error(`--scores: '${spec}': the horizon is a whole number of control steps`);
-  return { spec: spec.trim(), rule: rule as 'final' | 'max' | 'progress', horizon };
+  return { spec, rule: rule as ScoreRule, horizon };
 });
 const MODELS = [
   {

@@ -15,7 +15,7 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { imagineEvaluationScores } from '../rl/evaluationImagination.ts';
 import { planEpisodes, type PlannedEpisode } from '../tasks/episodePlan.ts';
 import type { TaskSelector } from '../tasks/selectors.ts';
-import type { ScoreRule } from '../worldmodel/imagine.ts';
+import { SCORE_RULES, type ScoreRule } from '../worldmodel/imagine.ts';
 import { featuresOfModel } from '../worldmodel/perceptionWorldModel.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';
@@ -39,7 +39,6 @@ export const PPI_HELP = `
   --score R             final | max | progress: how the world model scores an imagined episode (default max)
   --terminate-at P      end an imagined episode once its predicted success probability reaches P`;
 
-const SCORE_RULES = ['final', 'max', 'progress'] as const;
 /** Further starts per cell at most: their seeds (10 000 apart per family) must not run into the next family's. */
 const MAX_IMAGINED = 10_000;
 

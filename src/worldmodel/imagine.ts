@@ -179,7 +179,8 @@ export function imagine(
  * succeeds (episodes end there), so a success head rarely sees a held success; progress is
  * labelled at every step, near misses included.
  */
-export type ScoreRule = 'final' | 'max' | 'progress';
+export const SCORE_RULES = ['final', 'max', 'progress'] as const;
+export type ScoreRule = (typeof SCORE_RULES)[number];
 
 /**
  * Per member: the rollout's score over the horizon from per-step

@@ -45,15 +45,16 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function train(mode: 'real' | 'wmrl', overrides: Record<string, string>) {
+async function train(mode: 'real' | 'wmrl', steps: number, overrides: Record<string, string> = {}) {
   const config = resolveConfig(wmrlConfigSchema, {
     overrides: {
       mode,
+      steps: String(steps),
       groups: '8',
       rolloutsPerGroup: '8',
       'eval.episodes': '40',
-      // One evaluation, at the end (evaluation every 100 steps is the last step only).
-      'eval.every': '100',
+      // One evaluation, at the end.
+      'eval.every': String(steps),
       'eval.split': 'train',
       'eval.tasks': TASK,
       backend: 'wasm',
@@ -80,7 +81,7 @@ async function train(mode: 'real' | 'wmrl', overrides: Record<string, string>) {
 
 test('train (real mode, GRPO on the simulator): 2 steps raise deterministic success above the BC start', async (t) => {
   // Two steps (128 simulator episodes, 55% → 85% on wasm) already show GRPO learning; the test's time is theirs.
-  const { report, start, end } = await train('real', { steps: '2' });
+  const { report, start, end } = await train('real', 2);
   t.diagnostic(
     `real: success on ${end.episodes} episodes ${start.successRate} → ${end.successRate}` +
       `, ${report.realEpisodes} real episodes, ${report.robotSeconds.toFixed(0)} robot-s`,
@@ -102,8 +103,7 @@ test(
     '4 steps raise deterministic success above the BC start',
   async (t) => {
     // 55% → 92.5% on wasm (70% after 2 steps, 80% after 10).
-    const { report, start, end } = await train('wmrl', {
-      steps: '4',
+    const { report, start, end } = await train('wmrl', 4, {
       anchorFraction: '0.25',
       horizon: '40',
       'isotonic.minPairs': '16',
