@@ -5,13 +5,13 @@
  * charged). Also: the PPI interval against the true success rate, and the small policy after
  * WMRL against a ≥4× larger policy trained by behaviour cloning only.
  *
- *   npm run bench             # full: 5 seeds, every arm, 12 steps (wmrl, anchors-only, imagine-32: 28)
+ *   npm run bench             # full: 5 seeds, every arm, 12 steps (wmrl, anchors-only, imagine-8: 28)
  *                               (the set-up, built once and cached, takes about 3 minutes more)
  *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps)
  *                               (about 8 minutes from scratch, 4 with the set-up cached)
  *   npm run bench -- --family pick           # the same on pick (bench/benchFamilies.ts has each set-up)
  *   npm run bench -- --arms real,wmrl,anchors-only --seeds 3   # a subset (written beside, as -arms)
- *   npm run bench -- --arms real,wmrl,imagine-32-lean,real-every-step   # probes (EXTRA_ARMS) run only when named
+ *   npm run bench -- --arms real,wmrl,wmrl-fast,real-every-step   # probes (EXTRA_ARMS) run only when named
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
  * --quick writes wmrl-quick.* so it never overwrites the full results; --seeds N (other than the
@@ -52,14 +52,14 @@ const family = FAMILIES[familyName];
 if (!family) throw new Error(`--family: '${familyName}' is not one of ${Object.keys(FAMILIES).join(', ')}`);
 const tasks = family.tasks;
 // Every arm runs `steps`; the arms that spend about one group of robot time per step (wmrl,
-// anchors-only, imagine-32) run `longSteps`: on reach 28 of them cost about 450 robot-s, just
+// anchors-only, imagine-8) run `longSteps`: on reach 28 of them cost about 450 robot-s, just
 // under a third of real-only's ≈1470, so the whole budget the target allows is measured and no
 // more. Ablations compare at `steps`.
 const ALL_ARMS = [
   'real',
   'wmrl',
   'anchors-only',
-  'imagine-32',
+  'imagine-8',
   'trust',
   'no-debias',
   'paper-map',
@@ -70,7 +70,14 @@ const ALL_ARMS = [
   'wm-only',
 ];
 // Probes run only when named (--arms): the full benchmark's time stays within its budget.
-const EXTRA_ARMS = ['imagine-32-16mb', 'real-16mb', 'imagine-32-lean', 'imagine-32-fast', 'real-every-step'];
+const EXTRA_ARMS = [
+  'wmrl-full-refits',
+  'wmrl-16mb',
+  'real-16mb',
+  'wmrl-fast',
+  'wmrl-anchors-every-2',
+  'real-every-step',
+];
 const preset = quick
   ? { name: 'quick', steps: 8, longSteps: 12, seeds: 1, arms: ['real', 'wmrl'], evalEpisodes: 60 }
   : { name: 'full', steps: 12, longSteps: 28, seeds: 5, arms: ALL_ARMS, evalEpisodes: 60 };
@@ -86,10 +93,11 @@ if (values.arms) {
 const LONG_ARMS = new Set([
   'wmrl',
   'anchors-only',
-  'imagine-32',
-  'imagine-32-16mb',
-  'imagine-32-lean',
-  'imagine-32-fast',
+  'imagine-8',
+  'wmrl-full-refits',
+  'wmrl-16mb',
+  'wmrl-fast',
+  'wmrl-anchors-every-2',
 ]);
 // real-every-step evaluates real-only GRPO after each of its first 4 steps (≈ 620 robot-s on reach):
 // where the others are compared at equal robot time, its curve is measured, not interpolated.
@@ -179,8 +187,10 @@ interface Arm {
 const arms: Arm[] = [];
 for (let seed = 0; seed < seeds; seed++)
   for (const arm of preset.arms) arms.push({ arm, seed, dir: join(runsDir, `${arm}-seed${seed}`) });
+// The baseline's preset: 8 groups a step, every rollout executed (the quickstart imagines 31 of 32).
+const REAL_ONLY = ['--config', 'configs/train/real-only.yaml'];
 const flags: Record<string, string[]> = {
-  real: ['--mode', 'real'],
+  real: REAL_ONLY,
   wmrl: [],
   'no-debias': ['--no-debias'],
   // Debiasing with the paper's map: flat where pool-adjacent-violators pooled, so it ties rollouts of a group there.
@@ -196,25 +206,20 @@ const flags: Record<string, string[]> = {
   // Imagined samples weigh λ = clip(2·AUC − 1, 0, 1) of the anchors' within-group AUC instead of
   // as much as real ones (the paper's fusion, and the quickstart's choice).
   trust: ['--imaginedWeight=trust'],
-  // Four times the imagined groups per real one: 32 groups a step, one of them an anchor group.
-  'imagine-32': ['--groups=32', '--anchorFraction=0.03'],
+  // The quickstart before session 18: 8 groups a step (one an anchor group), 40 optimiser steps a refit.
+  'imagine-8': ['--groups=8', '--anchorFraction=0.1', '--worldModel.refitSteps=40'],
+  // The quickstart's 32 groups with twice its optimiser steps per refit (the refit is most of a step's compute).
+  'wmrl-full-refits': ['--worldModel.refitSteps=40'],
   // PPO takes the same number of updates per step whatever the sample count (4 minibatches × 2 epochs):
-  // with four times the groups, four times the minibatches keeps each one as large as wmrl's and
-  // takes four times the updates per real episode, at about the same compute.
-  'imagine-32-16mb': ['--groups=32', '--anchorFraction=0.03', '--ppo.minibatches=16'],
+  // four times the minibatches takes four times the updates per real episode, at about the same compute.
+  'wmrl-16mb': ['--ppo.minibatches=16'],
   // The same for GRPO on the environment: does the baseline also learn faster per robot second?
-  'real-16mb': ['--mode', 'real', '--ppo.minibatches=16'],
-  // 32 groups with half the world-model optimiser steps per refit (the refit is most of a step's compute).
-  'imagine-32-lean': ['--groups=32', '--anchorFraction=0.03', '--worldModel.refitSteps=20'],
-  // …and one pass over the samples in 8 minibatches: the same 8 updates a step at half the update's compute.
-  'imagine-32-fast': [
-    '--groups=32',
-    '--anchorFraction=0.03',
-    '--worldModel.refitSteps=20',
-    '--ppo.epochs=1',
-    '--ppo.minibatches=8',
-  ],
-  'real-every-step': ['--mode', 'real', '--eval.every=1'],
+  'real-16mb': [...REAL_ONLY, '--ppo.minibatches=16'],
+  // One pass over the samples in 8 minibatches: the same 8 updates a step at half the update's compute.
+  'wmrl-fast': ['--ppo.epochs=1', '--ppo.minibatches=8'],
+  // Anchors on every other step only: half the robot time a step, the steps between all imagined.
+  'wmrl-anchors-every-2': ['--anchorEvery=2'],
+  'real-every-step': [...REAL_ONLY, '--eval.every=1'],
   // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
   'anchors-only': ['--mode', 'real', '--groups=1'],
 };
@@ -236,7 +241,7 @@ const common = [
 // wait for that one; real-only runs go ahead in parallel.
 let modelBuilder: Promise<void> | undefined;
 async function runQueued(a: Arm): Promise<void> {
-  const imagines = !flags[a.arm]!.includes('real');
+  const imagines = !flags[a.arm]!.includes('real') && !flags[a.arm]!.includes(REAL_ONLY[1]!);
   if (imagines && !existsSync(join(worldModel, 'model.json'))) {
     if (!modelBuilder) {
       modelBuilder = runArm(a);
@@ -550,23 +555,25 @@ function plot(rs: Run[]): string {
     real: '#d62728',
     'anchors-only': '#8c564b',
     wmrl: '#1f77b4',
-    'imagine-32': '#2ca02c',
-    'imagine-32-16mb': '#9467bd',
+    'imagine-8': '#2ca02c',
+    'wmrl-16mb': '#9467bd',
     'real-16mb': '#ff7f0e',
-    'imagine-32-lean': '#17becf',
+    'wmrl-full-refits': '#17becf',
     'real-every-step': '#e377c2',
-    'imagine-32-fast': '#bcbd22',
+    'wmrl-fast': '#bcbd22',
+    'wmrl-anchors-every-2': '#7f7f7f',
   };
   const names: Record<string, string> = {
     real: 'real-only GRPO (G = 8)',
     'anchors-only': 'real-only GRPO (G = 1)',
-    wmrl: 'WMRL',
-    'imagine-32': 'WMRL, 32 groups a step (one real)',
-    'imagine-32-16mb': 'WMRL, 32 groups, 4× the updates',
+    wmrl: 'WMRL (32 groups a step, one real)',
+    'imagine-8': 'WMRL, 8 groups a step (one real)',
+    'wmrl-16mb': 'WMRL, 4× the updates',
     'real-16mb': 'real-only GRPO (G = 8), 4× the updates',
-    'imagine-32-lean': 'WMRL, 32 groups, half the refit steps',
+    'wmrl-full-refits': 'WMRL, twice the refit steps',
     'real-every-step': 'real-only GRPO (G = 8), evaluated every step',
-    'imagine-32-fast': 'WMRL, 32 groups, lean refits, one PPO pass',
+    'wmrl-fast': 'WMRL, one PPO pass',
+    'wmrl-anchors-every-2': 'WMRL, anchors every other step',
   };
   return learningCurveSvg({
     title: `${tasks}: held-out success against robot time (${preset.name} benchmark)`,

@@ -86,16 +86,20 @@ export const command = {
     });
     // Post-training and evaluation on reach, as in `npm run bench`: there the BC start leaves room
     // and GRPO can learn; push and pick start near 0% on held-out instructions at demo scale.
+    const shared = {
+      seed: String(seed),
+      tasks: POST_TRAIN_TASKS,
+      'eval.tasks': POST_TRAIN_TASKS,
+      'eval.episodes': String(evalEpisodes),
+    };
     const trainConfig = resolveConfig(wmrlConfigSchema, {
       files: [join(CONFIGS_DIR, 'train', 'quickstart.yaml')],
-      overrides: {
-        seed: String(seed),
-        steps: String(steps),
-        tasks: POST_TRAIN_TASKS,
-        'eval.tasks': POST_TRAIN_TASKS,
-        'eval.episodes': String(evalEpisodes),
-        'eval.every': String(Math.max(1, Math.ceil(steps / 3))),
-      },
+      overrides: { ...shared, steps: String(steps), 'eval.every': String(Math.max(1, Math.ceil(steps / 3))) },
+    });
+    // The baseline's preset (8 groups a step, every rollout executed), evaluated after every step.
+    const realConfig = resolveConfig(wmrlConfigSchema, {
+      files: [join(CONFIGS_DIR, 'train', 'real-only.yaml')],
+      overrides: { ...shared, steps: String(realSteps), 'eval.every': '1' },
     });
     const log = new RunLog(out, 'demo', {
       command: 'demo',
@@ -108,6 +112,7 @@ export const command = {
       out,
       policy: policyConfig,
       train: trainConfig,
+      real: realConfig,
     });
     const started = performance.now();
     const backend = await useBackend('auto', [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
@@ -146,12 +151,6 @@ export const command = {
 
     // Real-only GRPO needs neither the world model nor WMRL's results: it runs in a second process
     // on the other core while this one trains the world model and WMRL.
-    const realConfig = {
-      ...trainConfig,
-      mode: 'real' as const,
-      steps: realSteps,
-      eval: { ...trainConfig.eval, every: 1 },
-    };
     const realOnly = startRealOnly(out, policyDir, values.robot ?? DEFAULT_ROBOT, realConfig);
     const curves: Record<string, EvaluatedPoint[]> = { wmrl: [], real: [] };
     const env = await makeSimEnv(robot);

@@ -8,6 +8,8 @@ import type { WmrlConfig } from './wmrlConfig.ts';
 export interface Method {
   /** Anchor groups per step, before active ones: all in real mode, none in wm-only. */
   anchorGroups: number;
+  /** wmrl mode: anchors run on every k-th step only (1 in the other modes). */
+  anchorEvery: number;
   /**
    * wmrl mode: imagination is checked and corrected by the anchors — anchor groups are imagined
    * too, with the noise they run with, and the world model learns from them.
@@ -38,6 +40,7 @@ export function resolveMethod(config: WmrlConfig): Method {
   const anchorGroups = anchorGroupCount(config);
   return {
     anchorGroups,
+    anchorEvery: corrects ? config.anchorEvery : 1,
     corrects,
     debias: corrects && config.debias,
     debiasMap: config.debiasMap,
@@ -57,4 +60,9 @@ export function anchorGroupCount(config: WmrlConfig): number {
   if (config.mode === 'real') return config.groups;
   if (config.mode === 'wm-only') return 0;
   return Math.min(config.groups, Math.max(config.minAnchorGroups, Math.round(config.anchorFraction * config.groups)));
+}
+
+/** Whether step (1-based) runs its anchor groups: every step unless `anchorEvery` spaces them out. */
+export function anchorsDue(method: Method, step: number): boolean {
+  return (step - 1) % method.anchorEvery === 0;
 }

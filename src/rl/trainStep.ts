@@ -37,6 +37,7 @@ import { ppoUpdate, type PpoStats } from './ppoUpdate.ts';
 import type { RealGroups } from './realGroups.ts';
 import { executeGroups, type ExecutedGroups } from './executeGroups.ts';
 import { keepGroups } from './keepGroups.ts';
+import { anchorsDue } from './method.ts';
 import { addAnchorPairs, correctionFeatures, debiasedScores, debiasStored } from './debias.ts';
 import { stepSeed } from './seeds.ts';
 import { groupStarts } from './startPool.ts';
@@ -186,11 +187,12 @@ function drawGroups(t: Trainer, step: number): GroupDraw {
   const rng = new Rng(stepSeed(config.seed, step));
   const G = config.groups;
   const groupIdx = Array.from({ length: G }, () => rng.int(t.pool.specs.length));
-  const active = t.learning.worldModel ? method.activeAnchors : 0;
+  const due = anchorsDue(method, step);
+  const active = t.learning.worldModel && due ? method.activeAnchors : 0;
   const priority = active > 0 ? groupDisagreement(t, groupIdx, step) : undefined;
   const selection = selectAnchorGroups(rng, {
     groups: G,
-    uniform: method.anchorGroups,
+    uniform: due ? method.anchorGroups : 0,
     active,
     ...(priority ? { priority } : {}),
   });
@@ -528,7 +530,7 @@ function stepMetrics(
     step,
     mode: config.mode,
     anchorGroups: r.draw.anchorGroups.length,
-    anchorInclusionProbability: method.anchorGroups / config.groups,
+    anchorInclusionProbability: anchorsDue(method, step) ? method.anchorGroups / config.groups : 0,
     activeAnchorGroups: r.draw.selection.active.length,
     anchorInclusion: r.draw.anchorGroups.map((g) => r.draw.selection.inclusion[g]!),
     imaginedRollouts: r.draw.imaginedGroups.length * M,

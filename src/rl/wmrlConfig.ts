@@ -49,6 +49,15 @@ export const wmrlConfigSchema = z
       .default(0.1)
       .describe('fraction of groups executed for real (uniformly at random)'),
     minAnchorGroups: z.number().int().min(0).default(1).describe('floor on anchor groups per step (wmrl mode)'),
+    anchorEvery: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe(
+        'wmrl mode: anchor groups run on every k-th step only (steps 1, 1 + k, …); the steps between ' +
+          'imagine every group and spend no robot time. 1: every step',
+      ),
     activeAnchors: z
       .number()
       .int()

@@ -524,6 +524,25 @@ test('train --robot: a description other than the data robot is refused before a
   assert.ok(!existsSync(out), 'nothing written');
 });
 
+test('train --anchorEvery=2: anchors run on steps 1 and 3 only; step 2 imagines every group, no robot time', () => {
+  const out = join(dir, 'anchor-every');
+  const r = cli([...runArgs(out), ...WM, ...TOY, '--anchorEvery=2']);
+  assert.equal(r.status, 0, r.stderr);
+  const steps = records(out, 'step');
+  assert.deepEqual(
+    steps.map((m) => [m.anchorGroups, m.imaginedRollouts, m.anchorInclusionProbability]),
+    [
+      [1, 2, 0.5],
+      [0, 4, 0],
+      [1, 2, 0.5],
+    ],
+  );
+  assert.ok(steps[0]!.robotSeconds > 0);
+  assert.equal(steps[1]!.robotSeconds, steps[0]!.robotSeconds, 'no robot time on a step without anchors');
+  assert.ok(steps[2]!.robotSeconds > steps[1]!.robotSeconds);
+  assert.ok(steps.every((m) => Number.isFinite(m.kl)));
+});
+
 test('train --debiasMap=contextual: anchor pairs fit the contextual correction, which the checkpoint keeps', () => {
   const out = join(dir, 'contextual');
   const r = cli([
