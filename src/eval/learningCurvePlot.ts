@@ -67,6 +67,8 @@ export function learningCurveSvg(plot: CurvePlot): string {
       `<text x="${m.l - 6}" y="${y(v) + 4}" text-anchor="end">${(100 * v).toFixed(0)}%</text>`,
     );
   }
+  // Under two decades the 2s are labelled too, so the right half of the axis has a label.
+  const labelled = axis.hi / axis.lo < 100 ? [1, 2, 5] : [1, 5];
   for (let d = axis.lo; d <= axis.hi * 1.0001; d *= 10) {
     for (const k of [1, 2, 5]) {
       const s = d * k;
@@ -74,7 +76,7 @@ export function learningCurveSvg(plot: CurvePlot): string {
       out.push(
         `<line x1="${x(s)}" x2="${x(s)}" y1="${m.t}" y2="${H - m.b}" stroke="${k === 1 ? '#ddd' : '#f3f3f3'}"/>`,
       );
-      if (k === 1 || k === 5)
+      if (labelled.includes(k))
         out.push(`<text x="${x(s)}" y="${H - m.b + 16}" text-anchor="middle">${s === axis.lo ? '0' : s} s</text>`);
     }
   }
