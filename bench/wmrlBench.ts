@@ -221,7 +221,7 @@ const flags: Record<string, string[]> = {
   'wmrl-anchors-every-2': ['--anchorEvery=2'],
   'real-every-step': [...REAL_ONLY, '--eval.every=1'],
   // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
-  'anchors-only': ['--mode', 'real', '--groups=1'],
+  'anchors-only': [...REAL_ONLY, '--groups=1'],
 };
 const common = [
   '--policy',
@@ -241,7 +241,7 @@ const common = [
 // wait for that one; real-only runs go ahead in parallel.
 let modelBuilder: Promise<void> | undefined;
 async function runQueued(a: Arm): Promise<void> {
-  const imagines = !flags[a.arm]!.includes('real') && !flags[a.arm]!.includes(REAL_ONLY[1]!);
+  const imagines = !flags[a.arm]!.includes(REAL_ONLY[1]!);
   if (imagines && !existsSync(join(worldModel, 'model.json'))) {
     if (!modelBuilder) {
       modelBuilder = runArm(a);

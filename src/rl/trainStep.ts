@@ -530,7 +530,7 @@ function stepMetrics(
     step,
     mode: config.mode,
     anchorGroups: r.draw.anchorGroups.length,
-    anchorInclusionProbability: anchorsDue(method, step) ? method.anchorGroups / config.groups : 0,
+    anchorInclusionProbability: r.draw.selection.uniformProbability,
     activeAnchorGroups: r.draw.selection.active.length,
     anchorInclusion: r.draw.anchorGroups.map((g) => r.draw.selection.inclusion[g]!),
     imaginedRollouts: r.draw.imaginedGroups.length * M,
