@@ -76,6 +76,7 @@ const EXTRA_ARMS = [
   'real-16mb',
   'wmrl-fast',
   'wmrl-anchors-every-2',
+  'wmrl-m4',
   'real-every-step',
 ];
 const preset = quick
@@ -98,6 +99,7 @@ const LONG_ARMS = new Set([
   'wmrl-16mb',
   'wmrl-fast',
   'wmrl-anchors-every-2',
+  'wmrl-m4',
 ]);
 // real-every-step evaluates real-only GRPO after each of its first 4 steps (≈ 620 robot-s on reach):
 // where the others are compared at equal robot time, its curve is measured, not interpolated.
@@ -219,6 +221,9 @@ const flags: Record<string, string[]> = {
   'wmrl-fast': ['--ppo.epochs=1', '--ppo.minibatches=8'],
   // Anchors on every other step only: half the robot time a step, the steps between all imagined.
   'wmrl-anchors-every-2': ['--anchorEvery=2'],
+  // Groups of 4 rollouts: the one anchor group costs half the robot time a step; twice the groups
+  // keep the imagined rollouts (64 × 4 against 32 × 8) and so the compute.
+  'wmrl-m4': ['--rolloutsPerGroup=4', '--groups=64', '--anchorFraction=0.0156'],
   'real-every-step': [...REAL_ONLY, '--eval.every=1'],
   // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
   'anchors-only': [...REAL_ONLY, '--groups=1'],

@@ -10,7 +10,7 @@
  *     equal robot time and at equal success, each difference with its paired 95% interval.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
@@ -118,12 +118,25 @@ export const command = {
       real: realConfig,
     });
     const started = performance.now();
+    // Seconds of each stage, printed at the end: where a user's (or a benchmark's) minutes went.
+    const stages: [string, number][] = [];
+    let stageStart = started;
+    const endStage = (name: string) => {
+      const now = performance.now();
+      stages.push([name, (now - stageStart) / 1000]);
+      stageStart = now;
+    };
     const backend = await useBackend('auto', [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
 
     console.log(`1/5 collecting demonstrations in the simulator (${backend} backend)`);
+    // Behaviour cloning needs the demonstrations only: the world model's noisier episodes are
+    // collected in a second process, on the other core, while they are collected and cloned.
+    const robotArg = values.robot ?? DEFAULT_ROBOT;
+    const mixedCollection = startMixedCollection(out, robotArg, experts, seed);
+    console.log(`  (the noisy experts in a second process; its log: ${mixedCollection.log})`);
     await collectDemos(robot, out, experts, seed, log);
     const demos = await readEpisodes([join(out, 'demos')]);
-    const mixed = await readEpisodes([join(out, 'mixed')]);
+    endStage('collection');
 
     console.log('\n2/5 behaviour cloning of the tiny VLA policy');
     let progress: Progress | undefined;
@@ -145,6 +158,16 @@ export const command = {
     } finally {
       policy.dispose();
     }
+    endStage('behaviour cloning');
+    await mixedCollection.result;
+    const mixed = await readEpisodes([join(out, 'mixed')]);
+    const mixedSuccesses = mixed.filter((e) => e.success).length;
+    console.log(
+      `  noisy experts: ${mixed.length} episodes for the world model, ` +
+        `${((100 * mixedSuccesses) / mixed.length).toFixed(0)}% successful`,
+    );
+    log.log({ stage: 'collect', behaviour: 'noisy experts', successes: mixedSuccesses, episodes: mixed.length });
+    endStage('waiting for the noisy experts');
     const best = bc.bc[bc.bestEpoch]!;
     console.log(
       `  ${bc.episodesUsed} demonstrations, ${bc.parameters.toLocaleString()} ` +
@@ -154,7 +177,7 @@ export const command = {
 
     // Real-only GRPO needs neither the world model nor WMRL's results: it runs in a second process
     // on the other core while this one trains the world model and WMRL.
-    const realOnly = startRealOnly(out, policyDir, values.robot ?? DEFAULT_ROBOT, realConfig);
+    const realOnly = startRealOnly(out, policyDir, robotArg, realConfig);
     const curves: Record<string, EvaluatedPoint[]> = { wmrl: [], real: [] };
     const env = await makeSimEnv(robot);
     let episodeBar: Progress | undefined;
@@ -202,12 +225,14 @@ export const command = {
     } finally {
       await env.close();
     }
+    endStage('world model and WMRL');
     console.log(
       `\n4/5 for comparison: GRPO on the simulator alone, ${realSteps} steps (every rollout executed ` +
         'for real), evaluated after every step',
     );
     if (!realOnly.done()) console.log('  waiting for it to finish');
     curves.real = reportRealOnly(await realOnly.result, realSteps);
+    endStage('waiting for real-only GRPO');
     console.log('\n5/5 WMRL against real-only GRPO on the same held-out episodes');
     const c = compareAtRobotTime(curves.wmrl!, curves.real!);
     // One seed: each evaluation's band is its 95% (Wilson) interval.
@@ -249,9 +274,12 @@ export const command = {
       realSecondsToWmrlFinal: c.referenceSecondsToCandidateFinal,
       wmrlGain: c.candidateGain,
       realGain: c.referenceGain,
+      stageSeconds: Object.fromEntries(stages),
     });
     console.log(
-      `\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s. Outputs in ${out}: learning-curves.svg, ` +
+      `\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s ` +
+        `(${stages.map(([name, sec]) => `${name} ${sec.toFixed(0)} s`).join(', ')}). ` +
+        `Outputs in ${out}: learning-curves.svg, ` +
         'demos/ mixed/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, policy/), ' +
         'demo.metrics.jsonl',
     );
@@ -317,15 +345,15 @@ async function collectDemos(
   const env = await makeSimEnv(robot);
   try {
     for (const [bi, b] of BEHAVIOURS.entries()) {
+      if (b.folder !== 'demos') continue;
       const controller = await makeController('expert', robot, { noise: b.noise });
       const store = await EpisodeStore.openForAppend(join(out, b.folder), storeRobot(robot));
       try {
-        const n = Math.max(1, Math.round(experts * b.share)) * TASK_FAMILIES.length;
         const plan = planEpisodes(
           TASK_FAMILIES.map((family) => ({ family })),
           'train',
-          n,
-          seed + 100_000 * (bi + 1),
+          behaviourEpisodes(b, experts),
+          behaviourSeed(bi, seed),
         );
         const progress = new Progress(`  ${b.label}`, plan.length);
         const r = await collectEpisodes({
@@ -352,6 +380,61 @@ async function collectDemos(
   }
 }
 
+/** Episodes of a behaviour: its share of the experts per family, for every family. */
+function behaviourEpisodes(b: (typeof BEHAVIOURS)[number], experts: number): number {
+  return Math.max(1, Math.round(experts * b.share)) * TASK_FAMILIES.length;
+}
+
+/** The first episode seed of behaviour `index`: the behaviours' episodes never share a seed. */
+function behaviourSeed(index: number, seed: number): number {
+  return seed + 100_000 * (index + 1);
+}
+
+/**
+ * The behaviours of the `mixed` folder, one `wmrl collect` after the other in child processes
+ * (their output to `collect-mixed.log`): the same plans, controllers and simulator as in-process
+ * collection, so the episodes are the same.
+ */
+function startMixedCollection(
+  out: string,
+  robot: string,
+  experts: number,
+  seed: number,
+): { log: string; result: Promise<void> } {
+  const log = join(out, 'collect-mixed.log');
+  mkdirSync(out, { recursive: true });
+  writeFileSync(log, '');
+  let chain = Promise.resolve();
+  for (const [bi, b] of BEHAVIOURS.entries()) {
+    if (b.folder !== 'mixed') continue;
+    const args = ['collect', '--out', join(out, b.folder), '--task', 'all', '--split', 'train'];
+    args.push('--episodes', String(behaviourEpisodes(b, experts)), '--seed', String(behaviourSeed(bi, seed)));
+    args.push('--noise', String(b.noise), '--robot', robot);
+    chain = chain.then(() => runChild(args, log, `collecting ${b.label}`));
+  }
+  // Awaited after behaviour cloning; until then a failure must not end the process.
+  chain.catch(() => {});
+  return { log, result: chain };
+}
+
+/** `wmrl ARGS` as a child process, its output appended to `log`; killed if the demo exits first. */
+function runChild(args: string[], log: string, what: string): Promise<void> {
+  const logFd = openSync(log, 'a');
+  const child = spawn(process.execPath, [WMRL_BIN, ...args], { stdio: ['ignore', logFd, logFd] });
+  closeSync(logFd);
+  const kill = () => child.kill('SIGTERM');
+  process.once('exit', kill);
+  return new Promise<void>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      process.removeListener('exit', kill);
+      if (code === 0) return resolve();
+      const tail = readFileSync(log, 'utf8').split('\n').slice(-15).join('\n');
+      reject(new Error(`${what} (wmrl ${args.join(' ')}) failed (${signal ?? code}); ${log} ends:\n${tail}`));
+    });
+  });
+}
+
 /**
  * `wmrl train` in real mode with the demo's resolved config, as a child process (stdout and stderr
  * to `real-only.log`). Resolves to its metrics records; rejects with the log's tail if the run
@@ -369,29 +452,18 @@ function startRealOnly(
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
   const args = ['train', '--policy', policyDir, '--data', join(out, 'demos'), '--data', join(out, 'mixed')];
   args.push('--robot', robot, '--config', configFile, '--out', runDir);
-  const logFd = openSync(log, 'w');
-  const child = spawn(process.execPath, [WMRL_BIN, ...args], { stdio: ['ignore', logFd, logFd] });
-  closeSync(logFd);
-  const kill = () => child.kill('SIGTERM');
-  process.once('exit', kill);
+  writeFileSync(log, '');
   let finished = false;
-  const result = new Promise<Record<string, unknown>[]>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
+  const result = runChild(args, log, 'real-only GRPO')
+    .finally(() => {
       finished = true;
-      process.removeListener('exit', kill);
-      if (code !== 0) {
-        const tail = readFileSync(log, 'utf8').split('\n').slice(-15).join('\n');
-        reject(new Error(`real-only GRPO (wmrl ${args.join(' ')}) failed (${signal ?? code}); ${log} ends:\n${tail}`));
-        return;
-      }
-      const records = readFileSync(join(runDir, 'train.metrics.jsonl'), 'utf8')
+    })
+    .then(() =>
+      readFileSync(join(runDir, 'train.metrics.jsonl'), 'utf8')
         .trim()
         .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-      resolve(records);
-    });
-  });
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    );
   // Reported where the demo awaits it, after WMRL; until then a failure must not end the process.
   result.catch(() => {});
   return { log, result, done: () => finished };

@@ -58,6 +58,35 @@ export function groupedPpiEstimate(
 }
 
 /**
+ * Grouped PPI whose anchor groups weigh unequally: the rectifier is their weighted mean, and its
+ * variance counts the effective number of groups, (Σw)²/Σw². The training window weighs its groups
+ * by recency: the world model and the policy both change from step to step, so an older group's
+ * prediction error says less about the current one's. Equal weights give groupedPpiEstimate's over
+ * the same group means.
+ */
+export function weightedGroupsPpiEstimate(
+  imaginedGroups: ArrayLike<number>,
+  anchorPredicted: ArrayLike<number>,
+  anchorOutcomes: ArrayLike<number>,
+  anchorWeights: ArrayLike<number>,
+  z = 1.96,
+): PpiEstimate {
+  const n = anchorOutcomes.length;
+  if (anchorPredicted.length !== n || anchorWeights.length !== n)
+    throw new Error(
+      `PPI: ${anchorPredicted.length} anchor predictions, ${n} outcomes and ${anchorWeights.length} weights`,
+    );
+  if (imaginedGroups.length < 2 || n < 1)
+    throw new Error(
+      `grouped PPI needs at least 2 imagined groups and 1 anchor group (got ${imaginedGroups.length} and ${n})`,
+    );
+  for (let i = 0; i < n; i++)
+    if (!(anchorWeights[i]! > 0 && Number.isFinite(anchorWeights[i]!)))
+      throw new Error(`PPI: anchor group ${i} has weight ${anchorWeights[i]}; weights must be positive`);
+  return ppiFromUnits(imaginedGroups, anchorPredicted, anchorOutcomes, z, 1, anchorWeights);
+}
+
+/**
  * Power-tuned PPI (PPI++, Angelopoulos, Duchi & Zrnic 2023) for a mean: with paired predictions f
  * and outcomes y on n real episodes and predictions on N imagined ones,
  *   θ̂_λ = λ·mean f(imagined) − mean(λ·f(paired) − y),
@@ -96,19 +125,28 @@ function ppiFromUnits(
   anchorOutcomes: ArrayLike<number>,
   z: number,
   lambda = 1,
+  weights?: ArrayLike<number>,
 ): PpiEstimate {
   const N = imagined.length;
   const n = anchorOutcomes.length;
+  const w = weights ?? new Array<number>(n).fill(1);
   const rectifier = Array.from({ length: n }, (_, i) => lambda * anchorPredicted[i]! - anchorOutcomes[i]!);
   const naive = mean(imagined);
-  const estimate = lambda * naive - mean(rectifier);
+  const estimate = lambda * naive - weightedMean(rectifier, w);
+  let sw = 0;
+  let sw2 = 0;
+  for (let i = 0; i < n; i++) {
+    sw += w[i]!;
+    sw2 += w[i]! * w[i]!;
+  }
+  const effective = (sw * sw) / sw2;
   // Small-sample guard (in the spirit of Agresti–Coull's "plus four"): the rectifier's variance
   // also counts four pseudo-anchors at the mean prediction with outcomes 1, 1, 0, 0. With a few
   // anchors that all failed, the plain sample variance is 0 and the interval collapses around a
   // biased estimate; the guard's effect fades as anchors accumulate.
-  const fBar = lambda * mean(anchorPredicted);
+  const fBar = lambda * weightedMean(anchorPredicted, w);
   const guarded = [...rectifier, fBar - 1, fBar - 1, fBar, fBar];
-  const half = z * Math.sqrt((lambda * lambda * variance(imagined)) / N + variance(guarded) / n);
+  const half = z * Math.sqrt((lambda * lambda * variance(imagined)) / N + variance(guarded) / effective);
   // A success rate lies in [0, 1]: clipping the interval there loses no coverage.
   return {
     estimate: clamp01(estimate),
@@ -137,6 +175,16 @@ function mean(a: ArrayLike<number>): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]!;
   return s / a.length;
+}
+
+function weightedMean(a: ArrayLike<number>, w: ArrayLike<number>): number {
+  let s = 0;
+  let sw = 0;
+  for (let i = 0; i < a.length; i++) {
+    s += w[i]! * a[i]!;
+    sw += w[i]!;
+  }
+  return s / sw;
 }
 
 /** Unbiased sample covariance of paired values. */

@@ -4,6 +4,7 @@
  * robot time, never stored, and the calibration map is left untouched.
  */
 import { Rng } from '../core/rng.ts';
+import { groupMeans } from '../eval/ppiEstimate.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 import type { ImaginationStarts } from '../worldmodel/imagine.ts';
 import { debiasedScores, debiasStored } from './debias.ts';
@@ -58,6 +59,12 @@ export interface PpiCheck {
   truth: number;
   episodes: number;
   covered: boolean;
+  /**
+   * The estimate's samples, group means, so that other windows can be judged on the same check:
+   * the imagined groups', and the rectifying groups' (the window's oldest first, then the check's
+   * fresh anchor groups, the last `freshGroups`).
+   */
+  samples: { imagined: number[]; predicted: number[]; outcomes: number[]; freshGroups: number };
 }
 
 /**
@@ -89,10 +96,10 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
   const f = debiasedScores(t, out, starts);
   const anchors = await imagineAndRun(t, anchorIdx, noiseSpec(config, seed('ppiCheckAnchorNoise')));
   // The training estimate's own rectifiers (the window) plus the check's fresh anchor groups.
-  const est = t.learning.ppiWindow.estimate(f, M, (scores, features) => debiasStored(t, scores, features), {
-    predicted: debiasedScores(t, anchors.imagined, anchors.starts),
-    outcomes: anchors.real.outcomes,
-  });
+  const rescore = (scores: number[], features: number[]) => debiasStored(t, scores, features);
+  const fresh = { predicted: debiasedScores(t, anchors.imagined, anchors.starts), outcomes: anchors.real.outcomes };
+  const est = t.learning.ppiWindow.estimate(step, f, M, rescore, fresh);
+  const rectifiers = t.learning.ppiWindow.rectifiers(step, M, rescore, fresh);
   const truth = await runRealGroups(
     t.env,
     policy,
@@ -110,5 +117,6 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
     truth: rate,
     episodes: truthEpisodes,
     covered: est.lower <= rate && rate <= est.upper,
+    samples: { imagined: groupMeans(f, M), ...rectifiers, freshGroups: anchorIdx.length },
   };
 }

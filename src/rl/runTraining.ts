@@ -212,7 +212,7 @@ async function startLearning(
     contextual: new ContextualCorrection(config.contextual),
     anchorWeight: new AnchorWeight(config.anchorWeight),
     trust: new ImaginationTrust(config.trust),
-    ppiWindow: new PpiWindow(config.ppiWindow),
+    ppiWindow: new PpiWindow(config.ppiWindow, config.ppiHalfLife),
     progress: { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, anchorEpisodeIds: [] },
     anchorModelEpisodes: [],
   };
@@ -327,8 +327,8 @@ async function resumeLearning(
       anchorWeight: AnchorWeight.fromJSON(state.anchorWeight),
       trust: state.trust ? ImaginationTrust.fromJSON(state.trust) : new ImaginationTrust(config.trust),
       ppiWindow: state.ppiWindow
-        ? PpiWindow.fromJSON(config.ppiWindow, state.ppiWindow)
-        : new PpiWindow(config.ppiWindow),
+        ? PpiWindow.fromJSON(config.ppiWindow, config.ppiHalfLife, state.ppiWindow)
+        : new PpiWindow(config.ppiWindow, config.ppiHalfLife),
       progress: {
         step: state.step,
         robotSeconds: state.robotSeconds,

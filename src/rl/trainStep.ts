@@ -125,7 +125,7 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   const calibrated = calibrate(t, imagined, predicted, real);
   const weighted = weight(t, imagined, calibrated, predicted, real);
   const ppo = await update(t, step, weighted.samples);
-  const ppi = estimate(t, draw, imagined, predicted, calibrated, real);
+  const ppi = estimate(t, step, draw, imagined, predicted, calibrated, real);
   // The anchor pairs enter the corrections last: this step's scores and its PPI estimate were
   // debiased by the corrections as they were before these pairs.
   if (predicted && real) addAnchorPairs(t, predicted.out, predicted.starts, real.outcomes);
@@ -448,6 +448,7 @@ async function update(t: Trainer, step: number, samples: PolicySamples | null): 
 /** 7. The PPI estimate of the true success rate (needs imagined groups from starts and an anchor group). */
 function estimate(
   t: Trainer,
+  step: number,
   draw: GroupDraw,
   imagined: Imagined | undefined,
   predicted: Imagined | undefined,
@@ -461,10 +462,10 @@ function estimate(
   // groups join the window of the latest steps' groups that rectifies the estimate.
   if (selection.active.length === 0) {
     const features = correctionFeatures(t, predicted.out, predicted.starts);
-    t.learning.ppiWindow.add(predicted.out.score, features, real.outcomes, M);
+    t.learning.ppiWindow.add(step, predicted.out.score, features, real.outcomes, M);
     if (imagined.startRows < 2 * M) return null;
     // The window's groups are debiased by this step's correction, as the imagined scores were.
-    return t.learning.ppiWindow.estimate(calibrated.imagined!.subarray(0, imagined.startRows), M, (scores, f) =>
+    return t.learning.ppiWindow.estimate(step, calibrated.imagined!.subarray(0, imagined.startRows), M, (scores, f) =>
       debiasStored(t, scores, f),
     );
   }

@@ -167,6 +167,15 @@ export const wmrlConfigSchema = z
           "estimate of the true success rate (1: the step's own only, an interval near [0, 1] with one " +
           'anchor group); a measurement, it changes no update',
       ),
+    ppiHalfLife: z
+      .number()
+      .min(0)
+      .default(2)
+      .describe(
+        "steps over which a window group's weight in the PPI estimate halves: the world model's " +
+          "error on a fast-improving policy drifts, and older groups' errors lag it (0: equal weights; " +
+          'benchmark, reach: 32 of 35 checks covered the truth at 2, 29 at 0)',
+      ),
     imaginedAdvantage: z
       .enum(['std', 'centered'])
       .default('std')

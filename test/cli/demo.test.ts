@@ -23,6 +23,14 @@ test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the compar
     });
     for (const stage of ['1/5', '2/5', '3/5', '4/5', '5/5']) assert.match(stdout, new RegExp(`^${stage} `, 'm'));
     assert.match(stdout, /real-only GRPO runs beside it in a second process/);
+    // The noisy experts come from a second process, with the in-process plans: 4 / 3 of each per family.
+    assert.match(stdout, /the noisy experts in a second process/);
+    assert.match(stdout, /^ {2}noisy experts: 6 episodes for the world model, \d+% successful$/m);
+    assert.match(readFileSync(join(out, 'collect-mixed.log'), 'utf8'), /episodes/);
+    assert.match(
+      stdout,
+      /^done in \d+ s \(collection \d+ s, behaviour cloning \d+ s, .*waiting for real-only GRPO \d+ s\)/m,
+    );
     // The real-only run's steps and evaluations are reported from its own metrics.
     assert.match(stdout, /^ {2}step 1\/1: real rollouts \d+%, robot time \d+ s$/m);
     assert.ok(
@@ -45,6 +53,13 @@ test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the compar
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .find((r) => r.stage === 'summary');
     assert.ok(summary, 'the summary is logged');
+    assert.deepEqual(Object.keys(summary.stageSeconds as object), [
+      'collection',
+      'behaviour cloning',
+      'waiting for the noisy experts',
+      'world model and WMRL',
+      'waiting for real-only GRPO',
+    ]);
     assert.ok((summary.robotSecondsReal as number) > (summary.robotSecondsWmrl as number), JSON.stringify(summary));
   } finally {
     rmSync(dir, { recursive: true, force: true });

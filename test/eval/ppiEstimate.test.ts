@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupedPpiEstimate, ppiEstimate, tunedPpiEstimate } from '../../src/eval/ppiEstimate.ts';
+import {
+  groupedPpiEstimate,
+  ppiEstimate,
+  tunedPpiEstimate,
+  weightedGroupsPpiEstimate,
+} from '../../src/eval/ppiEstimate.ts';
 import { Rng } from '../../src/core/rng.ts';
 
 test(
@@ -240,3 +245,21 @@ test(
     assert.ok(good.tunedWidth <= 1.02 * good.ppiWidth, `PPI++ ${good.tunedWidth} vs PPI ${good.ppiWidth}`);
   },
 );
+
+test('weighted groups: equal weights are grouped PPI; weights shift the rectifier; bad weights refused', () => {
+  const imagined = [0.5, 0.7, 0.2];
+  const predicted = [0.6, 0.3];
+  const outcomes = [0.5, 0.25];
+  assert.deepEqual(
+    weightedGroupsPpiEstimate(imagined, predicted, outcomes, [1, 1]),
+    groupedPpiEstimate(imagined, predicted, outcomes, 1),
+  );
+  // Worked numbers: naive 0.4667; rectifiers 0.1 and 0.05; weights 1 and 3 give 0.0625.
+  const e = weightedGroupsPpiEstimate(imagined, predicted, outcomes, [1, 3]);
+  assert.ok(Math.abs(e.estimate - (1.4 / 3 - 0.0625)) < 1e-12, `estimate ${e.estimate}`);
+  assert.throws(() => weightedGroupsPpiEstimate(imagined, predicted, outcomes, [1, 0]), /weights must be positive/);
+  assert.throws(
+    () => weightedGroupsPpiEstimate(imagined, predicted, outcomes, [1]),
+    /2 anchor predictions, 2 outcomes and 1 weights/,
+  );
+});
