@@ -77,6 +77,10 @@ const EXTRA_ARMS = [
   'wmrl-fast',
   'wmrl-anchors-every-2',
   'wmrl-m4',
+  'wmrl-lr3',
+  'real-lr3',
+  'wmrl-eval-2',
+  'real-eval-2',
   'real-every-step',
 ];
 const preset = quick
@@ -100,6 +104,8 @@ const LONG_ARMS = new Set([
   'wmrl-fast',
   'wmrl-anchors-every-2',
   'wmrl-m4',
+  'wmrl-lr3',
+  'wmrl-eval-2',
 ]);
 // real-every-step evaluates real-only GRPO after each of its first 4 steps (≈ 620 robot-s on reach):
 // where the others are compared at equal robot time, its curve is measured, not interpolated.
@@ -225,6 +231,13 @@ const flags: Record<string, string[]> = {
   // keep the imagined rollouts (64 × 4 against 32 × 8) and so the compute.
   'wmrl-m4': ['--rolloutsPerGroup=4', '--groups=64', '--anchorFraction=0.0156'],
   'real-every-step': [...REAL_ONLY, '--eval.every=1'],
+  // Three times Adam's step for both methods: does either learn faster per robot second?
+  'wmrl-lr3': ['--ppo.learningRate=3e-4'],
+  'real-lr3': [...REAL_ONLY, '--ppo.learningRate=3e-4'],
+  // The headline arms evaluated every 2 steps instead of 4 (the same training: evaluation changes
+  // no update): how much of the time to the target is the linear interpolation between evaluations?
+  'wmrl-eval-2': ['--eval.every=2'],
+  'real-eval-2': [...REAL_ONLY, '--eval.every=2'],
   // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
   'anchors-only': [...REAL_ONLY, '--groups=1'],
 };
