@@ -10,7 +10,7 @@
  *     equal robot time and at equal success, each difference with its paired 95% interval.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
@@ -402,7 +402,6 @@ function startMixedCollection(
   seed: number,
 ): { log: string; result: Promise<void> } {
   const log = join(out, 'collect-mixed.log');
-  mkdirSync(out, { recursive: true });
   writeFileSync(log, '');
   let chain = Promise.resolve();
   for (const [bi, b] of BEHAVIOURS.entries()) {

@@ -4,7 +4,7 @@
  * robot time, never stored, and the calibration map is left untouched.
  */
 import { Rng } from '../core/rng.ts';
-import { groupMeans } from '../eval/ppiEstimate.ts';
+import { groupMeans, weightedGroupsPpiEstimate } from '../eval/ppiEstimate.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 import type { ImaginationStarts } from '../worldmodel/imagine.ts';
 import { debiasedScores, debiasStored } from './debias.ts';
@@ -61,10 +61,10 @@ export interface PpiCheck {
   covered: boolean;
   /**
    * The estimate's samples, group means, so that other windows can be judged on the same check:
-   * the imagined groups', and the rectifying groups' (the window's oldest first, then the check's
-   * fresh anchor groups, the last `freshGroups`).
+   * the imagined groups', and the rectifying groups' with their weights (the window's oldest
+   * first, then the check's fresh anchor groups, the last `freshGroups`).
    */
-  samples: { imagined: number[]; predicted: number[]; outcomes: number[]; freshGroups: number };
+  samples: { imagined: number[]; predicted: number[]; outcomes: number[]; weights: number[]; freshGroups: number };
 }
 
 /**
@@ -98,8 +98,10 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
   // The training estimate's own rectifiers (the window) plus the check's fresh anchor groups.
   const rescore = (scores: number[], features: number[]) => debiasStored(t, scores, features);
   const fresh = { predicted: debiasedScores(t, anchors.imagined, anchors.starts), outcomes: anchors.real.outcomes };
-  const est = t.learning.ppiWindow.estimate(step, f, M, rescore, fresh);
+  // The rectifiers once (each rescores the whole window): for the estimate and for the log.
   const rectifiers = t.learning.ppiWindow.rectifiers(step, M, rescore, fresh);
+  const imagined = groupMeans(f, M);
+  const est = weightedGroupsPpiEstimate(imagined, rectifiers.predicted, rectifiers.outcomes, rectifiers.weights);
   const truth = await runRealGroups(
     t.env,
     policy,
@@ -117,6 +119,6 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
     truth: rate,
     episodes: truthEpisodes,
     covered: est.lower <= rate && rate <= est.upper,
-    samples: { imagined: groupMeans(f, M), ...rectifiers, freshGroups: anchorIdx.length },
+    samples: { imagined, ...rectifiers, freshGroups: anchorIdx.length },
   };
 }
