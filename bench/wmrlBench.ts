@@ -12,6 +12,8 @@
  *   npm run bench -- --family pick           # the same on pick (bench/benchFamilies.ts has each set-up)
  *   npm run bench -- --arms real,wmrl,anchors-only --seeds 3   # a subset (written beside, as -arms)
  *   npm run bench -- --arms real,wmrl,wmrl-fast,real-every-step   # probes (EXTRA_ARMS) run only when named
+ *   npm run bench -- --family pick --arms real,anchors-only,wmrl-trust-bound --headline wmrl-trust-bound
+ *                               # another arm as the headline's WMRL (default: wmrl)
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
  * --quick writes wmrl-quick.* so it never overwrites the full results; --seeds N (other than the
@@ -44,6 +46,7 @@ const { values } = parseArgs({
     arms: { type: 'string' },
     jobs: { type: 'string' },
     fresh: { type: 'boolean' },
+    headline: { type: 'string' },
   },
 });
 const quick = values.quick ?? false;
@@ -82,7 +85,12 @@ const EXTRA_ARMS = [
   'wmrl-eval-2',
   'real-eval-2',
   'real-every-step',
+  'wmrl-trust',
+  'wmrl-trust-bound',
 ];
+// The WMRL arm the headline compares with real-only GRPO (its PPI intervals are checked too):
+// `wmrl`, the quickstart, unless a family's measurements call for another (pick: docs/benchmarks.md).
+const headline = values.headline ?? 'wmrl';
 const preset = quick
   ? { name: 'quick', steps: 8, longSteps: 12, seeds: 1, arms: ['real', 'wmrl'], evalEpisodes: 60 }
   : { name: 'full', steps: 12, longSteps: 28, seeds: 5, arms: ALL_ARMS, evalEpisodes: 60 };
@@ -91,10 +99,12 @@ if (values.arms) {
   const known = [...ALL_ARMS, ...EXTRA_ARMS];
   const unknown = chosen.filter((a) => !known.includes(a));
   if (unknown.length) throw new Error(`--arms: unknown ${unknown.join(', ')} (arms: ${known.join(', ')})`);
-  for (const needed of ['real', 'wmrl'])
+  for (const needed of ['real', headline])
     if (!chosen.includes(needed)) throw new Error(`--arms: '${needed}' is needed (the headline compares them)`);
   preset.arms = known.filter((a) => chosen.includes(a));
 }
+if (!preset.arms.includes(headline))
+  throw new Error(`--headline: '${headline}' is not among the arms (${preset.arms.join(', ')})`);
 const LONG_ARMS = new Set([
   'wmrl',
   'anchors-only',
@@ -106,6 +116,8 @@ const LONG_ARMS = new Set([
   'wmrl-m4',
   'wmrl-lr3',
   'wmrl-eval-2',
+  'wmrl-trust',
+  'wmrl-trust-bound',
 ]);
 // real-every-step evaluates real-only GRPO after each of its first 4 steps (≈ 620 robot-s on reach):
 // where the others are compared at equal robot time, its curve is measured, not interpolated.
@@ -214,6 +226,11 @@ const flags: Record<string, string[]> = {
   // Imagined samples weigh λ = clip(2·AUC − 1, 0, 1) of the anchors' within-group AUC instead of
   // as much as real ones (the paper's fusion, and the quickstart's choice).
   trust: ['--imaginedWeight=trust'],
+  // The same over the long arms' budget: on pick, where the world model does not rank, trust is
+  // what keeps imagination from unlearning the clone (docs/benchmarks.md, pick).
+  'wmrl-trust': ['--imaginedWeight=trust'],
+  // λ from the AUC's one-sided 95% lower bound: imagination weighs in only once the anchors show it ranks.
+  'wmrl-trust-bound': ['--imaginedWeight=trust', '--trust.confidence=1.645'],
   // The quickstart before session 18: 8 groups a step (one an anchor group), 40 optimiser steps a refit.
   'imagine-8': ['--groups=8', '--anchorFraction=0.1', '--worldModel.refitSteps=40'],
   // The quickstart's 32 groups with twice its optimiser steps per refit (the refit is most of a step's compute).
@@ -283,7 +300,7 @@ async function runArm(a: Arm): Promise<void> {
   const resume = existsSync(join(a.dir, 'checkpoint')) ? ['--resume'] : [];
   mkdirSync(a.dir, { recursive: true });
   // PPI coverage is measured on the WMRL arm only: the checks cost real episodes of compute time.
-  const ppi = a.arm === 'wmrl' ? ['--ppiCheckEpisodes=60'] : [];
+  const ppi = a.arm === headline ? ['--ppiCheckEpisodes=60'] : [];
   await wmrl(
     [
       'train',
@@ -368,7 +385,7 @@ const realFinal = mean(byArm('real').map((r) => final(r).success));
 const realGained = realFinal > start;
 const target = commonTarget(start, realFinal);
 // Equal robot time: every arm's success where WMRL's budget ends (interpolated between evaluations).
-const equalTime = mean(byArm('wmrl').map((r) => final(r).robotSeconds));
+const equalTime = mean(byArm(headline).map((r) => final(r).robotSeconds));
 const table = preset.arms.map((arm) => {
   const rs = byArm(arm);
   const finals = rs.map((r) => final(r).success);
@@ -414,7 +431,7 @@ function pooledRank(rs: Run[]): number | null {
   return pairs > 0 ? rs.reduce((n, r) => n + (r.anchorRank.auc ?? 0) * r.anchorRank.pairs, 0) / pairs : null;
 }
 const realRow = table.find((t) => t.arm === 'real')!;
-const wmrlRow = table.find((t) => t.arm === 'wmrl')!;
+const wmrlRow = table.find((t) => t.arm === headline)!;
 const anchorsRow = table.find((t) => t.arm === 'anchors-only');
 /** How many times less robot time than real-only GRPO an arm needed to the common target (null: not measurable). */
 const savingOf = (row: (typeof table)[number] | undefined) =>
@@ -481,6 +498,8 @@ const results = {
   robotTimeSaving: saving,
   anchorsOnlyRobotTimeSaving: savingOf(anchorsRow),
   family: familyName,
+  /** The WMRL arm the headline (robotTimeSaving, equalRobotSeconds) compares with real-only GRPO. */
+  headline,
   smallBeatsLarge: large_ && {
     small: { parameters: smallReport.parameters, wmrlHeldOutSuccess: wmrlRow.finalSuccess },
     large: large_,
@@ -502,7 +521,8 @@ const secs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
 const md = [
   `WMRL benchmark (${preset.name}: ${seeds} seed${seeds > 1 ? 's' : ''}, ${preset.steps} steps ` +
     `(${[...LONG_ARMS].filter((a) => preset.arms.includes(a)).join(', ')}: ${preset.longSteps}), ` +
-    `held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)})`,
+    `held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)}` +
+    `${headline === 'wmrl' ? '' : `; WMRL below is the ${headline} arm`})`,
   '',
   `| arm | steps | held-out success at the end (± sd over seeds) | gain over BC | at step ${preset.steps} | ` +
     `robot time used | robot time to the target ${pct(target)} (± sd; seeds reaching it) | ` +
@@ -540,7 +560,7 @@ const md = [
         : '.'),
   `At equal robot time (${equalTime.toFixed(0)} s, WMRL's budget): ` +
     table
-      .filter((t) => ['wmrl', 'real', 'anchors-only'].includes(t.arm) && t.successAtEqualRobotTime !== null)
+      .filter((t) => [headline, 'real', 'anchors-only'].includes(t.arm) && t.successAtEqualRobotTime !== null)
       .map((t) => `${t.arm} ${pct(t.successAtEqualRobotTime!)} ± ${pct(t.successAtEqualRobotTimeSd!)}`)
       .join(', ') +
     ' (sd over seeds; real-only interpolated between its evaluations).',
@@ -556,7 +576,7 @@ const md = [
           1,
           runs.reduce((s, r) => s + r.ppiCoverage.checked, 0),
         )
-    ).toFixed(2)} (WMRL arm; truth: 60 real episodes of the same policy each).`,
+    ).toFixed(2)} (${headline} arm; truth: 60 real episodes of the same policy each).`,
   large_
     ? `Small beats large? tiny (${smallReport.parameters.toLocaleString()} parameters) after ` +
       `WMRL: ${pct(wmrlRow.finalSuccess)}; base (${large_.parameters.toLocaleString()} parameters, ` +
@@ -580,6 +600,8 @@ function plot(rs: Run[]): string {
     'real-every-step': '#e377c2',
     'wmrl-fast': '#bcbd22',
     'wmrl-anchors-every-2': '#7f7f7f',
+    'wmrl-trust': '#9edae5',
+    'wmrl-trust-bound': '#393b79',
   };
   const names: Record<string, string> = {
     real: 'real-only GRPO (G = 8)',
@@ -592,6 +614,8 @@ function plot(rs: Run[]): string {
     'real-every-step': 'real-only GRPO (G = 8), evaluated every step',
     'wmrl-fast': 'WMRL, one PPO pass',
     'wmrl-anchors-every-2': 'WMRL, anchors every other step',
+    'wmrl-trust': 'WMRL, imagined weight from trust',
+    'wmrl-trust-bound': "WMRL, imagined weight from trust's lower bound",
   };
   return learningCurveSvg({
     title: `${tasks}: held-out success against robot time (${preset.name} benchmark)`,

@@ -208,6 +208,16 @@ export const wmrlConfigSchema = z
             'pseudo (success, failure) pairs at AUC 0.5: λ stays ' +
               'near 0 until the anchors show imagination ranks rollouts',
           ),
+        confidence: z
+          .number()
+          .min(0)
+          .default(0)
+          .describe(
+            "z of the lower bound AUC − z·se that λ is taken from (se: the spread of the anchor groups' " +
+              'AUCs over their effective number; 0: the moving AUC itself). λ is per sample and a step ' +
+              'imagines far more rollouts than it executes, so a small λ from an AUC within its noise ' +
+              'of 0.5 still outweighs the anchors (pick benchmark, docs/benchmarks.md)',
+          ),
       })
       .strict()
       .prefault({}),

@@ -610,3 +610,59 @@ test(
     assert.equal(reports.length, 3, 'one report per anchor request');
   },
 );
+
+test(
+  'train --ppiCheckEpisodes: each evaluation checks the PPI interval against real episodes of the same ' +
+    'policy, with the recency-weighted window it used; the check is measurement and changes no update',
+  async () => {
+    const args = (out: string, check: string[]) => [...runArgs(out), ...WM, ...TOY, '--eval.every=1', ...check];
+    const checked = join(dir, 'ppi-check');
+    const plain = join(dir, 'ppi-plain');
+    const r = cli(args(checked, ['--ppiCheckEpisodes=6']));
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(cli(args(plain, [])).status, 0);
+    const checks = records(checked, 'ppi-check');
+    assert.deepEqual(
+      checks.map((c) => c.step),
+      [1, 2, 3],
+      'one check after each evaluation',
+    );
+    for (const c of checks) {
+      assert.ok(c.lower <= c.estimate && c.estimate <= c.upper, `interval [${c.lower}, ${c.upper}] ∌ ${c.estimate}`);
+      assert.equal(c.episodes, 6);
+      assert.ok(Number.isInteger(c.truth * 6), `truth ${c.truth}: a share of 6 episodes`);
+      assert.equal(c.covered, c.lower <= c.truth && c.truth <= c.upper);
+      const { imagined, predicted, outcomes, weights, freshGroups } = c.samples;
+      assert.equal(imagined.length, 2, 'one mean per imagined group (--groups=2)');
+      // The window holds one anchor group per step so far; the check adds 2 fresh groups at weight 1.
+      // Half-life 2 steps: the step's own group weighs 1, the one a step older 2^-½, two older ½.
+      const ages = Array.from({ length: c.step }, (_, i) => c.step - 1 - i);
+      assert.equal(freshGroups, 2);
+      assert.deepEqual(
+        weights.map((w: number) => w.toFixed(4)),
+        [...ages.map((a) => (0.5 ** (a / 2)).toFixed(4)), '1.0000', '1.0000'],
+      );
+      assert.equal(predicted.length, weights.length);
+      assert.equal(outcomes.length, weights.length);
+      assert.ok(
+        outcomes.every((o: number) => [0, 0.5, 1].includes(o)),
+        'mean outcomes of 2-rollout groups',
+      );
+    }
+    // Not training: the same policy, counters and robot time as the run without checks.
+    assert.deepEqual(await weights(checked), await weights(plain));
+    // Everything the checkpoint keeps but the episodes' ids (UUIDs) and the wall-clock compute.
+    const state = (run: string) => {
+      const { anchorEpisodeIds, computeSeconds, ...rest } = JSON.parse(
+        readFileSync(join(run, 'checkpoint', 'state.json'), 'utf8'),
+      );
+      assert.equal(anchorEpisodeIds.length, 6, '3 steps × 1 anchor group × 2 rollouts stored');
+      assert.ok(computeSeconds > 0);
+      return rest;
+    };
+    assert.deepEqual(state(checked), state(plain));
+    const report = (run: string) => JSON.parse(readFileSync(join(run, 'report.json'), 'utf8'));
+    assert.equal(report(checked).robotSeconds, report(plain).robotSeconds);
+    assert.equal(report(checked).realEpisodes, report(plain).realEpisodes);
+  },
+);
