@@ -44,6 +44,7 @@ import { imagineEvaluationScores } from '../src/rl/evaluationImagination.ts';
 import { planEpisodes } from '../src/tasks/episodePlan.ts';
 import { type TaskFamily, taskFamily } from '../src/tasks/families.ts';
 import { featuresOfModel, worldModelEpisodes } from '../src/worldmodel/perceptionWorldModel.ts';
+import { StartHeads } from '../src/eval/startHeads.ts';
 import { SCORE_RULES, type ScoreRule } from '../src/worldmodel/imagine.ts';
 import { WORLD_MODEL_KERNELS } from '../src/worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../src/worldmodel/worldModelFiles.ts';
@@ -141,12 +142,15 @@ async function runReal(family: TaskFamily, split: Split, count: number, seed: nu
   return { starts, outcomes };
 }
 
-// The refitted world model: the cached one, warm-started on its data plus episodes of this policy.
+// Episodes of the policy on the train split, other starts: the refitted world model's extra data and
+// the start head's labelled episodes. Their starts and outcomes are kept; a refit cached before they
+// were is matched by running the same plans again (the policy takes mean actions: the same episodes).
 const refitDir = join(cache, `worldmodel-policy-${sizes.refitEpisodes}`);
-if (!existsSync(join(refitDir, 'model.json'))) {
-  console.error(`refitting the world model on ${sizes.refitEpisodes} episodes of the policy ...`);
-  const model = await loadWorldModel(join(setupDir, 'worldmodel'));
-  const endEffector = await featuresOfModel(model, policy, robot);
+const labelledStore = join(cache, `starts-policy-${sizes.refitEpisodes}`);
+const labelledFile = join(cache, `outcomes-policy-${sizes.refitEpisodes}.json`);
+let labelled: { starts: Episode[]; outcomes: number[] } | undefined;
+if (!existsSync(join(refitDir, 'model.json')) || !existsSync(labelledFile)) {
+  console.error(`${sizes.refitEpisodes} episodes of the policy (train split) ...`);
   const own: Episode[] = [];
   for (const [fi, family] of families.entries())
     await evaluateController({
@@ -161,18 +165,38 @@ if (!existsSync(join(refitDir, 'model.json'))) {
       initialStatus: status,
       onEpisode: (e) => own.push(e),
     });
-  const data = worldModelEpisodes(
-    policy,
-    await readEpisodes([join(setupDir, 'demos'), join(setupDir, 'mixed')]),
-    endEffector,
-  );
-  const mine = worldModelEpisodes(policy, own, endEffector);
-  // Three copies of the policy's episodes: a few hundred against the data's thousand (training's anchorRepeat).
-  await model.refit([...data, ...mine, ...mine, ...mine], { epochs: 3, seed: 1 });
-  await saveWorldModel(model, refitDir);
-  model.dispose();
-  console.error(`refitted (${elapsed()})`);
+  labelled = { starts: own.map(episodeStart), outcomes: own.map((e) => (e.success ? 1 : 0)) };
+  await saveStarts(labelledStore, labelled.starts);
+  writeFileSync(labelledFile, JSON.stringify(labelled.outcomes));
+  if (!existsSync(join(refitDir, 'model.json'))) {
+    console.error(`refitting the world model on ${sizes.refitEpisodes} episodes of the policy ...`);
+    const model = await loadWorldModel(join(setupDir, 'worldmodel'));
+    const endEffector = await featuresOfModel(model, policy, robot);
+    const data = worldModelEpisodes(
+      policy,
+      await readEpisodes([join(setupDir, 'demos'), join(setupDir, 'mixed')]),
+      endEffector,
+    );
+    const mine = worldModelEpisodes(policy, own, endEffector);
+    // Three copies of the policy's episodes: a few hundred against the data's thousand (training's anchorRepeat).
+    await model.refit([...data, ...mine, ...mine, ...mine], { epochs: 3, seed: 1 });
+    await saveWorldModel(model, refitDir);
+    model.dispose();
+    console.error(`refitted (${elapsed()})`);
+  }
 }
+labelled ??= {
+  starts: await readEpisodes([labelledStore]),
+  outcomes: JSON.parse(readFileSync(labelledFile, 'utf8')) as number[],
+};
+// The start heads, one per family: the outcomes of the labelled episodes from starts the policy perceives alike.
+const heads = StartHeads.fit(
+  policy,
+  labelled.starts.map((e, i) => ({ ...e, success: labelled.outcomes[i] === 1 })),
+);
+for (const [family, h] of heads.heads)
+  console.error(`start head (${family}): bandwidth ${h.state.bandwidth}, ${h.state.kept.length} varying features`);
+const HEAD = `start-head-${sizes.refitEpisodes}`;
 // How an imagined episode is scored: `wmrl eval --score R --horizon H`; 'max' over the family's horizon is
 // its default, and its predictions keep the world model's name (results and caches of earlier runs).
 const SCORERS = (values.scores ?? 'max').split(',').map((raw) => {
@@ -217,7 +241,7 @@ for (const [si, split] of SPLITS.entries()) {
     const file = join(cache, `cell-${name}.json`);
     let cell = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Cell) : undefined;
     const missing = PREDICTORS.filter((m) => !cell?.pool.predicted[m.name]);
-    if (cell && missing.length === 0) {
+    if (cell && missing.length === 0 && cell.pool.predicted[HEAD]) {
       cells.push(cell);
       console.error(`[cached] ${family} ${split}`);
       continue;
@@ -269,6 +293,9 @@ for (const [si, split] of SPLITS.entries()) {
       cell.further.predicted[m.name] = score(further);
       model.dispose();
     }
+    const byHead = (starts: Episode[]) => Array.from(heads.predict(policy, starts));
+    cell.pool.predicted[HEAD] = byHead(poolStarts);
+    cell.further.predicted[HEAD] = byHead(further);
     writeFileSync(file, JSON.stringify(cell));
     cells.push(cell);
     console.error(`${family} ${split}: done (${elapsed()})`);
@@ -363,7 +390,7 @@ function study(cell: Cell, model: string) {
     equivalent,
   };
 }
-const studies = cells.flatMap((c) => PREDICTORS.map((m) => study(c, m.name)));
+const studies = cells.flatMap((c) => [...PREDICTORS.map((m) => m.name), HEAD].map((name) => study(c, name)));
 
 const results = {
   date: new Date().toISOString(),
@@ -375,7 +402,16 @@ const results = {
     "as its world model) the best success probability over the family's horizon (--score max); others " +
     'are named `<world model> <rule>@<horizon>`',
   scorers: SCORERS,
-  models: MODELS.map(({ name, what }) => ({ name, what })),
+  models: [
+    ...MODELS.map(({ name, what }) => ({ name, what })),
+    {
+      name: HEAD,
+      what:
+        `start head: kernel regression of the outcomes of the ${sizes.refitEpisodes} labelled episodes ` +
+        `(those the refit saw) on the policy's perception of the start, per family (bandwidths ` +
+        `${[...heads.heads.values()].map((h) => h.state.bandwidth).join(', ')}, by leave-one-out)`,
+    },
+  ],
   sizes,
   studies,
   wallSeconds: (performance.now() - started) / 1000,

@@ -23,13 +23,14 @@ import { choiceFlag, intFlag, parseFlags, UsageError } from './args.ts';
 import { useBackend } from './common.ts';
 import { ENV_FLAGS, ENV_HELP, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
-import { imaginedPlan, PPI_FLAGS, PPI_HELP, ppiChoice, worldModelPredictor, writePpiResults } from './evalPpi.ts';
+import { imaginedPlan, PPI_FLAGS, PPI_HELP, ppiChoice, ppiPredictor, writePpiResults } from './evalPpi.ts';
 import { evaluateWithPredictions, type PpiEvaluation } from '../eval/ppiEvaluation.ts';
 import { formatPpiRows } from '../eval/ppiTable.ts';
 import { evaluationEpisodeNoise } from '../rl/evaluationImagination.ts';
 
 const HELP = `usage: wmrl eval --policy DIR [options]
        wmrl eval --policy DIR --world-model DIR [--real N] [--imagined M] [options]
+       wmrl eval --policy DIR --start-head DATA [--real N] [--imagined M] [options]
 
   --policy DIR          a policy checkpoint (or a pretrain output folder), or 'random' (the baseline)
   --robot R             robot description: a name under robots/, a folder holding robot.yaml, or a .yaml
@@ -57,7 +58,7 @@ export function swappedInstruction(task: TaskSpec): string {
 export const command = {
   summary:
     'evaluate a policy (simulator or rosbridge robot): success per family and split with 95% intervals; ' +
-    'with --world-model, real plus imagined episodes (PPI)',
+    'with --world-model or --start-head, real plus predicted episodes (PPI)',
   async run(argv: string[]): Promise<number> {
     const { values } = parseFlags(argv, {
       policy: { type: 'string' },
@@ -94,19 +95,22 @@ export const command = {
       : existsSync(join(values.policy, 'policy', 'model.json'))
         ? join(values.policy, 'policy')
         : values.policy;
+    const flag = ppi?.predictor === 'start-head' ? '--start-head' : '--world-model';
     if (ppi && random)
-      throw new UsageError('--world-model imagines with the policy: it needs a trained one, not random');
+      throw new UsageError(`${flag} predicts from the policy's perception: it needs a trained policy, not random`);
     if (ppi && values['swap-instructions'])
-      throw new UsageError(
-        '--world-model and --swap-instructions do not go together (imagination reads the instruction)',
-      );
+      throw new UsageError(`${flag} and --swap-instructions do not go together (the prediction reads the instruction)`);
     const policy = random ? undefined : await loadPolicy(dir);
     const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
     // Imagination under the seed's noise pairs with real episodes sampled under it (evaluationEpisodeNoise).
     const noise = values.stochastic ? { seed, correlation: 0 } : null;
+    const splits = split === 'both' ? (['train', 'test'] as const) : [split];
+    const plan = splits.flatMap((s, si) =>
+      selectors.flatMap((sel, fi) => planEpisodes([sel], s, perCell, seed + 10_000 * si + 1000 * fi)),
+    );
     const predictor =
       ppi && policy
-        ? await worldModelPredictor(ppi, policy, robot, noise).catch((err: unknown) => {
+        ? await ppiPredictor(ppi, policy, robot, noise, plan).catch((err: unknown) => {
             policy.dispose();
             throw err;
           })
@@ -115,7 +119,7 @@ export const command = {
       ...envFlags,
       cameras: [policy?.config.encoder.camera ?? robot.cameras[0]!.name],
     }).catch((err: unknown) => {
-      predictor?.model.dispose();
+      predictor?.dispose();
       policy?.dispose();
       throw err;
     });
@@ -128,10 +132,6 @@ export const command = {
           name: `vla:${dir}${swap ? ':swapped-instructions' : ''}`,
         })
       : new RandomController(actionDim(robot));
-    const splits = split === 'both' ? (['train', 'test'] as const) : [split];
-    const plan = splits.flatMap((s, si) =>
-      selectors.flatMap((sel, fi) => planEpisodes([sel], s, perCell, seed + 10_000 * si + 1000 * fi)),
-    );
     const further = ppi ? imaginedPlan(splits, selectors, ppi.imagined, seed) : [];
     const store = await EpisodeStore.openForAppend(out, storeRobot(robot));
     const settings = {
@@ -178,7 +178,7 @@ export const command = {
           initialStatus: () => env.status(),
           predict: (starts) => {
             progress.stop();
-            console.error(`imagining ${starts.length} episodes in the world model ${ppi!.worldModel}`);
+            console.error(`predicting ${starts.length} starts with ${predictor.source}`);
             return predictor.predict(starts);
           },
           onEpisode,
@@ -210,7 +210,7 @@ export const command = {
       progress.stop();
       await store.close();
       await env.close();
-      predictor?.model.dispose();
+      predictor?.dispose();
       policy?.dispose();
     }
     writeFileSync(join(out, 'success.json'), JSON.stringify(table.rows(), null, 2) + '\n');
@@ -227,7 +227,7 @@ export const command = {
       );
       console.log(table.format());
       if (ppiResult) {
-        console.log(`\nwith the world model ${ppi!.worldModel} (${ppi!.imagined} imagined starts per row):`);
+        console.log(`\nwith ${predictor!.source} (${ppi!.imagined} predicted further starts per row):`);
         console.log(formatPpiRows(ppiResult.rows));
       }
       console.log(

@@ -2,7 +2,9 @@
  * `wmrl eval --world-model`: the success rate from N real episodes per family and split plus M
  * imagined ones (prediction-powered inference, src/eval/ppiTable.ts). Each real episode is also
  * imagined from its own start with its own noise (the pairs), the M further starts are only reset
- * and imagined; the world model's score of an imagined episode is the prediction.
+ * and imagined; the world model's score of an imagined episode is the prediction. With
+ * `--start-head DATA` instead, the prediction is how often the policy succeeded from starts like it
+ * in DATA, labelled episodes of the same policy (src/eval/startHeads.ts).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,12 +19,14 @@ import { planEpisodes, type PlannedEpisode } from '../tasks/episodePlan.ts';
 import type { TaskSelector } from '../tasks/selectors.ts';
 import { SCORE_RULES, type ScoreRule } from '../worldmodel/imagine.ts';
 import { featuresOfModel } from '../worldmodel/perceptionWorldModel.ts';
-import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';
+import { StartHeads } from '../eval/startHeads.ts';
 import { choiceFlag, intFlag, numberFlag, UsageError } from './args.ts';
+import { readEpisodes } from './common.ts';
 
 export const PPI_FLAGS = {
   'world-model': { type: 'string' },
+  'start-head': { type: 'string', multiple: true },
   real: { type: 'string' },
   imagined: { type: 'string' },
   horizon: { type: 'string' },
@@ -33,6 +37,9 @@ export const PPI_FLAGS = {
 export const PPI_HELP = `
   with a world model (prediction-powered inference: real episodes plus imagined ones):
   --world-model DIR     a world model of this policy's perception (a folder with model.json, or a \`wmrl train\` run)
+  --start-head DATA     instead of a world model: predict each start by the outcomes of this policy's episodes
+                        from similar starts in DATA (episode folders, repeatable: an earlier \`wmrl eval --out\`,
+                        never the episodes being evaluated)
   --real N              real episodes per family and split (default 20; the same as --episodes)
   --imagined M          further starts per family and split, reset and imagined only (default 200)
   --horizon H           imagined control steps (default: each family's episode horizon)
@@ -43,7 +50,11 @@ export const PPI_HELP = `
 const MAX_IMAGINED = 10_000;
 
 export interface PpiChoice {
-  worldModel: string;
+  /** The predictor: a world model's score of the imagined episode, or start heads fitted on labelled episodes. */
+  predictor: 'world-model' | 'start-head';
+  /** The world model's folder, or the labelled episode folders. */
+  worldModel?: string;
+  startHead?: string[];
   real: number;
   imagined: number;
   horizon?: number;
@@ -51,23 +62,35 @@ export interface PpiChoice {
   terminateAt?: number;
 }
 
-type PpiValues = { [K in keyof typeof PPI_FLAGS]?: string } & { episodes?: string };
+type PpiValues = { [K in keyof typeof PPI_FLAGS]?: K extends 'start-head' ? string[] : string } & {
+  episodes?: string;
+};
 
-/** The settings of a PPI evaluation, or undefined without --world-model (its other flags are then refused). */
+/** The settings of a PPI evaluation, or undefined without a predictor (its other flags are then refused). */
 export function ppiChoice(values: PpiValues): PpiChoice | undefined {
   const worldModel = values['world-model'];
-  if (!worldModel) {
-    const stray = (['real', 'imagined', 'horizon', 'score', 'terminate-at'] as const).filter((k) => values[k]);
+  const startHead = values['start-head'];
+  const imagination = (['horizon', 'score', 'terminate-at'] as const).filter((k) => values[k] !== undefined);
+  if (!worldModel && !startHead) {
+    const stray = (['real', 'imagined', ...imagination] as const).filter((k) => values[k]);
     if (stray.length > 0)
-      throw new UsageError(`--${stray.join(', --')} go${stray.length === 1 ? 'es' : ''} with --world-model`);
+      throw new UsageError(
+        `--${stray.join(', --')} go${stray.length === 1 ? 'es' : ''} with --world-model or --start-head`,
+      );
     return undefined;
   }
+  if (worldModel && startHead)
+    throw new UsageError('give --world-model or --start-head (the prediction comes from one of them), not both');
+  if (startHead && imagination.length > 0)
+    throw new UsageError(`--${imagination.join(', --')}: how to imagine, which --start-head does not do`);
   if (values.real !== undefined && values.episodes !== undefined)
     throw new UsageError('give --real or --episodes (the same count), not both');
   const imagined = intFlag(values.imagined, 'imagined', 200, 2);
   if (imagined > MAX_IMAGINED) throw new UsageError(`--imagined must be at most ${MAX_IMAGINED}, got ${imagined}`);
   return {
-    worldModel: modelFolder(worldModel),
+    ...(worldModel
+      ? { predictor: 'world-model' as const, worldModel: modelFolder(worldModel) }
+      : { predictor: 'start-head' as const, startHead: startHead! }),
     real: intFlag(values.real ?? values.episodes, values.real !== undefined ? 'real' : 'episodes', 20, 2),
     imagined,
     ...(values.horizon !== undefined ? { horizon: intFlag(values.horizon, 'horizon', 0, 1) } : {}),
@@ -101,8 +124,48 @@ export function imaginedPlan(
 }
 
 export interface Predictor {
-  model: WorldModel;
+  /** What the predictions come from, for the printed table. */
+  source: string;
   predict(starts: Episode[]): Float32Array;
+  dispose(): void;
+}
+
+/** The predictor the choice names. */
+export async function ppiPredictor(
+  choice: PpiChoice,
+  policy: VlaPolicy,
+  robot: RobotDescription,
+  noise: NoiseSpec | null,
+  plan: PlannedEpisode[],
+): Promise<Predictor> {
+  return choice.predictor === 'start-head'
+    ? startHeadPredictor(choice.startHead!, policy, plan)
+    : worldModelPredictor(choice, policy, robot, noise);
+}
+
+/**
+ * Start heads fitted on the labelled episodes. Refused when they hold an episode the evaluation
+ * will run (the same seed and instruction): a prediction fitted on its own outcome is no honest
+ * measure of the predictor's error.
+ */
+async function startHeadPredictor(dirs: string[], policy: VlaPolicy, plan: PlannedEpisode[]): Promise<Predictor> {
+  const labelled = await readEpisodes(dirs);
+  const planned = new Set(plan.map((p) => `${p.seed}\u0000${p.task.instruction}`));
+  const own = labelled.find((e) => planned.has(`${e.seed}\u0000${e.task.instruction}`));
+  if (own)
+    throw new UsageError(
+      `--start-head ${dirs.join(', ')} holds an episode this evaluation runs (seed ${own.seed}, ` +
+        `'${own.task.instruction}'): label other episodes, or evaluate with another --seed`,
+    );
+  const heads = StartHeads.fit(policy, labelled);
+  const missing = [...new Set(plan.map((p) => p.task.family))].filter((f) => !heads.heads.has(f));
+  if (missing.length > 0)
+    throw new UsageError(`--start-head ${dirs.join(', ')} holds no ${missing.join(' or ')} episodes to predict with`);
+  return {
+    source: `start heads on ${labelled.length} labelled episodes (${dirs.join(', ')})`,
+    predict: (starts) => heads.predict(policy, starts),
+    dispose: () => {},
+  };
 }
 
 /** The world model's score of each start's imagined episode (mean actions, or `noise` as the real episodes sample). */
@@ -112,7 +175,7 @@ export async function worldModelPredictor(
   robot: RobotDescription,
   noise: NoiseSpec | null,
 ): Promise<Predictor> {
-  const model = await loadWorldModel(choice.worldModel);
+  const model = await loadWorldModel(choice.worldModel!);
   try {
     const endEffector = await featuresOfModel(model, policy, robot);
     const imagine = {
@@ -120,7 +183,8 @@ export async function worldModelPredictor(
       ...(choice.terminateAt !== undefined ? { terminateAt: choice.terminateAt } : {}),
     };
     return {
-      model,
+      source: `the world model ${choice.worldModel}`,
+      dispose: () => model.dispose(),
       predict: (starts) =>
         imagineEvaluationScores(policy, model, starts, {
           noise,

@@ -9,6 +9,7 @@
  * map can undo it. A correction that sees the action can.
  */
 import { z } from 'zod';
+import { solve } from '../core/linearSolve.ts';
 
 export const contextualOptionsSchema = z
   .object({
@@ -153,24 +154,4 @@ export class ContextualCorrection {
     for (let a = 0; a < d - 1; a++) xtx[a]![a]! += this.options.ridge;
     return solve(xtx, xty);
   }
-}
-
-/** Solve A·x = b by Gaussian elimination with partial pivoting (A symmetric positive semi-definite, small). */
-export function solve(a: Float64Array[], b: Float64Array): number[] {
-  const d = b.length;
-  const m = a.map((r, i) => [...r, b[i]!]);
-  for (let col = 0; col < d; col++) {
-    let pivot = col;
-    for (let r = col + 1; r < d; r++) if (Math.abs(m[r]![col]!) > Math.abs(m[pivot]![col]!)) pivot = r;
-    [m[col], m[pivot]] = [m[pivot]!, m[col]!];
-    const p = m[col]![col]!;
-    // A singular direction (a feature constant over every pair) gets weight 0.
-    if (Math.abs(p) < 1e-12) continue;
-    for (let r = 0; r < d; r++) {
-      if (r === col) continue;
-      const f = m[r]![col]! / p;
-      if (f !== 0) for (let c = col; c <= d; c++) m[r]![c]! -= f * m[col]![c]!;
-    }
-  }
-  return m.map((r, i) => (Math.abs(r[i]!) < 1e-12 ? 0 : r[d]! / r[i]!));
 }

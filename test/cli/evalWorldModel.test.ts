@@ -13,6 +13,7 @@ import { selectBackend } from '../../src/backend/selectBackend.ts';
 import { resolveConfig } from '../../src/core/config.ts';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import type { Episode } from '../../src/core/types.ts';
+import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { makeSimEnv } from '../../src/envs/makeEnv.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { episodeStart } from '../../src/envs/startEpisode.ts';
@@ -33,6 +34,8 @@ import { trainToyPolicy } from '../helpers/toyPolicy.ts';
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-eval-wm-'));
 const policyDir = join(dir, 'policy');
 const modelDir = join(dir, 'worldmodel');
+// Labelled episodes for the start head: the mixed collection (successes and failures), other seeds than eval's.
+const labelledDir = join(dir, 'labelled');
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'wmrl.js');
 let policy: VlaPolicy;
 let model: WorldModel;
@@ -42,6 +45,9 @@ before(async () => {
   await selectBackend('wasm', { requiredKernels: [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS], log: () => {} });
   const episodes = await collectMixedEpisodes({ families: ['reach'], perKind: 4, seed: 700 });
   policy = await trainToyPolicy(episodes, policyDir);
+  const store = await EpisodeStore.create(labelledDir, { robot: 'vx300' });
+  for (const e of episodes) await store.append(e);
+  await store.close();
   endEffector = await EndEffectorFeatures.forRobot(loadRobot('vx300'));
   const wmConfig = resolveConfig(worldModelConfigSchema, {
     overrides: { kind: 'state', scoreHead: 'scene', members: '2', hidden: '[32]', 'train.epochs': '1', 'train.k': '2' },
@@ -186,5 +192,42 @@ test('eval --world-model: PPI and PPI++ beside real-only per family, written as 
   // The PPI flags need a world model.
   const stray = spawnSync(process.execPath, [bin, 'eval', '--policy', policyDir, '--real', '3'], { encoding: 'utf8' });
   assert.equal(stray.status, 2);
-  assert.match(stray.stderr, /--real goes with --world-model/);
+  assert.match(stray.stderr, /--real goes with --world-model or --start-head/);
 });
+
+test(
+  'eval --start-head: the prediction from labelled episodes of similar starts; refused where the labelled ' +
+    'data holds an episode the evaluation runs, lacks a family, or comes with a world model',
+  () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [bin, 'eval', '--policy', policyDir, '--backend', 'wasm', ...args], {
+        encoding: 'utf8',
+      });
+    const out = join(dir, 'eval-head');
+    const common = ['--task', 'reach', '--split', 'train', '--real', '3', '--imagined', '4'];
+    const r = run(...common, '--start-head', labelledDir, '--out', out, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /predicting 7 starts with start heads on 12 labelled episodes/);
+    const saved = JSON.parse(readFileSync(join(out, 'ppi.json'), 'utf8'));
+    assert.equal(saved.settings.ppi.predictor, 'start-head');
+    assert.deepEqual(saved.settings.ppi.startHead, [labelledDir]);
+    assert.deepEqual(saved.rows, JSON.parse(r.stdout).ppi);
+    const lines = readFileSync(join(out, 'predictions.jsonl'), 'utf8').trim().split('\n');
+    assert.equal(lines.length, 7);
+    for (const l of lines.map((x) => JSON.parse(x) as { predicted: number }))
+      assert.ok(l.predicted >= 0 && l.predicted <= 1, `prediction ${l.predicted}`);
+    // The evaluation just run, as labelled data for the same seeds: its own episodes.
+    const own = run(...common, '--start-head', out, '--out', join(dir, 'eval-own'));
+    assert.equal(own.status, 2);
+    assert.match(own.stderr, /holds an episode this evaluation runs \(seed 900000, /);
+    const pick = run('--task', 'pick', '--split', 'train', '--real', '2', '--start-head', labelledDir);
+    assert.equal(pick.status, 2);
+    assert.match(pick.stderr, /holds no pick episodes to predict with/);
+    const both = run(...common, '--start-head', labelledDir, '--world-model', modelDir);
+    assert.equal(both.status, 2);
+    assert.match(both.stderr, /give --world-model or --start-head/);
+    const scored = run(...common, '--start-head', labelledDir, '--score', 'final');
+    assert.equal(scored.status, 2);
+    assert.match(scored.stderr, /--score: how to imagine, which --start-head does not do/);
+  },
+);

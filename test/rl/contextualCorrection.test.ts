@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/rng.ts';
 import { groupRankAgreement } from '../../src/eval/rankAgreement.ts';
-import { ContextualCorrection, solve } from '../../src/rl/contextualCorrection.ts';
+import { ContextualCorrection } from '../../src/rl/contextualCorrection.ts';
 import { IsotonicCalibrator } from '../../src/rl/isotonicCalibrator.ts';
 
 /** Share of a group's rollout pairs that `scores` order as `truth` does (ties count one half). */
@@ -106,6 +106,4 @@ test('contextual correction: identity below minPairs; a window; state round trip
   assert.throws(() => c.add([1, 0, 0], [0.5, 0.5], [1, 0]), /3 feature values for 2 rollouts/);
   assert.throws(() => c.add([1, Number.NaN], [0.5], [1]), /non-finite feature/);
   assert.throws(() => new ContextualCorrection({ ridge: -1, minPairs: 1, window: 1 }), /ridge >= 0/);
-  // solve: a worked 2×2 system, 2x + y = 5, x + 3y = 10 → x = 1, y = 3.
-  assert.deepEqual(solve([Float64Array.from([2, 1]), Float64Array.from([1, 3])], Float64Array.from([5, 10])), [1, 3]);
 });
