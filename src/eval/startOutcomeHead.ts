@@ -144,7 +144,7 @@ function standardise(
   return out;
 }
 
-/** Gaussian-kernel weighted mean outcome of the labelled rows around each query row (optionally skipping row i itself). */
+/** Gaussian-kernel weighted mean outcome of the labelled rows around each query row (optionally skipping itself). */
 function kernelMeans(
   labelled: ArrayLike<number>,
   outcomes: number[],
