@@ -36,6 +36,7 @@ import { makeEnv } from '../src/envs/makeEnv.ts';
 import { episodeStart, recordStart } from '../src/envs/startEpisode.ts';
 import { evaluateController } from '../src/eval/evaluatePolicy.ts';
 import { ppiEstimate, tunedPpiEstimate } from '../src/eval/ppiEstimate.ts';
+import { correlation } from '../src/eval/ppiTable.ts';
 import { wilsonInterval } from '../src/eval/proportion.ts';
 import { POLICY_KERNELS } from '../src/policy/policyConfig.ts';
 import { PolicyController } from '../src/policy/policyController.ts';
@@ -481,18 +482,4 @@ function sample(rng: Rng, n: number, k: number): number[] {
     [idx[i], idx[j]] = [idx[j]!, idx[i]!];
   }
   return idx.slice(0, k);
-}
-
-function correlation(a: number[], b: number[]): number | null {
-  const ma = mean(a);
-  const mb = mean(b);
-  let sab = 0;
-  let saa = 0;
-  let sbb = 0;
-  for (let i = 0; i < a.length; i++) {
-    sab += (a[i]! - ma) * (b[i]! - mb);
-    saa += (a[i]! - ma) ** 2;
-    sbb += (b[i]! - mb) ** 2;
-  }
-  return saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : null;
 }

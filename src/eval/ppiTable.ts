@@ -89,11 +89,15 @@ export function formatPpiRows(rows: PpiRow[]): string {
 }
 
 /** Pearson correlation; null when either side is constant or there are fewer than 2 pairs. */
-function correlation(a: number[], b: number[]): number | null {
+export function correlation(a: ArrayLike<number>, b: ArrayLike<number>): number | null {
   const n = a.length;
   if (n < 2) return null;
-  const ma = a.reduce((s, v) => s + v, 0) / n;
-  const mb = b.reduce((s, v) => s + v, 0) / n;
+  let ma = 0;
+  let mb = 0;
+  for (let i = 0; i < n; i++) {
+    ma += a[i]! / n;
+    mb += b[i]! / n;
+  }
   let sab = 0;
   let saa = 0;
   let sbb = 0;

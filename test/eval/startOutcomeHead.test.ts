@@ -2,25 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/rng.ts';
 import { StartOutcomeHead } from '../../src/eval/startOutcomeHead.ts';
+import { correlation as pearson } from '../../src/eval/ppiTable.ts';
 
-function correlation(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const n = a.length;
-  let ma = 0;
-  let mb = 0;
-  for (let i = 0; i < n; i++) {
-    ma += a[i]! / n;
-    mb += b[i]! / n;
-  }
-  let ab = 0;
-  let aa = 0;
-  let bb = 0;
-  for (let i = 0; i < n; i++) {
-    ab += (a[i]! - ma) * (b[i]! - mb);
-    aa += (a[i]! - ma) ** 2;
-    bb += (b[i]! - mb) ** 2;
-  }
-  return ab / Math.sqrt(aa * bb);
-}
+const correlation = (a: ArrayLike<number>, b: ArrayLike<number>) => pearson(a, b)!;
 
 /** Starts of 3 features: x decides success (P = 1 inside |x| < 0.5), a constant, and noise. */
 function starts(rng: Rng, n: number) {
