@@ -35,7 +35,7 @@ export const PPI_FLAGS = {
 } as const;
 
 export const PPI_HELP = `
-  with a world model (prediction-powered inference: real episodes plus imagined ones):
+  with a predictor (prediction-powered inference: real episodes plus predicted ones):
   --world-model DIR     a world model of this policy's perception (a folder with model.json, or a \`wmrl train\` run)
   --start-head DATA     instead of a world model: predict each start by the outcomes of this policy's episodes
                         from similar starts in DATA (episode folders, repeatable: an earlier \`wmrl eval --out\`,
@@ -52,8 +52,9 @@ const MAX_IMAGINED = 10_000;
 export interface PpiChoice {
   /** The predictor: a world model's score of the imagined episode, or start heads fitted on labelled episodes. */
   predictor: 'world-model' | 'start-head';
-  /** The world model's folder, or the labelled episode folders. */
+  /** The world model's folder (predictor 'world-model'). */
   worldModel?: string;
+  /** The labelled episode folders (predictor 'start-head'). */
   startHead?: string[];
   real: number;
   imagined: number;
@@ -169,7 +170,7 @@ async function startHeadPredictor(dirs: string[], policy: VlaPolicy, plan: Plann
 }
 
 /** The world model's score of each start's imagined episode (mean actions, or `noise` as the real episodes sample). */
-export async function worldModelPredictor(
+async function worldModelPredictor(
   choice: PpiChoice,
   policy: VlaPolicy,
   robot: RobotDescription,
