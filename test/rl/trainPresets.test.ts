@@ -1,0 +1,24 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveConfig } from '../../src/core/config.ts';
+import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
+
+const dir = join(import.meta.dirname, '..', '..', 'configs', 'train');
+const preset = (name: string, overrides: string[] = []) =>
+  resolveConfig(wmrlConfigSchema, { files: [join(dir, name)], overrides });
+
+test('every training preset resolves; pick.yaml is the quickstart the pick benchmark ran as its WMRL arm', () => {
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) assert.doesNotThrow(() => preset(file), file);
+  // The benchmark's wmrl-trust-bound arm on pick: the quickstart, --horizon=16 (the family's flag),
+  // --imaginedWeight=trust --trust.confidence=1.645, 28 steps.
+  const arm = preset('quickstart.yaml', [
+    '--horizon=16',
+    '--imaginedWeight=trust',
+    '--trust.confidence=1.645',
+    '--steps=28',
+  ]);
+  assert.deepEqual(preset('pick.yaml'), arm);
+  assert.equal(arm.trust.priorPairs, preset('quickstart.yaml').trust.priorPairs, 'trust keeps its other defaults');
+});
