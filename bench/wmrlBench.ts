@@ -614,8 +614,8 @@ function plot(rs: Run[]): string {
     'real-every-step': 'real-only GRPO (G = 8), evaluated every step',
     'wmrl-fast': 'WMRL, one PPO pass',
     'wmrl-anchors-every-2': 'WMRL, anchors every other step',
-    'wmrl-trust': 'WMRL, imagined weight from trust',
-    'wmrl-trust-bound': "WMRL, imagined weight from trust's lower bound",
+    'wmrl-trust': 'WMRL, weight from trust',
+    'wmrl-trust-bound': "WMRL, weight from trust's lower bound",
   };
   return learningCurveSvg({
     title: `${tasks}: held-out success against robot time (${preset.name} benchmark)`,

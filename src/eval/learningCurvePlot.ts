@@ -103,20 +103,32 @@ export function learningCurveSvg(plot: CurvePlot): string {
       ...a.points.map((p) => `<circle cx="${x(p.robotSeconds)}" cy="${y(p.mean)}" r="3" fill="${a.colour}"/>`),
     );
   }
-  // legend inside the plot's top left, where rising curves leave room
+  // The legend goes in the plot's corner that covers the least of the curves: the top left (where
+  // rising curves leave room) unless a curve runs through it, as when one arm rises and another falls.
   const labels = plot.arms.map((a) => {
     const runs = Math.max(0, ...a.points.map((p) => p.runs));
     return `${a.name}${runs > 1 ? ` (${runs} seeds)` : ''}`;
   });
+  const box = { w: 30 + 6.8 * Math.max(...labels.map((l) => l.length)), h: 18 * plot.arms.length + 8 };
+  const corners = [
+    { x: m.l + 8, y: m.t + 6 },
+    { x: W - m.r - 8 - box.w, y: H - m.b - 6 - box.h },
+    { x: W - m.r - 8 - box.w, y: m.t + 6 },
+    { x: m.l + 8, y: H - m.b - 6 - box.h },
+  ];
+  const covered = (c: { x: number; y: number }) =>
+    plot.arms
+      .flatMap((a) => curveSamples(a.points.map((p) => [x(p.robotSeconds), y(p.mean)] as const)))
+      .filter(([px, py]) => px >= c.x && px <= c.x + box.w && py >= c.y && py <= c.y + box.h).length;
+  const at = corners.reduce((best, c) => (covered(c) < covered(best) ? c : best));
   out.push(
-    `<rect x="${m.l + 8}" y="${m.t + 6}" width="${30 + 6.8 * Math.max(...labels.map((l) => l.length))}" ` +
-      `height="${18 * plot.arms.length + 8}" fill="white" opacity="0.85" stroke="#ccc"/>`,
+    `<rect x="${at.x}" y="${at.y}" width="${box.w}" height="${box.h}" fill="white" opacity="0.85" stroke="#ccc"/>`,
   );
   plot.arms.forEach((a, i) => {
-    const ly = m.t + 22 + 18 * i;
+    const ly = at.y + 16 + 18 * i;
     out.push(
-      `<rect x="${m.l + 14}" y="${ly - 9}" width="12" height="12" fill="${a.colour}"/>`,
-      `<text x="${m.l + 31}" y="${ly + 1}">${esc(labels[i]!)}</text>`,
+      `<rect x="${at.x + 6}" y="${ly - 9}" width="12" height="12" fill="${a.colour}"/>`,
+      `<text x="${at.x + 23}" y="${ly + 1}">${esc(labels[i]!)}</text>`,
     );
   });
   out.push(
@@ -127,6 +139,18 @@ export function learningCurveSvg(plot: CurvePlot): string {
     '</svg>',
   );
   return out.join('\n') + '\n';
+}
+
+/** Points every few pixels along a polyline: what of a curve a legend box would hide. */
+function curveSamples(points: (readonly [number, number])[]): [number, number][] {
+  const out: [number, number][] = points.length === 1 ? [[points[0]![0], points[0]![1]]] : [];
+  for (let i = 1; i < points.length; i++) {
+    const [x0, y0] = points[i - 1]!;
+    const [x1, y1] = points[i]!;
+    const n = Math.max(1, Math.ceil(Math.hypot(x1 - x0, y1 - y0) / 4));
+    for (let k = 0; k <= n; k++) out.push([x0 + ((x1 - x0) * k) / n, y0 + ((y1 - y0) * k) / n]);
+  }
+  return out;
 }
 
 /**
