@@ -12,7 +12,8 @@
  *    `wmrl eval`), PPI and PPI++; and the N at which PPI++ is as narrow as real-only at N = 40, 80.
  * Two world models: the cached one as it is (demonstrations and noisy-expert episodes only), and
  * that one refitted on episodes of the evaluated policy from other starts (as a WMRL run's refits
- * do with its anchors), cached under runs/bench-cache/ppi-<setup>.
+ * do with its anchors), cached under runs/bench-cache/ppi-<setup>; and a start head
+ * (`wmrl eval --start-head`) fitted on those same episodes of the policy.
  *
  *   npm run bench:ppi                         # reach, train and test splits
  *       (24 min on 2 cores under a load of about 12, from the `npm run bench` set-up; 2 min once its own cache exists)
