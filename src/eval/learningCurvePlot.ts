@@ -116,10 +116,9 @@ export function learningCurveSvg(plot: CurvePlot): string {
     { x: W - m.r - 8 - box.w, y: m.t + 6 },
     { x: m.l + 8, y: H - m.b - 6 - box.h },
   ];
+  const samples = plot.arms.flatMap((a) => curveSamples(a.points.map((p) => [x(p.robotSeconds), y(p.mean)] as const)));
   const covered = (c: { x: number; y: number }) =>
-    plot.arms
-      .flatMap((a) => curveSamples(a.points.map((p) => [x(p.robotSeconds), y(p.mean)] as const)))
-      .filter(([px, py]) => px >= c.x && px <= c.x + box.w && py >= c.y && py <= c.y + box.h).length;
+    samples.filter(([px, py]) => px >= c.x && px <= c.x + box.w && py >= c.y && py <= c.y + box.h).length;
   const at = corners.reduce((best, c) => (covered(c) < covered(best) ? c : best));
   out.push(
     `<rect x="${at.x}" y="${at.y}" width="${box.w}" height="${box.h}" fill="white" opacity="0.85" stroke="#ccc"/>`,

@@ -95,18 +95,6 @@ export class StartOutcomeHead {
     });
   }
 
-  static fromJSON(state: StartOutcomeHeadState): StartOutcomeHead {
-    return new StartOutcomeHead(state);
-  }
-
-  toJSON(): StartOutcomeHeadState {
-    return this.state;
-  }
-
-  get episodes(): number {
-    return this.state.outcomes.length;
-  }
-
   /** The predicted success of each start (rows of the width the head was fitted on), in [0, 1]. */
   predict(features: ArrayLike<number>, width: number): Float32Array {
     const s = this.state;
@@ -118,7 +106,7 @@ export class StartOutcomeHead {
     return kernelMeans(s.features, s.outcomes, query, s.kept.length, s.bandwidth, s.prior, this.#yMean(), false);
   }
 
-  /** Each labelled start's prediction from the others: an honest in-sample prediction (for blending). */
+  /** Each labelled start's prediction from the others: what the head does for a start it has not seen. */
   leaveOneOut(): Float32Array {
     const s = this.state;
     return kernelMeans(s.features, s.outcomes, s.features, s.kept.length, s.bandwidth, s.prior, this.#yMean(), true);
