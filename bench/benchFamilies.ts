@@ -74,6 +74,31 @@ export const FAMILIES: Record<string, BenchFamily> = {
     largeComparison: false,
     train: ['--horizon=16'],
   },
+  // Push (≈40–70 ticks an episode): pick's recipe with push demos. The tiny clone of 300 push demos
+  // among every family's pushed 0–5% (docs/benchmarks.md, behaviour cloning), so push gets more
+  // demos of its own and fewer epochs (its episodes are the longest: ≈40 000 samples).
+  push: {
+    tasks: 'push',
+    setup: 'push-v1',
+    data: {
+      demos: [
+        { task: 'push', episodes: 500, seed: 1000 },
+        { task: 'push', episodes: 150, seed: 5000, noise: 0.1 },
+      ],
+      'reach-demos': [
+        { task: 'reach', episodes: 200, seed: 1000 },
+        { task: 'reach', episodes: 70, seed: 5000, noise: 0.1 },
+        { task: 'reach', episodes: 130, seed: 1200 },
+      ],
+      mixed: [
+        { task: 'push', episodes: 100, seed: 20000, noise: 0.6 },
+        { task: 'push', episodes: 100, seed: 30000, noise: 1.5 },
+      ],
+    },
+    bc: ['--config', 'configs/policy/tiny.yaml', '--bc.epochs=12', '--bc.batchSize=64', '--bc.wordDropout=0.15'],
+    largeComparison: false,
+    train: ['--horizon=16'],
+  },
 };
 
 /** `wmrl collect` arguments of one collection into `out`. */

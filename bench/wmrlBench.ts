@@ -14,6 +14,8 @@
  *   npm run bench -- --arms real,wmrl,wmrl-fast,real-every-step   # probes (EXTRA_ARMS) run only when named
  *   npm run bench -- --family pick --arms real,anchors-only,wmrl-trust-bound --headline wmrl-trust-bound
  *                               # another arm as the headline's WMRL (default: wmrl)
+ *   npm run bench -- --family pick --arms real,wmrl-trust-bound,no-debias --headline wmrl-trust-bound
+ *                               # ablations then take their part away from that arm
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
  * --quick writes wmrl-quick.* so it never overwrites the full results; --seeds N (other than the
@@ -204,9 +206,24 @@ interface Arm {
   seed: number;
   dir: string;
 }
+// Ablations take one part away from the headline's WMRL arm: on reach that is the quickstart (no
+// flags of its own); with another headline (pick: wmrl-trust-bound) they start from its flags, and
+// their runs are kept apart (`<arm>-of-<headline>-seed<n>`) so that a change of headline never reuses them.
+const ABLATIONS = new Set([
+  'trust',
+  'no-debias',
+  'paper-map',
+  'contextual',
+  'no-denoise',
+  'no-anchor-weight',
+  'no-ensemble-weight',
+  'no-refit',
+  'wm-only',
+]);
+const runName = (arm: string) => (ABLATIONS.has(arm) && headline !== 'wmrl' ? `${arm}-of-${headline}` : arm);
 const arms: Arm[] = [];
 for (let seed = 0; seed < seeds; seed++)
-  for (const arm of preset.arms) arms.push({ arm, seed, dir: join(runsDir, `${arm}-seed${seed}`) });
+  for (const arm of preset.arms) arms.push({ arm, seed, dir: join(runsDir, `${runName(arm)}-seed${seed}`) });
 // The baseline's preset: 8 groups a step, every rollout executed (the quickstart imagines 31 of 32).
 const REAL_ONLY = ['--config', 'configs/train/real-only.yaml'];
 const flags: Record<string, string[]> = {
@@ -272,11 +289,13 @@ const common = [
   ...family.train,
 ];
 
+const armFlags = (arm: string) => (ABLATIONS.has(arm) ? [...flags[headline]!, ...flags[arm]!] : flags[arm]!);
+
 // The world model is trained once, by the first run that needs it, and shared: runs that need it
 // wait for that one; real-only runs go ahead in parallel.
 let modelBuilder: Promise<void> | undefined;
 async function runQueued(a: Arm): Promise<void> {
-  const imagines = !flags[a.arm]!.includes(REAL_ONLY[1]!);
+  const imagines = !armFlags(a.arm).includes(REAL_ONLY[1]!);
   if (imagines && !existsSync(join(worldModel, 'model.json'))) {
     if (!modelBuilder) {
       modelBuilder = runArm(a);
@@ -307,7 +326,7 @@ async function runArm(a: Arm): Promise<void> {
       ...common,
       `--steps=${armSteps(a.arm)}`,
       ...ppi,
-      ...flags[a.arm]!,
+      ...armFlags(a.arm),
       '--seed',
       String(a.seed),
       '--out',
