@@ -1,0 +1,138 @@
+/**
+ * The WMRL benchmark's arms (bench/wmrlBench.ts): which run by default, which only when named, how
+ * many steps each runs, and the `wmrl train` flags each adds to the quickstart and its family's flags.
+ */
+
+// Every arm runs `steps`; the arms that spend about one group of robot time per step (wmrl,
+// anchors-only, imagine-8) run `longSteps`: on reach 28 of them cost about 450 robot-s, just
+// under a third of real-only's ≈1470, so the whole budget the target allows is measured and no
+// more. Ablations compare at `steps`.
+export const ALL_ARMS = [
+  'real',
+  'wmrl',
+  'anchors-only',
+  'imagine-8',
+  'trust',
+  'no-debias',
+  'paper-map',
+  'contextual',
+  'no-anchor-weight',
+  'no-ensemble-weight',
+  'no-refit',
+  'wm-only',
+];
+// Probes run only when named (--arms): the full benchmark's time stays within its budget.
+export const EXTRA_ARMS = [
+  'wmrl-full-refits',
+  'wmrl-16mb',
+  'real-16mb',
+  'wmrl-fast',
+  'wmrl-anchors-every-2',
+  'wmrl-m4',
+  'wmrl-lr3',
+  'real-lr3',
+  'wmrl-eval-2',
+  'real-eval-2',
+  'real-every-step',
+  'wmrl-trust',
+  'wmrl-trust-bound',
+  'no-denoise',
+];
+
+export const LONG_ARMS = new Set([
+  'wmrl',
+  'anchors-only',
+  'imagine-8',
+  'wmrl-full-refits',
+  'wmrl-16mb',
+  'wmrl-fast',
+  'wmrl-anchors-every-2',
+  'wmrl-m4',
+  'wmrl-lr3',
+  'wmrl-eval-2',
+  'wmrl-trust',
+  'wmrl-trust-bound',
+]);
+
+// real-every-step evaluates real-only GRPO after each of its first 4 steps (≈ 620 robot-s on reach):
+// where the others are compared at equal robot time, its curve is measured, not interpolated.
+export const SHORT_ARMS: Record<string, number> = { 'real-every-step': 4 };
+
+// The baseline's preset: 8 groups a step, every rollout executed (the quickstart imagines 31 of 32).
+export const REAL_ONLY = ['--config', 'configs/train/real-only.yaml'];
+const FLAGS: Record<string, string[]> = {
+  real: REAL_ONLY,
+  wmrl: [],
+  'no-debias': ['--no-debias'],
+  // Debiasing with the paper's map: flat where pool-adjacent-violators pooled, so it ties rollouts of a group there.
+  'paper-map': ['--isotonic.orderSlope=0'],
+  // Debiasing by a ridge regression of the error on task context and mean action, not a pooled map.
+  contextual: ['--debiasMap=contextual'],
+  'no-denoise': ['--no-denoise'],
+  // Denoising without one of its parts: the anchor-group weight, or the per-rollout ensemble weights.
+  'no-anchor-weight': ['--denoise=ensemble'],
+  'no-ensemble-weight': ['--denoise=anchor'],
+  'no-refit': ['--no-refit'],
+  'wm-only': ['--mode', 'wm-only'],
+  // Imagined samples weigh λ = clip(2·AUC − 1, 0, 1) of the anchors' within-group AUC instead of
+  // as much as real ones (the paper's fusion, and the quickstart's choice).
+  trust: ['--imaginedWeight=trust'],
+  // The same over the long arms' budget: on pick, where the world model does not rank, trust is
+  // what keeps imagination from unlearning the clone (docs/benchmarks.md, pick).
+  'wmrl-trust': ['--imaginedWeight=trust'],
+  // λ from the AUC's one-sided 95% lower bound: imagination weighs in only once the anchors show it ranks.
+  'wmrl-trust-bound': ['--imaginedWeight=trust', '--trust.confidence=1.645'],
+  // The quickstart before session 18: 8 groups a step (one an anchor group), 40 optimiser steps a refit.
+  'imagine-8': ['--groups=8', '--anchorFraction=0.1', '--worldModel.refitSteps=40'],
+  // The quickstart's 32 groups with twice its optimiser steps per refit (the refit is most of a step's compute).
+  'wmrl-full-refits': ['--worldModel.refitSteps=40'],
+  // PPO takes the same number of updates per step whatever the sample count (4 minibatches × 2 epochs):
+  // four times the minibatches takes four times the updates per real episode, at about the same compute.
+  'wmrl-16mb': ['--ppo.minibatches=16'],
+  // The same for GRPO on the environment: does the baseline also learn faster per robot second?
+  'real-16mb': [...REAL_ONLY, '--ppo.minibatches=16'],
+  // One pass over the samples in 8 minibatches: the same 8 updates a step at half the update's compute.
+  'wmrl-fast': ['--ppo.epochs=1', '--ppo.minibatches=8'],
+  // Anchors on every other step only: half the robot time a step, the steps between all imagined.
+  'wmrl-anchors-every-2': ['--anchorEvery=2'],
+  // Groups of 4 rollouts: the one anchor group costs half the robot time a step; twice the groups
+  // keep the imagined rollouts (64 × 4 against 32 × 8) and so the compute.
+  'wmrl-m4': ['--rolloutsPerGroup=4', '--groups=64', '--anchorFraction=0.0156'],
+  'real-every-step': [...REAL_ONLY, '--eval.every=1'],
+  // Three times Adam's step for both methods: does either learn faster per robot second?
+  'wmrl-lr3': ['--ppo.learningRate=3e-4'],
+  'real-lr3': [...REAL_ONLY, '--ppo.learningRate=3e-4'],
+  // The headline arms evaluated every 2 steps instead of 4 (the same training: evaluation changes
+  // no update): how much of the time to the target is the linear interpolation between evaluations?
+  'wmrl-eval-2': ['--eval.every=2'],
+  'real-eval-2': [...REAL_ONLY, '--eval.every=2'],
+  // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
+  'anchors-only': [...REAL_ONLY, '--groups=1'],
+};
+
+// Ablations take one part away from the headline's WMRL arm: on reach that is the quickstart (no
+// flags of its own); with another headline (pick: wmrl-trust-bound) they start from its flags, and
+// their runs are kept apart (`<arm>-of-<headline>-seed<n>`) so that a change of headline never reuses them.
+export const ABLATIONS = new Set([
+  'trust',
+  'no-debias',
+  'paper-map',
+  'contextual',
+  'no-denoise',
+  'no-anchor-weight',
+  'no-ensemble-weight',
+  'no-refit',
+  'wm-only',
+]);
+
+/** The flags `arm` adds to the quickstart, with `headline` the WMRL arm the headline compares. */
+export function armFlags(arm: string, headline: string): string[] {
+  const own = FLAGS[arm];
+  if (!own) throw new Error(`no benchmark arm '${arm}' (arms: ${[...ALL_ARMS, ...EXTRA_ARMS].join(', ')})`);
+  return ABLATIONS.has(arm) && arm !== headline ? [...armFlags(headline, headline), ...own] : own;
+}
+
+/** The run folder's name of `arm` (before `-seed<n>`): ablations of another headline than `wmrl` are named after it. */
+export function runName(arm: string, headline: string): string {
+  return ABLATIONS.has(arm) && headline !== 'wmrl' ? `${arm}-of-${headline}` : arm;
+}
