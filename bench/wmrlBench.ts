@@ -16,6 +16,8 @@
  *                               # another arm as the headline's WMRL (default: wmrl)
  *   npm run bench -- --family pick --arms real,wmrl-trust-bound,no-debias --headline wmrl-trust-bound
  *                               # ablations then take their part away from that arm
+ *   npm run bench -- --family pick --arms real,wmrl,no-debias --out bench/results/wmrl-pick-weight1
+ *                               # results written to that path (.json, .svg, .md) instead of the derived one
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
  * --quick writes wmrl-quick.* so it never overwrites the full results; --seeds N (other than the
@@ -25,7 +27,7 @@
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type CurvePoint,
@@ -50,6 +52,7 @@ const { values } = parseArgs({
     jobs: { type: 'string' },
     fresh: { type: 'boolean' },
     headline: { type: 'string' },
+    out: { type: 'string' },
   },
 });
 const quick = values.quick ?? false;
@@ -408,12 +411,13 @@ const results = {
   runs,
   wallSeconds: (performance.now() - started) / 1000,
 };
-mkdirSync('bench/results', { recursive: true });
 // Reach writes wmrl.*, another family wmrl-<family>.*; a subset of arms or another seed count than
-// the preset's writes beside the preset's results, never over them.
+// the preset's writes beside the preset's results, never over them; --out names the path instead.
 const outBase =
+  values.out ??
   `bench/results/wmrl${familyName === 'reach' ? '' : `-${familyName}`}${quick ? '-quick' : ''}` +
-  `${seeds === preset.seeds ? '' : `-${seeds}seeds`}${values.arms ? '-arms' : ''}`;
+    `${seeds === preset.seeds ? '' : `-${seeds}seeds`}${values.arms ? '-arms' : ''}`;
+mkdirSync(dirname(outBase), { recursive: true });
 writeFileSync(`${outBase}.json`, JSON.stringify(results, null, 2) + '\n');
 writeFileSync(`${outBase}.svg`, plot(runs));
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
