@@ -28,6 +28,36 @@ export interface BenchFamily {
   train: string[];
 }
 
+/**
+ * A manipulation family's set-up: `demos[0]` expert and `demos[1]` slightly noisy demonstrations of
+ * `task`, reach demonstrations for the words its held-out instructions share with reach's train
+ * ones, and noisy experts of `task` for the world model only; a tiny clone of `epochs` epochs.
+ */
+function manipulation(task: string, setup: string, demos: [number, number], epochs: number): BenchFamily {
+  return {
+    tasks: task,
+    setup,
+    data: {
+      demos: [
+        { task, episodes: demos[0], seed: 1000 },
+        { task, episodes: demos[1], seed: 5000, noise: 0.1 },
+      ],
+      'reach-demos': [
+        { task: 'reach', episodes: 200, seed: 1000 },
+        { task: 'reach', episodes: 70, seed: 5000, noise: 0.1 },
+        { task: 'reach', episodes: 130, seed: 1200 },
+      ],
+      mixed: [
+        { task, episodes: 100, seed: 20000, noise: 0.6 },
+        { task, episodes: 100, seed: 30000, noise: 1.5 },
+      ],
+    },
+    bc: ['--config', 'configs/policy/tiny.yaml', `--bc.epochs=${epochs}`, '--bc.batchSize=64', '--bc.wordDropout=0.15'],
+    largeComparison: false,
+    train: ['--horizon=16'],
+  };
+}
+
 export const FAMILIES: Record<string, BenchFamily> = {
   // Reach: a mediocre BC start (~60% held-out) that real-only GRPO measurably improves. BC is kept
   // short on purpose: a 20-epoch clone on 600 demos succeeded ~90% and left RL nothing to show.
@@ -52,53 +82,11 @@ export const FAMILIES: Record<string, BenchFamily> = {
   // colours include pick's held-out one, which pick-only data leaves an unknown word) with word
   // dropout, so the held-out paraphrase is not all <unk>: held-out ≈65% (docs/benchmarks.md).
   // Imagination looks 16 steps ahead, where most pick outcomes are decided.
-  pick: {
-    tasks: 'pick',
-    setup: 'pick-v1',
-    data: {
-      demos: [
-        { task: 'pick', episodes: 400, seed: 1000 },
-        { task: 'pick', episodes: 130, seed: 5000, noise: 0.1 },
-      ],
-      'reach-demos': [
-        { task: 'reach', episodes: 200, seed: 1000 },
-        { task: 'reach', episodes: 70, seed: 5000, noise: 0.1 },
-        { task: 'reach', episodes: 130, seed: 1200 },
-      ],
-      mixed: [
-        { task: 'pick', episodes: 100, seed: 20000, noise: 0.6 },
-        { task: 'pick', episodes: 100, seed: 30000, noise: 1.5 },
-      ],
-    },
-    bc: ['--config', 'configs/policy/tiny.yaml', '--bc.epochs=20', '--bc.batchSize=64', '--bc.wordDropout=0.15'],
-    largeComparison: false,
-    train: ['--horizon=16'],
-  },
+  pick: manipulation('pick', 'pick-v1', [400, 130], 20),
   // Push (experts ≈24 ticks, a failure 70): pick's recipe with push demos. Even so the tiny clone
   // pushes few blocks: held-out 1.7% after 12 epochs, 6.7% after 30 (train 12.5%), from demos
   // that succeed 96.8% (docs/benchmarks.md, push). No start between 30% and 70% at this scale.
-  push: {
-    tasks: 'push',
-    setup: 'push-v1',
-    data: {
-      demos: [
-        { task: 'push', episodes: 500, seed: 1000 },
-        { task: 'push', episodes: 150, seed: 5000, noise: 0.1 },
-      ],
-      'reach-demos': [
-        { task: 'reach', episodes: 200, seed: 1000 },
-        { task: 'reach', episodes: 70, seed: 5000, noise: 0.1 },
-        { task: 'reach', episodes: 130, seed: 1200 },
-      ],
-      mixed: [
-        { task: 'push', episodes: 100, seed: 20000, noise: 0.6 },
-        { task: 'push', episodes: 100, seed: 30000, noise: 1.5 },
-      ],
-    },
-    bc: ['--config', 'configs/policy/tiny.yaml', '--bc.epochs=30', '--bc.batchSize=64', '--bc.wordDropout=0.15'],
-    largeComparison: false,
-    train: ['--horizon=16'],
-  },
+  push: manipulation('push', 'push-v1', [500, 150], 30),
 };
 
 /** `wmrl collect` arguments of one collection into `out`. */
