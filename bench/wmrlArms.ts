@@ -125,14 +125,18 @@ export const ABLATIONS = new Set([
   'wm-only',
 ]);
 
+/** Whether `arm` is an ablation of another headline than the quickstart (which has no flags of its own). */
+const ablatesHeadline = (arm: string, headline: string) =>
+  ABLATIONS.has(arm) && arm !== headline && headline !== 'wmrl';
+
 /** The flags `arm` adds to the quickstart, with `headline` the WMRL arm the headline compares. */
 export function armFlags(arm: string, headline: string): string[] {
   const own = FLAGS[arm];
   if (!own) throw new Error(`no benchmark arm '${arm}' (arms: ${[...ALL_ARMS, ...EXTRA_ARMS].join(', ')})`);
-  return ABLATIONS.has(arm) && arm !== headline ? [...armFlags(headline, headline), ...own] : own;
+  return ablatesHeadline(arm, headline) ? [...armFlags(headline, headline), ...own] : own;
 }
 
-/** The run folder's name of `arm` (before `-seed<n>`): ablations of another headline than `wmrl` are named after it. */
+/** The run folder's name of `arm` (before `-seed<n>`): an ablation of another headline is named after it. */
 export function runName(arm: string, headline: string): string {
-  return ABLATIONS.has(arm) && headline !== 'wmrl' ? `${arm}-of-${headline}` : arm;
+  return ablatesHeadline(arm, headline) ? `${arm}-of-${headline}` : arm;
 }

@@ -17,5 +17,6 @@ test('benchmark arms: ablations take their part away from the headline arm, in r
   assert.equal(runName('anchors-only', 'wmrl-trust-bound'), 'anchors-only');
   // An ablation as the headline is itself, not itself twice.
   assert.deepEqual(armFlags('trust', 'trust'), ['--imaginedWeight=trust']);
+  assert.equal(runName('trust', 'trust'), 'trust');
   assert.throws(() => armFlags('no-such-arm', 'wmrl'), /no benchmark arm 'no-such-arm'/);
 });
