@@ -113,7 +113,7 @@ const FLAGS: Record<string, string[]> = {
 // Ablations take one part away from the headline's WMRL arm: on reach that is the quickstart (no
 // flags of its own); with another headline (pick: wmrl-trust-bound) they start from its flags, and
 // their runs are kept apart (`<arm>-of-<headline>-seed<n>`) so that a change of headline never reuses them.
-export const ABLATIONS = new Set([
+const ABLATIONS = new Set([
   'trust',
   'no-debias',
   'paper-map',
