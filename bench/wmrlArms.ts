@@ -37,6 +37,7 @@ export const EXTRA_ARMS = [
   'wmrl-trust',
   'wmrl-trust-bound',
   'no-denoise',
+  'wmrl-active',
 ];
 
 export const LONG_ARMS = new Set([
@@ -52,6 +53,7 @@ export const LONG_ARMS = new Set([
   'wmrl-eval-2',
   'wmrl-trust',
   'wmrl-trust-bound',
+  'wmrl-active',
 ]);
 
 // real-every-step evaluates real-only GRPO after each of its first 4 steps (≈ 620 robot-s on reach):
@@ -98,6 +100,10 @@ const FLAGS: Record<string, string[]> = {
   // Groups of 4 rollouts: the one anchor group costs half the robot time a step; twice the groups
   // keep the imagined rollouts (64 × 4 against 32 × 8) and so the compute.
   'wmrl-m4': ['--rolloutsPerGroup=4', '--groups=64', '--anchorFraction=0.0156'],
+  // The one anchor group drawn where the world-model ensemble disagrees most (πps, so every group keeps a
+  // chance and the PPI estimate stays unbiased by importance weights) instead of uniformly: the same robot
+  // time a step, spent where the model is least sure.
+  'wmrl-active': ['--anchorFraction=0', '--minAnchorGroups=0', '--activeAnchors=1'],
   'real-every-step': [...REAL_ONLY, '--eval.every=1'],
   // Three times Adam's step for both methods: does either learn faster per robot second?
   'wmrl-lr3': ['--ppo.learningRate=3e-4'],
