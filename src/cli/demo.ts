@@ -94,6 +94,8 @@ export const command = {
       tasks: POST_TRAIN_TASKS,
       'eval.tasks': POST_TRAIN_TASKS,
       'eval.episodes': String(evalEpisodes),
+      // Every evaluated policy is kept: \`npm run bench:demo-check\` re-evaluates the ones compared.
+      'eval.keepPolicies': 'true',
     };
     const trainConfig = resolveConfig(wmrlConfigSchema, {
       files: [join(CONFIGS_DIR, 'train', 'quickstart.yaml')],

@@ -159,6 +159,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       if (m.step % config.eval.every === 0 || m.step === config.steps) {
         const e = await heldOutEvaluation(o.env, learning.policy, config, m.step);
         log.log({ kind: 'eval', ...e, trainingRobotSeconds: learning.progress.robotSeconds });
+        if (config.eval.keepPolicies) await savePolicy(learning.policy, evaluatedPolicyDir(runDir, m.step));
         o.onEval?.(e);
         await checkImagination(trainer, log, o);
         if (config.ppiCheckEpisodes > 0) {
@@ -396,6 +397,11 @@ export function differingKeys(a: unknown, b: unknown, prefix = ''): string[] {
 }
 
 /** Held-out evaluation on the environment (deterministic policy; never charged as training robot time). */
+/** Where `eval.keepPolicies` saves the policy evaluated after `step`. */
+export function evaluatedPolicyDir(runDir: string, step: number): string {
+  return join(runDir, 'evaluated', `step-${step}`);
+}
+
 async function heldOutEvaluation(env: Env, policy: VlaPolicy, config: WmrlConfig, step: number): Promise<EvalMetrics> {
   // The same evaluation episodes at every step, in every mode, for every training seed: paired comparisons.
   const plan = planEpisodes(parseTaskSelectors(config.eval.tasks), config.eval.split, config.eval.episodes, 900_000);

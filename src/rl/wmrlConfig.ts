@@ -356,6 +356,13 @@ export const wmrlConfigSchema = z
           .string()
           .default('all')
           .describe("task selectors evaluated (e.g. 'reach' or 'reach,pick'; families take turns)"),
+        keepPolicies: z
+          .boolean()
+          .default(false)
+          .describe(
+            'save the policy of every held-out evaluation after the start in <run>/evaluated/step-<n>, ' +
+              'so a checkpoint can be chosen or re-evaluated afterwards (the run keeps only its last otherwise)',
+          ),
       })
       .strict()
       .prefault({}),

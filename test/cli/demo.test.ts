@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the comparison and its plot', async () => {
+test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the comparison, plot and check', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wmrl-demo-'));
   try {
     const out = join(dir, 'demo');
@@ -61,6 +61,45 @@ test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the compar
       'waiting for real-only GRPO',
     ]);
     assert.ok((summary.robotSecondsReal as number) > (summary.robotSecondsWmrl as number), JSON.stringify(summary));
+    // eval.keepPolicies: every evaluated policy after the start is kept, for the check below.
+    for (const step of [1, 2]) assert.ok(existsSync(join(out, 'wmrl', 'evaluated', `step-${step}`, 'model.json')));
+    assert.ok(existsSync(join(out, 'real', 'evaluated', 'step-1', 'model.json')));
+
+    // `npm run bench:demo-check`: the same policies on other episodes, each printed figure against the check's.
+    const check = join(dir, 'check');
+    const { stdout: checked } = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        resolve('bench/demoCheck.ts'),
+        '--run',
+        out,
+        '--episodes',
+        '10',
+        '--seed',
+        '7000',
+        '--out',
+        check,
+      ],
+      { timeout: 300_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    const result = JSON.parse(readFileSync(`${check}.json`, 'utf8')) as {
+      checkEpisodes: number;
+      rows: {
+        figure: string;
+        demo: { difference: number };
+        agreement: { low: number; high: number; agree: boolean };
+      }[];
+      agreeing: number;
+    };
+    assert.equal(result.checkEpisodes, 10);
+    assert.equal(result.rows.length, 3, 'the two gains and the equal-time difference');
+    assert.equal(result.rows[0]!.demo.difference, (summary.wmrlGain as { difference: number }).difference);
+    for (const r of result.rows) assert.equal(r.agreement.agree, r.agreement.low <= 0 && r.agreement.high >= 0);
+    assert.equal(result.agreeing, result.rows.filter((r) => r.agreement.agree).length);
+    assert.match(checked, /of 3 agree; the check's point lies inside the printed interval for \d of 3/);
+    assert.match(readFileSync(`${check}.md`, 'utf8'), /^\| WMRL's gain over BC \|/m);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
