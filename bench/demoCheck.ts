@@ -11,7 +11,7 @@
  * (both estimates' errors together) holds 0; whether the check's point lies in the printed interval
  * is reported beside it (src/eval/estimateAgreement.ts says why that reading is too strict).
  *
- *   npm run bench:demo-check -- --run runs/demo               # 600 episodes from seed 500000 (10 min beside other work)
+ *   npm run bench:demo-check -- --run runs/demo               # 600 episodes from seed 500000 (10 min beside others)
  *   npm run bench:demo-check -- --run runs/demo --episodes 300 --seed 700000 --out bench/results/demo-check-s1
  *
  * Writes bench/results/demo-check.{json,md} (or --out PATH.{json,md}).
