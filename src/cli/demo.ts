@@ -96,7 +96,7 @@ export const command = {
       tasks: POST_TRAIN_TASKS,
       'eval.tasks': POST_TRAIN_TASKS,
       'eval.episodes': String(evalEpisodes),
-      // Every evaluated policy is kept: \`npm run bench:demo-check\` re-evaluates the ones compared.
+      // Every evaluated policy is kept: `npm run bench:demo-check` re-evaluates the ones compared.
       'eval.keepPolicies': 'true',
     };
     const trainConfig = resolveConfig(wmrlConfigSchema, {

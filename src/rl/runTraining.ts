@@ -396,12 +396,12 @@ export function differingKeys(a: unknown, b: unknown, prefix = ''): string[] {
   return JSON.stringify(a) === JSON.stringify(b) ? [] : [prefix];
 }
 
-/** Held-out evaluation on the environment (deterministic policy; never charged as training robot time). */
 /** Where `eval.keepPolicies` saves the policy evaluated after `step`. */
 export function evaluatedPolicyDir(runDir: string, step: number): string {
   return join(runDir, 'evaluated', `step-${step}`);
 }
 
+/** Held-out evaluation on the environment (deterministic policy; never charged as training robot time). */
 async function heldOutEvaluation(env: Env, policy: VlaPolicy, config: WmrlConfig, step: number): Promise<EvalMetrics> {
   // The same evaluation episodes at every step, in every mode, for every training seed: paired comparisons.
   const plan = planEpisodes(parseTaskSelectors(config.eval.tasks), config.eval.split, config.eval.episodes, 900_000);
