@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { selectBackend } from '../src/backend/selectBackend.ts';
 import { loadRobot } from '../src/core/robotDescription.ts';
+import { readRunLog } from '../src/core/runLog.ts';
 import { makeSimEnv } from '../src/envs/makeEnv.ts';
 import { estimatesAgree, type IntervalEstimate } from '../src/eval/estimateAgreement.ts';
 import { evaluateController } from '../src/eval/evaluatePolicy.ts';
@@ -66,13 +67,8 @@ const readJson = <T>(file: string): T => {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
 };
 const config = readJson<DemoConfig>(join(run, 'demo.config.json'));
-const summaryLine = existsSync(join(run, 'demo.metrics.jsonl'))
-  ? readFileSync(join(run, 'demo.metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .find((r) => r.stage === 'summary')
-  : undefined;
+const metrics = join(run, 'demo.metrics.jsonl');
+const summaryLine = existsSync(metrics) ? readRunLog(metrics).find((r) => r.stage === 'summary') : undefined;
 if (!summaryLine) throw new Error(`${run}/demo.metrics.jsonl holds no summary: the demo did not finish`);
 const summary = summaryLine as unknown as DemoSummary;
 

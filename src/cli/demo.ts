@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
 import { CONFIGS_DIR, DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
-import { RunLog, runStamp } from '../core/runLog.ts';
+import { readRunLog, RunLog, runStamp } from '../core/runLog.ts';
 import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
 import { makeController, makeSimEnv } from '../envs/makeEnv.ts';
@@ -461,12 +461,7 @@ function startRealOnly(
     .finally(() => {
       finished = true;
     })
-    .then(() =>
-      readFileSync(join(runDir, 'train.metrics.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
-    );
+    .then(() => readRunLog(join(runDir, 'train.metrics.jsonl')));
   // Reported where the demo awaits it, after WMRL; until then a failure must not end the process.
   result.catch(() => {});
   return { log, result, done: () => finished };

@@ -1,7 +1,7 @@
 /**
  * Every run writes its resolved config and a JSONL metrics log beside its outputs.
  */
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export class RunLog {
@@ -24,6 +24,14 @@ export class RunLog {
   log(record: Record<string, unknown>): void {
     appendFileSync(this.metricsFile, JSON.stringify({ time: new Date().toISOString(), ...record }) + '\n');
   }
+}
+
+/** The records of a metrics log (RunLog.metricsFile), in the order written. */
+export function readRunLog(metricsFile: string): Record<string, unknown>[] {
+  return readFileSync(metricsFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 /** A file-name-safe timestamp for run names. */

@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
-import { RunLog } from '../core/runLog.ts';
+import { readRunLog, RunLog } from '../core/runLog.ts';
 import type { Episode } from '../core/types.ts';
 import { EpisodeStore } from '../data/episodeStore.ts';
 import type { Env } from '../envs/env.ts';
@@ -461,9 +461,5 @@ function setStd(policy: VlaPolicy, std: number): void {
 }
 
 function readEvaluations(file: string): EvalMetrics[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as { kind?: string } & EvalMetrics)
-    .filter((r) => r.kind === 'eval');
+  return readRunLog(file).filter((r) => r.kind === 'eval') as unknown as EvalMetrics[];
 }
