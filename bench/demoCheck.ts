@@ -24,10 +24,9 @@ import { loadRobot } from '../src/core/robotDescription.ts';
 import { readRunLog } from '../src/core/runLog.ts';
 import { makeSimEnv } from '../src/envs/makeEnv.ts';
 import { estimatesAgree, type IntervalEstimate } from '../src/eval/estimateAgreement.ts';
-import { evaluateController } from '../src/eval/evaluatePolicy.ts';
+import { evaluatePolicyOutcomes } from '../src/eval/evaluatePolicy.ts';
 import { pairedDifference } from '../src/eval/proportion.ts';
 import { loadPolicy } from '../src/policy/policyFiles.ts';
-import { PolicyController } from '../src/policy/policyController.ts';
 import { POLICY_KERNELS } from '../src/policy/policyConfig.ts';
 import { evaluatedPolicyDir } from '../src/rl/runTraining.ts';
 import type { WmrlConfig } from '../src/rl/wmrlConfig.ts';
@@ -51,7 +50,6 @@ if (!Number.isInteger(episodes) || episodes < 10)
 if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed: an integer ≥ 0, got ${values.seed}`);
 
 interface DemoSummary {
-  afterWmrl: number;
   wmrlGain: IntervalEstimate & { episodes: number };
   realGain: IntervalEstimate & { episodes: number };
   equalTime: (IntervalEstimate & { episodes: number; realStep: number }) | null;
@@ -97,19 +95,11 @@ try {
     const policy = await loadPolicy(dir);
     const started = performance.now();
     try {
-      const o = new Array<number>(plan.length).fill(0);
-      await evaluateController({
-        env,
-        controller: new PolicyController(policy, { deterministic: true }),
-        plan,
-        onEpisode: (e, i) => {
-          o[i] = e.success ? 1 : 0;
-        },
-      });
-      outcomes[name] = o;
-      const rate = o.reduce((s, v) => s + v, 0) / o.length;
+      const e = await evaluatePolicyOutcomes(env, policy, plan);
+      outcomes[name] = e.outcomes;
       console.log(
-        `${name}: ${(100 * rate).toFixed(1)}% of ${episodes} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+        `${name}: ${(100 * e.successRate).toFixed(1)}% of ${episodes} ` +
+          `(${((performance.now() - started) / 1000).toFixed(0)} s)`,
       );
     } finally {
       policy.dispose();

@@ -9,6 +9,8 @@ import type { Episode } from '../core/types.ts';
 import type { Controller } from '../core/controller.ts';
 import { collectEpisodes, type CollectOptions } from '../data/collectEpisodes.ts';
 import type { Env } from '../envs/env.ts';
+import { PolicyController } from '../policy/policyController.ts';
+import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { PlannedEpisode } from '../tasks/episodePlan.ts';
 import { SuccessTable } from './successTable.ts';
 
@@ -46,4 +48,25 @@ export async function evaluateController(o: EvaluationOptions): Promise<Evaluati
     },
   });
   return { episodes, successes, successRate: episodes > 0 ? successes / episodes : 0, perFamily, robotSeconds, table };
+}
+
+/**
+ * A policy's mean action on every planned episode, with each episode's outcome (1 or 0, in plan
+ * order): what paired comparisons of two policies on the same episodes need.
+ */
+export async function evaluatePolicyOutcomes(
+  env: Env,
+  policy: VlaPolicy,
+  plan: PlannedEpisode[],
+): Promise<Evaluation & { outcomes: number[] }> {
+  const outcomes = new Array<number>(plan.length).fill(0);
+  const evaluation = await evaluateController({
+    env,
+    controller: new PolicyController(policy, { deterministic: true }),
+    plan,
+    onEpisode: (episode, i) => {
+      outcomes[i] = episode.success ? 1 : 0;
+    },
+  });
+  return { ...evaluation, outcomes };
 }

@@ -13,8 +13,7 @@ import { EpisodeStore } from '../data/episodeStore.ts';
 import type { Env } from '../envs/env.ts';
 import type { AskOperator } from '../operator/askOperator.ts';
 import { LabelStore, labelVerdict } from '../operator/labelStore.ts';
-import { evaluateController } from '../eval/evaluatePolicy.ts';
-import { PolicyController } from '../policy/policyController.ts';
+import { evaluatePolicyOutcomes } from '../eval/evaluatePolicy.ts';
 import { loadPolicy, savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
@@ -405,15 +404,7 @@ export function evaluatedPolicyDir(runDir: string, step: number): string {
 async function heldOutEvaluation(env: Env, policy: VlaPolicy, config: WmrlConfig, step: number): Promise<EvalMetrics> {
   // The same evaluation episodes at every step, in every mode, for every training seed: paired comparisons.
   const plan = planEpisodes(parseTaskSelectors(config.eval.tasks), config.eval.split, config.eval.episodes, 900_000);
-  const outcomes = new Array<number>(plan.length).fill(0);
-  const e = await evaluateController({
-    env,
-    controller: new PolicyController(policy, { deterministic: true }),
-    plan,
-    onEpisode: (episode, i) => {
-      outcomes[i] = episode.success ? 1 : 0;
-    },
-  });
+  const e = await evaluatePolicyOutcomes(env, policy, plan);
   return {
     step,
     split: config.eval.split,
@@ -422,7 +413,7 @@ async function heldOutEvaluation(env: Env, policy: VlaPolicy, config: WmrlConfig
     successRate: e.successRate,
     perFamily: e.perFamily,
     robotSeconds: e.robotSeconds,
-    outcomes,
+    outcomes: e.outcomes,
   };
 }
 
