@@ -24,6 +24,12 @@ import { launchTestChromium, testChromium } from './testChromium.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
 const STEPS = 20;
+/**
+ * The page's messages reach the server this late, as over a slow link. An episode asked for while
+ * live can then be answered with its stored copy, the next episode having begun meanwhile: the page
+ * must still follow the run (it once stayed on that stored copy, shown as "dataset", for good).
+ */
+const LAG_MS = 1000;
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-run-live-'));
 const policyDir = join(dir, 'policy');
 const recordDir = join(dir, 'recorded');
@@ -102,6 +108,10 @@ test('wmrl run --view --record, in a browser: followed live, outcome at the end,
   const errors: string[] = [];
   page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => void setTimeout(() => server.send(m), LAG_MS));
+  });
   try {
     const [, url] = await run.waitFor(/live viewer: (http:\/\/127\.0\.0\.1:\d+\/)/);
     await page.goto(url!);

@@ -23,6 +23,11 @@ class ViewerPage {
   view: EpisodeView | null = null;
   selectedStep: number | null = null;
   #wanted: { id: string; request: number; frame: number } | null = null;
+  /**
+   * The open episode was opened to follow the live one. It may arrive as the stored copy (the live
+   * episode moved on while the request was on its way); the page must still follow the next.
+   */
+  #following = false;
   #playing = false;
   #lastTick = 0;
   #carry = 0;
@@ -62,7 +67,8 @@ class ViewerPage {
     this.#charts.draw(this.records, null);
   }
 
-  openEpisode(id: string, frame: number): void {
+  openEpisode(id: string, frame: number, follow = false): void {
+    this.#following = follow;
     this.#wanted = { id, frame, request: this.#connection.open(id) };
     // A live episode opened again as it grows keeps its caption until the newer copy arrives.
     if (id !== this.view?.summary.id) $('instruction').textContent = `loading ${id.slice(0, 8)}…`;
@@ -97,7 +103,8 @@ class ViewerPage {
         this.#setEpisodes(m.episodes);
         this.records = [];
         // After a reconnect, ask again for what was open.
-        if (this.view || this.#wanted) this.openEpisode(this.view?.summary.id ?? this.#wanted!.id, this.scene.frame);
+        if (this.view || this.#wanted)
+          this.openEpisode(this.view?.summary.id ?? this.#wanted!.id, this.scene.frame, this.#following);
         else this.#followHash(true);
         break;
       case 'metrics':
@@ -114,7 +121,8 @@ class ViewerPage {
         this.run = m.run;
         this.#showRun();
         // A new checkpoint holds a refitted world model: imagine the open episode again.
-        if (newModel && this.view?.imagined && !this.#wanted) this.openEpisode(this.view.summary.id, this.scene.frame);
+        if (newModel && this.view?.imagined && !this.#wanted)
+          this.openEpisode(this.view.summary.id, this.scene.frame, this.#following);
         break;
       }
       case 'episode':
@@ -180,18 +188,19 @@ class ViewerPage {
     const live = this.episodes.find((e) => e.origin === 'live');
     if (this.#wanted || !live) return;
     // A page that opened before the first episode began shows it as soon as it does.
-    if (!open) return void this.openEpisode(live.id, NEWEST);
-    if (open.origin !== 'live' || (live.id === open.id && live.steps === open.steps && live.running === open.running))
-      return;
+    if (!open) return void this.openEpisode(live.id, NEWEST, true);
+    if (open.origin !== 'live' && !this.#following) return;
+    if (live.id === open.id && live.steps === open.steps && live.running === open.running) return;
     const atEnd = this.scene.frame >= lastFrame(this.view!);
-    this.openEpisode(live.id, live.id !== open.id || atEnd ? NEWEST : this.scene.frame);
+    this.openEpisode(live.id, live.id !== open.id || atEnd ? NEWEST : this.scene.frame, true);
   }
 
   /** The open episode was labelled (its outcome may show now), or began to wait (it must not): open it again. */
   #followLabel(): void {
     const open = this.view?.summary;
     const listed = open && this.episodes.find((e) => e.id === open.id);
-    if (!this.#wanted && listed && !!listed.waiting !== !!open.waiting) this.openEpisode(open.id, this.scene.frame);
+    if (!this.#wanted && listed && !!listed.waiting !== !!open.waiting)
+      this.openEpisode(open.id, this.scene.frame, this.#following);
   }
 
   #setEpisodes(episodes: EpisodeSummary[]): void {
@@ -272,7 +281,7 @@ class ViewerPage {
     else if (!id && initial && this.episodes[0]) {
       // A live episode opens at its newest step, so that the page follows it from there.
       const first = this.episodes[0];
-      this.openEpisode(first.id, first.origin === 'live' ? NEWEST : 0);
+      this.openEpisode(first.id, first.origin === 'live' ? NEWEST : 0, first.origin === 'live');
     }
   }
 
