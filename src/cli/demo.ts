@@ -10,10 +10,11 @@
  *     equal robot time and at equal success, each difference with its paired 95% interval.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
+import type { Episode } from '../core/types.ts';
 import { CONFIGS_DIR, DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
 import { readRunLog, RunLog, runStamp } from '../core/runLog.ts';
 import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
@@ -22,16 +23,26 @@ import { makeController, makeSimEnv } from '../envs/makeEnv.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../policy/policyConfig.ts';
 import { pretrainPolicy } from '../policy/pretrain.ts';
 import { savePolicy } from '../policy/policyFiles.ts';
+import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { envAnchorRunner } from '../rl/anchorRunner.ts';
-import { runAnchorDir, runTraining } from '../rl/runTraining.ts';
+import { evaluatedPolicyDir, runAnchorDir, runTraining } from '../rl/runTraining.ts';
+import {
+  type EvalMetrics,
+  evalMetrics,
+  HELD_OUT_SEED,
+  type HeldOutEvaluator,
+  heldOutPlan,
+} from '../rl/heldOutEvaluation.ts';
 import { wmrlConfigSchema, type WmrlConfig } from '../rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
+import { evaluatePolicyOutcomes } from '../eval/evaluatePolicy.ts';
 import { meanCurve } from '../eval/learningCurves.ts';
 import { wilsonInterval } from '../eval/proportion.ts';
 import { learningCurveSvg, learningCurveText } from '../eval/learningCurvePlot.ts';
 import { compareAtRobotTime, type EvaluatedPoint, type RobotTimeComparison } from '../eval/robotTimeComparison.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
 import { TASK_FAMILIES } from '../tasks/families.ts';
+import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { intFlag, parseFlags } from './args.ts';
 import { readEpisodes, useBackend } from './common.ts';
 import { Progress } from './progress.ts';
@@ -47,11 +58,16 @@ const WMRL_BIN = fileURLToPath(new URL('../../bin/wmrl.js', import.meta.url));
  * the noisy ones give the world model failures too.
  */
 const BEHAVIOURS = [
-  { label: 'expert', noise: 0, share: 1, folder: 'demos' },
-  { label: 'expert, noise 0.1', noise: 0.1, share: 1 / 3, folder: 'demos' },
-  { label: 'noisy expert (0.6)', noise: 0.6, share: 1 / 3, folder: 'mixed' },
-  { label: 'noisy expert (1.5)', noise: 1.5, share: 1 / 3, folder: 'mixed' },
+  { label: 'expert', noise: 0, share: 1, folder: 'demos', here: true },
+  { label: 'expert, noise 0.1', noise: 0.1, share: 1 / 3, folder: 'demos-noise', here: false },
+  { label: 'noisy expert (0.6)', noise: 0.6, share: 1 / 3, folder: 'mixed', here: false },
+  { label: 'noisy expert (1.5)', noise: 1.5, share: 1 / 3, folder: 'mixed', here: false },
 ] as const;
+/**
+ * What behaviour cloning learns from, in this order. `here`: collected in this process; the others
+ * in a second one (a folder has one writer), on the other core, so that cloning starts sooner.
+ */
+const DEMO_FOLDERS = ['demos', 'demos-noise'];
 
 export const command = {
   summary:
@@ -134,12 +150,19 @@ export const command = {
 
     console.log(`1/5 collecting demonstrations in the simulator (${backend} backend)`);
     // Behaviour cloning needs the demonstrations only: the world model's noisier episodes are
-    // collected in a second process, on the other core, while they are collected and cloned.
+    // collected in a second process, on the other core, after its share of the demonstrations,
+    // while the experts' are collected here and all of them cloned.
     const robotArg = values.robot ?? DEFAULT_ROBOT;
-    const mixedCollection = startMixedCollection(out, robotArg, experts, seed);
-    console.log(`  (the noisy experts in a second process; its log: ${mixedCollection.log})`);
+    const childCollection = startChildCollection(out, robotArg, experts, seed);
+    console.log(
+      `  (the noisier demonstrations and the noisy experts in a second process; its log: ${childCollection.log})`,
+    );
     await collectDemos(robot, out, experts, seed, log);
-    const demos = await readEpisodes([join(out, 'demos')]);
+    await childCollection.demos;
+    for (const b of BEHAVIOURS)
+      if (!b.here && DEMO_FOLDERS.includes(b.folder))
+        reportCollected(b.label, await readEpisodes([join(out, b.folder)]), log);
+    const demos = await readEpisodes(DEMO_FOLDERS.map((f) => join(out, f)));
     endStage('collection');
 
     console.log('\n2/5 behaviour cloning of the tiny VLA policy');
@@ -163,7 +186,7 @@ export const command = {
       policy.dispose();
     }
     endStage('behaviour cloning');
-    await mixedCollection.result;
+    await childCollection.result;
     const mixed = await readEpisodes([join(out, 'mixed')]);
     const mixedSuccesses = mixed.filter((e) => e.success).length;
     console.log(
@@ -191,7 +214,8 @@ export const command = {
           'the policy perception, one anchor group per step on the simulator\n' +
           `  (real-only GRPO runs beside it in a second process; its log: ${realOnly.log})`,
       );
-      let robotSeconds = 0;
+      // Robot time spent by each step: an evaluation's result may come later, from the second process.
+      const robotSecondsAt = new Map([[0, 0]]);
       await runTraining({
         config: trainConfig,
         policyDir,
@@ -202,6 +226,7 @@ export const command = {
         resume: false,
         worldModelConfig: { files: [join(CONFIGS_DIR, 'wm', 'perception.yaml')] },
         worldModelDir: join(out, 'worldmodel'),
+        evaluator: demoEvaluator({ out, robot: robotArg, env, config: trainConfig, realOnly, realConfig }),
         onProgress: (what) => process.stderr.write(`  ${what}\n`),
         onEpisode: (done, total) => {
           if (done === 1) episodeBar = new Progress('  real episodes', total);
@@ -209,7 +234,7 @@ export const command = {
           if (done === total) episodeBar!.stop();
         },
         onStep: (m) => {
-          robotSeconds = m.robotSeconds;
+          robotSecondsAt.set(m.step, m.robotSeconds);
           const imagined = m.successCalibrated ?? m.successImagined;
           console.log(
             `  step ${m.step}/${steps}: ` +
@@ -220,9 +245,13 @@ export const command = {
           );
         },
         onEval: (e) => {
-          curves.wmrl!.push({ step: e.step, robotSeconds, success: e.successRate, outcomes: e.outcomes });
+          const spent = robotSecondsAt.get(e.step)!;
+          curves.wmrl!.push({ step: e.step, robotSeconds: spent, success: e.successRate, outcomes: e.outcomes });
+          // Out of step order when an earlier evaluation's process finishes later.
+          curves.wmrl!.sort((a, b) => a.step - b.step);
           console.log(
-            `  held-out evaluation after step ${e.step}: ${e.successes}/${e.episodes} (${pct(e.successRate)})`,
+            `  held-out evaluation after step ${e.step}: ${e.successes}/${e.episodes} (${pct(e.successRate)})` +
+              (e.step === 0 ? " (the BC start: real-only's evaluation of it)" : ''),
           );
         },
       });
@@ -284,7 +313,8 @@ export const command = {
       `\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s ` +
         `(${stages.map(([name, sec]) => `${name} ${sec.toFixed(0)} s`).join(', ')}). ` +
         `Outputs in ${out}: learning-curves.svg, ` +
-        'demos/ mixed/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, policy/), ' +
+        'demos/ demos-noise/ mixed/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, ' +
+        'policy/), wmrl-evaluations/, ' +
         'demo.metrics.jsonl',
     );
     return 0;
@@ -349,7 +379,7 @@ async function collectDemos(
   const env = await makeSimEnv(robot);
   try {
     for (const [bi, b] of BEHAVIOURS.entries()) {
-      if (b.folder !== 'demos') continue;
+      if (!b.here) continue;
       const controller = await makeController('expert', robot, { noise: b.noise });
       const store = await EpisodeStore.openForAppend(join(out, b.folder), storeRobot(robot));
       try {
@@ -394,30 +424,43 @@ function behaviourSeed(index: number, seed: number): number {
   return seed + 100_000 * (index + 1);
 }
 
+/** A behaviour's episodes, as the in-process collection prints and logs them. */
+function reportCollected(label: string, episodes: Episode[], log: RunLog): void {
+  const successes = episodes.filter((e) => e.success).length;
+  const rate = ((100 * successes) / episodes.length).toFixed(0);
+  console.log(`  ${label.padEnd(20)} ${episodes.length} episodes, ${rate}% successful`);
+  log.log({ stage: 'collect', behaviour: label, successes, episodes: episodes.length });
+}
+
 /**
- * The behaviours of the `mixed` folder, one `wmrl collect` after the other in child processes
- * (their output to `collect-mixed.log`): the same plans, controllers and simulator as in-process
- * collection, so the episodes are the same.
+ * The behaviours not collected here, one `wmrl collect` after the other in child processes (their
+ * output to `collect-mixed.log`), demonstrations first: the same plans, controllers and simulator
+ * as in-process collection, so the episodes are the same. `demos` resolves when the
+ * demonstrations are in, `result` when all are.
  */
-function startMixedCollection(
+function startChildCollection(
   out: string,
   robot: string,
   experts: number,
   seed: number,
-): { log: string; result: Promise<void> } {
+): { log: string; demos: Promise<void>; result: Promise<void> } {
   const log = join(out, 'collect-mixed.log');
   writeFileSync(log, '');
   let chain = Promise.resolve();
+  let demos = chain;
   for (const [bi, b] of BEHAVIOURS.entries()) {
-    if (b.folder !== 'mixed') continue;
+    if (b.here) continue;
     const args = ['collect', '--out', join(out, b.folder), '--task', 'all', '--split', 'train'];
     args.push('--episodes', String(behaviourEpisodes(b, experts)), '--seed', String(behaviourSeed(bi, seed)));
     args.push('--noise', String(b.noise), '--robot', robot);
     chain = chain.then(() => runChild(args, log, `collecting ${b.label}`));
+    if (DEMO_FOLDERS.includes(b.folder)) demos = chain;
   }
-  // Awaited after behaviour cloning; until then a failure must not end the process.
+  // Each is awaited later (the noisy experts after behaviour cloning): until then a failure must
+  // not end the process.
+  demos.catch(() => {});
   chain.catch(() => {});
-  return { log, result: chain };
+  return { log, demos, result: chain };
 }
 
 /** `wmrl ARGS` as a child process, its output appended to `log`; killed if the demo exits first. */
@@ -453,7 +496,8 @@ function startRealOnly(
   const configFile = join(out, 'real-only.config.json');
   const log = join(out, 'real-only.log');
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
-  const args = ['train', '--policy', policyDir, '--data', join(out, 'demos'), '--data', join(out, 'mixed')];
+  const args = ['train', '--policy', policyDir];
+  for (const folder of [...DEMO_FOLDERS, 'mixed']) args.push('--data', join(out, folder));
   args.push('--robot', robot, '--config', configFile, '--out', runDir);
   writeFileSync(log, '');
   let finished = false;
@@ -465,6 +509,98 @@ function startRealOnly(
   // Reported where the demo awaits it, after WMRL; until then a failure must not end the process.
   result.catch(() => {});
   return { log, result, done: () => finished };
+}
+
+/** The share of WMRL's last evaluation played here; the rest goes to the second process once it is free. */
+const LAST_HERE = 0.75;
+
+/**
+ * WMRL's held-out evaluations, kept off the path the demo waits on. The start is real-only's own
+ * evaluation (the same BC policy on the same episodes). Those between run one at a time in a
+ * second process (`wmrl eval` on the policy saved after the step, on the core real-only leaves
+ * when it ends) while training goes on. The last is split: most of its episodes here, where
+ * nothing else is left to do, the rest in the second process, so that both end about together.
+ */
+function demoEvaluator(o: {
+  out: string;
+  robot: string;
+  env: Awaited<ReturnType<typeof makeSimEnv>>;
+  config: WmrlConfig;
+  realOnly: ReturnType<typeof startRealOnly>;
+  realConfig: WmrlConfig;
+}): HeldOutEvaluator {
+  const { config, env } = o;
+  const runDir = join(o.out, 'wmrl');
+  const plan = heldOutPlan(config);
+  if (JSON.stringify(plan) !== JSON.stringify(heldOutPlan(o.realConfig)))
+    throw new Error('the demo evaluates WMRL and real-only GRPO on different held-out episodes');
+  // `wmrl eval` plans each task selector apart: with one, its episodes from seed s on are this plan's.
+  if (parseTaskSelectors(config.eval.tasks).length !== 1)
+    throw new Error(`the demo's evaluations take one task selector, not '${config.eval.tasks}'`);
+  const log = join(o.out, 'wmrl-evaluations.log');
+  writeFileSync(log, '');
+  let queue: Promise<unknown> = o.realOnly.result.catch(() => {});
+  /** Episodes [from, from + count) of the plan, by `wmrl eval` in the second process, after those queued. */
+  const elsewhere = (policyDir: string, step: number, from: number, count: number) => {
+    const evalDir = join(o.out, 'wmrl-evaluations', `step-${step}`);
+    const args = ['eval', '--policy', policyDir, '--robot', o.robot, '--task', config.eval.tasks];
+    args.push('--split', config.eval.split, '--episodes', String(count), '--seed', String(HELD_OUT_SEED + from));
+    args.push('--out', evalDir, '--outcomes-only');
+    const result = queue
+      .then(() => runChild(args, log, `the held-out evaluation after WMRL step ${step}`))
+      .then(() => childEvaluation(evalDir, env.robot.controlHz));
+    queue = result.catch(() => {});
+    return result;
+  };
+  return {
+    start: async (policy: VlaPolicy, step: number) => {
+      if (step === 0) return { result: o.realOnly.result.then((records) => realOnlyStart(records)) };
+      const policyDir = evaluatedPolicyDir(runDir, step);
+      // eval.keepPolicies (the demo sets it) has saved it already.
+      if (!existsSync(join(policyDir, 'model.json'))) await savePolicy(policy, policyDir);
+      const split = config.eval.split;
+      if (step < config.steps) {
+        const result = elsewhere(policyDir, step, 0, plan.length).then((e) => evalMetrics(step, split, [e]));
+        return { result };
+      }
+      const here = Math.round(plan.length * LAST_HERE);
+      const rest = here < plan.length ? elsewhere(policyDir, step, here, plan.length - here) : undefined;
+      const first = await evaluatePolicyOutcomes(env, policy, plan.slice(0, here));
+      return { result: (rest ?? Promise.resolve()).then((r) => evalMetrics(step, split, r ? [first, r] : [first])) };
+    },
+  };
+}
+
+/** Real-only GRPO's evaluation before its first step: its BC start, which is WMRL's too. */
+function realOnlyStart(records: Record<string, unknown>[]): EvalMetrics {
+  const r = records.find((x) => x.kind === 'eval' && x.step === 0);
+  if (!r) throw new Error("real-only GRPO's metrics hold no evaluation at step 0");
+  const parts = [r as unknown as Pick<EvalMetrics, 'perFamily' | 'robotSeconds' | 'outcomes'>];
+  return evalMetrics(0, r.split as string, parts);
+}
+
+/** A `wmrl eval` run's outcomes in plan order, from its metrics log (one record per episode). */
+function childEvaluation(
+  evalDir: string,
+  controlHz: number,
+): Pick<EvalMetrics, 'perFamily' | 'robotSeconds' | 'outcomes'> {
+  const logs = readdirSync(join(evalDir, 'runs')).filter((f) => f.endsWith('.metrics.jsonl'));
+  if (logs.length !== 1) throw new Error(`${evalDir}/runs should hold one evaluation log; it holds ${logs.length}`);
+  const episodes = readRunLog(join(evalDir, 'runs', logs[0]!))
+    .filter((r) => typeof r.success === 'boolean')
+    .sort((a, b) => (a.episode as number) - (b.episode as number));
+  const perFamily: EvalMetrics['perFamily'] = {};
+  for (const r of episodes) {
+    perFamily[r.family as string] ??= { episodes: 0, successes: 0 };
+    const f = perFamily[r.family as string]!;
+    f.episodes++;
+    if (r.success) f.successes++;
+  }
+  return {
+    perFamily,
+    robotSeconds: episodes.reduce((n, r) => n + (r.steps as number), 0) / controlHz,
+    outcomes: episodes.map((r) => (r.success ? 1 : 0)),
+  };
 }
 
 /** Prints the real-only run's steps and evaluations; returns its evaluations at the robot time spent before each. */

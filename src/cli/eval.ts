@@ -42,6 +42,8 @@ const HELP = `usage: wmrl eval --policy DIR [options]
   --stochastic          sample actions instead of taking the mean
   --swap-instructions   give each episode another task's instruction (does language matter?)
   --out DIR             where the evaluation episodes are stored (default runs/eval-<time>)
+  --outcomes-only       store no episodes, only each one's outcome (the metrics log in DIR/runs/)
+                        and success.json: for repeated evaluations whose recordings no one watches
   --backend B           auto | tensorflow-gpu | tensorflow | wasm | cpu
 ${ENV_HELP}
 ${PPI_HELP}`;
@@ -72,6 +74,7 @@ export const command = {
       out: { type: 'string' },
       backend: { type: 'string' },
       json: { type: 'boolean' },
+      'outcomes-only': { type: 'boolean' },
       ...PPI_FLAGS,
       ...ENV_FLAGS,
       help: { type: 'boolean', short: 'h' },
@@ -133,7 +136,7 @@ export const command = {
         })
       : new RandomController(actionDim(robot));
     const further = ppi ? imaginedPlan(splits, selectors, ppi.imagined, seed) : [];
-    const store = await EpisodeStore.openForAppend(out, storeRobot(robot));
+    const store = values['outcomes-only'] ? undefined : await EpisodeStore.openForAppend(out, storeRobot(robot));
     const settings = {
       command: 'eval',
       policy: dir,
@@ -172,7 +175,7 @@ export const command = {
         ppiResult = await evaluateWithPredictions({
           env,
           controller,
-          store,
+          ...(store ? { store } : {}),
           realPlan: plan,
           imaginedPlan: further,
           initialStatus: () => env.status(),
@@ -196,7 +199,7 @@ export const command = {
         await collectEpisodes({
           env,
           controller,
-          store,
+          ...(store ? { store } : {}),
           plan,
           initialStatus: () => env.status(),
           onEpisode: (e, i) => {
@@ -208,7 +211,7 @@ export const command = {
       }
     } finally {
       progress.stop();
-      await store.close();
+      await store?.close();
       await env.close();
       predictor?.dispose();
       policy?.dispose();
@@ -231,7 +234,8 @@ export const command = {
         console.log(formatPpiRows(ppiResult.rows));
       }
       console.log(
-        `episodes stored in ${out} (wmrl info ${out})${ppiResult ? `; estimates in ${join(out, 'ppi.json')}` : ''}`,
+        `${store ? `episodes stored in ${out} (wmrl info ${out})` : `outcomes in ${join(out, 'runs')}`}` +
+          `${ppiResult ? `; estimates in ${join(out, 'ppi.json')}` : ''}`,
       );
     }
     return 0;

@@ -13,10 +13,8 @@ import { EpisodeStore } from '../data/episodeStore.ts';
 import type { Env } from '../envs/env.ts';
 import type { AskOperator } from '../operator/askOperator.ts';
 import { LabelStore, labelVerdict } from '../operator/labelStore.ts';
-import { evaluatePolicyOutcomes } from '../eval/evaluatePolicy.ts';
 import { loadPolicy, savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { planEpisodes } from '../tasks/episodePlan.ts';
 import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
 import { perceptionLayout, trainPerceptionWorldModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
@@ -25,6 +23,7 @@ import { worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { AnchorRunner } from './anchorRunner.ts';
 import { ContextualCorrection } from './contextualCorrection.ts';
+import { type EvalMetrics, type HeldOutEvaluator, inProcessEvaluator } from './heldOutEvaluation.ts';
 import { AnchorWeight } from './denoisingWeights.ts';
 import { imaginationCheck, type ImaginationCheck } from './imaginationCheck.ts';
 import { PpiWindow } from './ppiWindow.ts';
@@ -66,21 +65,14 @@ export interface RunOptions {
   onProgress?: (what: string) => void;
   onEpisode?: (done: number, total: number) => void;
   onStep?: (m: StepMetrics) => void;
+  /** Each held-out evaluation's result, when it arrives (with an own evaluator, perhaps out of step order). */
   onEval?: (m: EvalMetrics) => void;
+  /** Where held-out evaluations run; default: in-process on `env`, training waiting (heldOutEvaluation.ts). */
+  evaluator?: HeldOutEvaluator;
   onImaginationCheck?: (c: ImaginationCheck) => void;
 }
 
-export interface EvalMetrics {
-  step: number;
-  split: string;
-  episodes: number;
-  successes: number;
-  successRate: number;
-  perFamily: Record<string, { episodes: number; successes: number }>;
-  robotSeconds: number;
-  /** 1 or 0 per evaluation episode, in plan order: every step and run evaluates the same episodes (paired). */
-  outcomes: number[];
-}
+export type { EvalMetrics } from './heldOutEvaluation.ts';
 
 export interface RunReport {
   steps: number;
@@ -127,6 +119,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   setStd(reference, config.ppo.std);
   const optimizer = tf.train.adam(config.ppo.learningRate);
   const needsModel = config.mode !== 'real';
+  const evaluations = new PendingEvaluations(o.evaluator ?? inProcessEvaluator(o.env, config), log, o.onEval);
   let learning: LearningState | undefined;
   let endEffector: EndEffectorFeatures | undefined;
   try {
@@ -135,7 +128,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     const modelData = needsModel ? worldModelEpisodes(reference, o.data, endEffector) : [];
     learning = resuming
       ? await resumeLearning(o, optimizer, reference, endEffector, log)
-      : await startLearning(o, optimizer, reference, endEffector, modelData, log);
+      : await startLearning(o, optimizer, reference, endEffector, modelData, log, evaluations);
     const trainer: Trainer = {
       config,
       method: resolveMethod(config),
@@ -156,10 +149,8 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       log.log({ kind: 'step', ...m });
       o.onStep?.(m);
       if (m.step % config.eval.every === 0 || m.step === config.steps) {
-        const e = await heldOutEvaluation(o.env, learning.policy, config, m.step);
-        log.log({ kind: 'eval', ...e, trainingRobotSeconds: learning.progress.robotSeconds });
         if (config.eval.keepPolicies) await savePolicy(learning.policy, evaluatedPolicyDir(runDir, m.step));
-        o.onEval?.(e);
+        await evaluations.start(learning.policy, m.step, { trainingRobotSeconds: learning.progress.robotSeconds });
         await checkImagination(trainer, log, o);
         if (config.ppiCheckEpisodes > 0) {
           const check = await ppiCheck(trainer, config.ppiCheckEpisodes);
@@ -168,6 +159,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       }
       await saveTrainCheckpoint(runDir, learning);
     }
+    await evaluations.finished();
     const policyDir = join(runDir, 'policy');
     await savePolicy(learning.policy, policyDir);
     const { progress } = learning;
@@ -201,6 +193,7 @@ async function startLearning(
   endEffector: EndEffectorFeatures | undefined,
   modelData: Episode[],
   log: RunLog,
+  evaluations: PendingEvaluations,
 ): Promise<LearningState> {
   const { config } = o;
   const policy = await loadPolicy(o.policyDir);
@@ -218,9 +211,7 @@ async function startLearning(
   };
   try {
     if (config.mode !== 'real') learning.worldModel = await startWorldModel(o, reference, endEffector, modelData, log);
-    const initial = await heldOutEvaluation(o.env, policy, config, 0);
-    log.log({ kind: 'eval', ...initial });
-    o.onEval?.(initial);
+    await evaluations.start(policy, 0);
     await saveTrainCheckpoint(o.runDir, learning);
     return learning;
   } catch (err) {
@@ -400,23 +391,6 @@ export function evaluatedPolicyDir(runDir: string, step: number): string {
   return join(runDir, 'evaluated', `step-${step}`);
 }
 
-/** Held-out evaluation on the environment (deterministic policy; never charged as training robot time). */
-async function heldOutEvaluation(env: Env, policy: VlaPolicy, config: WmrlConfig, step: number): Promise<EvalMetrics> {
-  // The same evaluation episodes at every step, in every mode, for every training seed: paired comparisons.
-  const plan = planEpisodes(parseTaskSelectors(config.eval.tasks), config.eval.split, config.eval.episodes, 900_000);
-  const e = await evaluatePolicyOutcomes(env, policy, plan);
-  return {
-    step,
-    split: config.eval.split,
-    episodes: e.episodes,
-    successes: e.successes,
-    successRate: e.successRate,
-    perFamily: e.perFamily,
-    robotSeconds: e.robotSeconds,
-    outcomes: e.outcomes,
-  };
-}
-
 async function checkImagination(trainer: Trainer, log: RunLog, o: RunOptions): Promise<void> {
   const groups = trainer.config.imaginationCheckGroups;
   if (groups === 0) return;
@@ -451,6 +425,40 @@ function setStd(policy: VlaPolicy, std: number): void {
   logStd.dispose();
 }
 
+/** The run's evaluations in step order (an own evaluator's results may have been logged out of order). */
 function readEvaluations(file: string): EvalMetrics[] {
-  return readRunLog(file).filter((r) => r.kind === 'eval') as unknown as EvalMetrics[];
+  const evaluations = readRunLog(file).filter((r) => r.kind === 'eval') as unknown as EvalMetrics[];
+  return evaluations.sort((a, b) => a.step - b.step);
+}
+
+/**
+ * Evaluations started and not yet logged: each result is logged (and handed to onEval) when it
+ * arrives; the run waits for all of them before its report. A result that fails fails the run there.
+ */
+class PendingEvaluations {
+  #pending: Promise<void>[] = [];
+  #evaluator: HeldOutEvaluator;
+  #log: RunLog;
+  #onEval: ((m: EvalMetrics) => void) | undefined;
+
+  constructor(evaluator: HeldOutEvaluator, log: RunLog, onEval: ((m: EvalMetrics) => void) | undefined) {
+    this.#evaluator = evaluator;
+    this.#log = log;
+    this.#onEval = onEval;
+  }
+
+  async start(policy: VlaPolicy, step: number, extra: { trainingRobotSeconds?: number } = {}): Promise<void> {
+    const { result } = await this.#evaluator.start(policy, step);
+    const logged = result.then((e) => {
+      this.#log.log({ kind: 'eval', ...e, ...extra });
+      this.#onEval?.(e);
+    });
+    // Awaited in finished(); until then a failure must not end the process unhandled.
+    logged.catch(() => {});
+    this.#pending.push(logged);
+  }
+
+  async finished(): Promise<void> {
+    await Promise.all(this.#pending);
+  }
 }

@@ -5,10 +5,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { selectBackend } from '../../src/backend/selectBackend.ts';
+import { DEFAULT_ROBOT, loadRobot } from '../../src/core/robotDescription.ts';
+import { readRunLog } from '../../src/core/runLog.ts';
+import { makeSimEnv } from '../../src/envs/makeEnv.ts';
+import { POLICY_KERNELS } from '../../src/policy/policyConfig.ts';
+import { loadPolicy } from '../../src/policy/policyFiles.ts';
+import { evaluateHeldOut } from '../../src/rl/heldOutEvaluation.ts';
+import type { WmrlConfig } from '../../src/rl/wmrlConfig.ts';
 
 const run = promisify(execFile);
 
@@ -24,7 +32,7 @@ test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the compar
     for (const stage of ['1/5', '2/5', '3/5', '4/5', '5/5']) assert.match(stdout, new RegExp(`^${stage} `, 'm'));
     assert.match(stdout, /real-only GRPO runs beside it in a second process/);
     // The noisy experts come from a second process, with the in-process plans: 4 / 3 of each per family.
-    assert.match(stdout, /the noisy experts in a second process/);
+    assert.match(stdout, /the noisier demonstrations and the noisy experts in a second process/);
     assert.match(stdout, /^ {2}noisy experts: 6 episodes for the world model, \d+% successful$/m);
     assert.match(readFileSync(join(out, 'collect-mixed.log'), 'utf8'), /episodes/);
     assert.match(
@@ -64,6 +72,47 @@ test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the compar
     // eval.keepPolicies: every evaluated policy after the start is kept, for the check below.
     for (const step of [1, 2]) assert.ok(existsSync(join(out, 'wmrl', 'evaluated', `step-${step}`, 'model.json')));
     assert.ok(existsSync(join(out, 'real', 'evaluated', 'step-1', 'model.json')));
+
+    // WMRL's evaluations off its path: the start is real-only's (the same BC policy, the same
+    // episodes), the middle one ran in a second process and gives what one in this process gives.
+    // Logged as they arrive: the start when real-only ends, the middle one after that, in its turn.
+    const evals = (run: string) =>
+      (
+        readRunLog(join(out, run, 'train.metrics.jsonl')).filter((r) => r.kind === 'eval') as {
+          step: number;
+          outcomes: number[];
+        }[]
+      ).sort((a, b) => a.step - b.step);
+    const wmrl = evals('wmrl');
+    assert.deepEqual(
+      wmrl.map((e) => e.step),
+      [0, 1, 2],
+    );
+    assert.deepEqual(wmrl[0]!.outcomes, evals('real')[0]!.outcomes);
+    // Step 1 in the second process (`wmrl eval`); the last, step 2, 8 of its 10 episodes here and 2 there.
+    const evaluated = (step: number) =>
+      readdirSync(join(out, 'wmrl-evaluations', `step-${step}`, 'runs'))
+        .filter((f) => f.endsWith('.metrics.jsonl'))
+        .flatMap((f) => readRunLog(join(out, 'wmrl-evaluations', `step-${step}`, 'runs', f)))
+        .filter((r) => typeof r.success === 'boolean').length;
+    assert.equal(evaluated(1), 10);
+    assert.equal(evaluated(2), 2);
+    assert.ok(!existsSync(join(out, 'wmrl-evaluations', 'step-1', 'dataset.json')), '--outcomes-only: no episodes');
+    await selectBackend('wasm', { requiredKernels: POLICY_KERNELS, log: () => {} });
+    const { config } = JSON.parse(readFileSync(join(out, 'wmrl', 'train.config.json'), 'utf8')) as {
+      config: WmrlConfig;
+    };
+    const env = await makeSimEnv(loadRobot(DEFAULT_ROBOT));
+    const policies = [1, 2].map((step) => loadPolicy(join(out, 'wmrl', 'evaluated', `step-${step}`)));
+    try {
+      for (const [i, step] of [1, 2].entries()) {
+        const here = await evaluateHeldOut(env, await policies[i]!, config, step);
+        assert.deepEqual(here.outcomes, wmrl[step]!.outcomes, `step ${step}: the same episodes, played alike`);
+      }
+    } finally {
+      for (const p of policies) (await p).dispose();
+      await env.close();
+    }
 
     // `npm run bench:demo-check`: the same policies on other episodes, each printed figure against the check's.
     const check = join(dir, 'check');
