@@ -61,6 +61,9 @@ export async function collectEpisodes(
     if (episode.success) successes++;
     done++;
     options.onEpisode?.(episode, i);
+    // An in-process simulator never waits on I/O, so the episodes would run as one long chain of
+    // microtasks: let signals (Ctrl-C), sockets and child processes' events through between them.
+    await new Promise((r) => setImmediate(r));
   }
   return { episodes: done, successes, aborted };
 }
