@@ -11,7 +11,7 @@ import { makeController, makeSimEnv } from '../../src/envs/makeEnv.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { parseTaskSelectors } from '../../src/tasks/selectors.ts';
 
-test('collectEpisodes on the simulator: an event queued before it runs between its episodes, not after them', async () => {
+test('collectEpisodes on the simulator: an event queued before it runs between episodes, not after', async () => {
   const robot = loadRobot(DEFAULT_ROBOT);
   const env = await makeSimEnv(robot);
   const controller = await makeController('expert', robot);
