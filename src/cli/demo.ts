@@ -9,9 +9,7 @@
  *  5. held-out success against robot time (learning-curves.svg, and in the terminal), compared at
  *     equal robot time and at equal success, each difference with its paired 95% interval.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
 import type { Episode } from '../core/types.ts';
@@ -23,33 +21,23 @@ import { makeController, makeSimEnv } from '../envs/makeEnv.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../policy/policyConfig.ts';
 import { pretrainPolicy } from '../policy/pretrain.ts';
 import { savePolicy } from '../policy/policyFiles.ts';
-import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { envAnchorRunner } from '../rl/anchorRunner.ts';
-import { evaluatedPolicyDir, runAnchorDir, runTraining } from '../rl/runTraining.ts';
-import {
-  type EvalMetrics,
-  evalMetrics,
-  HELD_OUT_SEED,
-  type HeldOutEvaluator,
-  heldOutPlan,
-} from '../rl/heldOutEvaluation.ts';
+import { runAnchorDir, runTraining } from '../rl/runTraining.ts';
 import { wmrlConfigSchema, type WmrlConfig } from '../rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
-import { evaluatePolicyOutcomes } from '../eval/evaluatePolicy.ts';
 import { meanCurve } from '../eval/learningCurves.ts';
 import { wilsonInterval } from '../eval/proportion.ts';
 import { learningCurveSvg, learningCurveText } from '../eval/learningCurvePlot.ts';
 import { compareAtRobotTime, type EvaluatedPoint, type RobotTimeComparison } from '../eval/robotTimeComparison.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
 import { TASK_FAMILIES } from '../tasks/families.ts';
-import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { intFlag, parseFlags } from './args.ts';
 import { readEpisodes, useBackend } from './common.ts';
+import { demoEvaluator } from './demoEvaluator.ts';
 import { Progress } from './progress.ts';
+import { runChild } from './wmrlChild.ts';
 
 const POST_TRAIN_TASKS = 'reach';
-/** This package's CLI, for the real-only run beside WMRL. */
-const WMRL_BIN = fileURLToPath(new URL('../../bin/wmrl.js', import.meta.url));
 
 /**
  * Behaviours that make the demo data (train split, every family: the held-out reach instructions use
@@ -227,7 +215,14 @@ export const command = {
         resume: false,
         worldModelConfig: { files: [join(CONFIGS_DIR, 'wm', 'perception.yaml')] },
         worldModelDir: join(out, 'worldmodel'),
-        evaluator: demoEvaluator({ out, robot: robotArg, env, config: trainConfig, realOnly, realConfig }),
+        evaluator: demoEvaluator({
+          out,
+          robot: robotArg,
+          env,
+          config: trainConfig,
+          realOnly: realOnly.result,
+          realConfig,
+        }),
         onProgress: (what) => process.stderr.write(`  ${what}\n`),
         onEpisode: (done, total) => {
           if (done === 1) episodeBar = new Progress('  real episodes', total);
@@ -464,24 +459,6 @@ function startChildCollection(
   return { log, demos, result: chain };
 }
 
-/** `wmrl ARGS` as a child process, its output appended to `log`; killed if the demo exits first. */
-function runChild(args: string[], log: string, what: string): Promise<void> {
-  const logFd = openSync(log, 'a');
-  const child = spawn(process.execPath, [WMRL_BIN, ...args], { stdio: ['ignore', logFd, logFd] });
-  closeSync(logFd);
-  const kill = () => child.kill('SIGTERM');
-  process.once('exit', kill);
-  return new Promise<void>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      process.removeListener('exit', kill);
-      if (code === 0) return resolve();
-      const tail = readFileSync(log, 'utf8').split('\n').slice(-15).join('\n');
-      reject(new Error(`${what} (wmrl ${args.join(' ')}) failed (${signal ?? code}); ${log} ends:\n${tail}`));
-    });
-  });
-}
-
 /**
  * `wmrl train` in real mode with the demo's resolved config, as a child process (stdout and stderr
  * to `real-only.log`). Resolves to its metrics records; rejects with the log's tail if the run
@@ -510,101 +487,6 @@ function startRealOnly(
   // Reported where the demo awaits it, after WMRL; until then a failure must not end the process.
   result.catch(() => {});
   return { log, result, done: () => finished };
-}
-
-/**
- * The share of WMRL's last evaluation played here; the rest goes to the second process, free by
- * then, which starts about 3 s later (a new process) and plays about 15% slower (measured).
- */
-const LAST_HERE = 0.6;
-
-/**
- * WMRL's held-out evaluations, kept off the path the demo waits on. The start is real-only's own
- * evaluation (the same BC policy on the same episodes). Those between run one at a time in a
- * second process (`wmrl eval` on the policy saved after the step, on the core real-only leaves
- * when it ends) while training goes on. The last is split: most of its episodes here, where
- * nothing else is left to do, the rest in the second process, so that both end about together.
- */
-function demoEvaluator(o: {
-  out: string;
-  robot: string;
-  env: Awaited<ReturnType<typeof makeSimEnv>>;
-  config: WmrlConfig;
-  realOnly: ReturnType<typeof startRealOnly>;
-  realConfig: WmrlConfig;
-}): HeldOutEvaluator {
-  const { config, env } = o;
-  const runDir = join(o.out, 'wmrl');
-  const plan = heldOutPlan(config);
-  if (JSON.stringify(plan) !== JSON.stringify(heldOutPlan(o.realConfig)))
-    throw new Error('the demo evaluates WMRL and real-only GRPO on different held-out episodes');
-  // `wmrl eval` plans each task selector apart: with one, its episodes from seed s on are this plan's.
-  if (parseTaskSelectors(config.eval.tasks).length !== 1)
-    throw new Error(`the demo's evaluations take one task selector, not '${config.eval.tasks}'`);
-  const log = join(o.out, 'wmrl-evaluations.log');
-  writeFileSync(log, '');
-  let queue: Promise<unknown> = o.realOnly.result.catch(() => {});
-  /** Episodes [from, from + count) of the plan, by `wmrl eval` in the second process, after those queued. */
-  const elsewhere = (policyDir: string, step: number, from: number, count: number) => {
-    const evalDir = join(o.out, 'wmrl-evaluations', `step-${step}`);
-    const args = ['eval', '--policy', policyDir, '--robot', o.robot, '--task', config.eval.tasks];
-    args.push('--split', config.eval.split, '--episodes', String(count), '--seed', String(HELD_OUT_SEED + from));
-    args.push('--out', evalDir, '--outcomes-only');
-    const result = queue
-      .then(() => runChild(args, log, `the held-out evaluation after WMRL step ${step}`))
-      .then(() => childEvaluation(evalDir, env.robot.controlHz));
-    queue = result.catch(() => {});
-    return result;
-  };
-  return {
-    start: async (policy: VlaPolicy, step: number) => {
-      if (step === 0) return { result: o.realOnly.result.then((records) => realOnlyStart(records)) };
-      const policyDir = evaluatedPolicyDir(runDir, step);
-      // eval.keepPolicies (the demo sets it) has saved it already.
-      if (!existsSync(join(policyDir, 'model.json'))) await savePolicy(policy, policyDir);
-      const split = config.eval.split;
-      if (step < config.steps) {
-        const result = elsewhere(policyDir, step, 0, plan.length).then((e) => evalMetrics(step, split, [e]));
-        return { result };
-      }
-      const here = Math.round(plan.length * LAST_HERE);
-      const rest = here < plan.length ? elsewhere(policyDir, step, here, plan.length - here) : undefined;
-      const first = await evaluatePolicyOutcomes(env, policy, plan.slice(0, here));
-      return { result: (rest ?? Promise.resolve()).then((r) => evalMetrics(step, split, r ? [first, r] : [first])) };
-    },
-  };
-}
-
-/** Real-only GRPO's evaluation before its first step: its BC start, which is WMRL's too. */
-function realOnlyStart(records: Record<string, unknown>[]): EvalMetrics {
-  const r = records.find((x) => x.kind === 'eval' && x.step === 0);
-  if (!r) throw new Error("real-only GRPO's metrics hold no evaluation at step 0");
-  const parts = [r as unknown as Pick<EvalMetrics, 'perFamily' | 'robotSeconds' | 'outcomes'>];
-  return evalMetrics(0, r.split as string, parts);
-}
-
-/** A `wmrl eval` run's outcomes in plan order, from its metrics log (one record per episode). */
-function childEvaluation(
-  evalDir: string,
-  controlHz: number,
-): Pick<EvalMetrics, 'perFamily' | 'robotSeconds' | 'outcomes'> {
-  const logs = readdirSync(join(evalDir, 'runs')).filter((f) => f.endsWith('.metrics.jsonl'));
-  if (logs.length !== 1) throw new Error(`${evalDir}/runs should hold one evaluation log; it holds ${logs.length}`);
-  const episodes = readRunLog(join(evalDir, 'runs', logs[0]!))
-    .filter((r) => typeof r.success === 'boolean')
-    .sort((a, b) => (a.episode as number) - (b.episode as number));
-  const perFamily: EvalMetrics['perFamily'] = {};
-  for (const r of episodes) {
-    perFamily[r.family as string] ??= { episodes: 0, successes: 0 };
-    const f = perFamily[r.family as string]!;
-    f.episodes++;
-    if (r.success) f.successes++;
-  }
-  return {
-    perFamily,
-    robotSeconds: episodes.reduce((n, r) => n + (r.steps as number), 0) / controlHz,
-    outcomes: episodes.map((r) => (r.success ? 1 : 0)),
-  };
 }
 
 /** Prints the real-only run's steps and evaluations; returns its evaluations at the robot time spent before each. */
