@@ -131,6 +131,7 @@ export const command = {
       policy: policyConfig,
       train: trainConfig,
       real: realConfig,
+      worldModel: { files: ['configs/wm/perception.yaml'], overrides: DEMO_WORLD_MODEL },
     });
     const started = performance.now();
     // Seconds of each stage, printed at the end: where a user's (or a benchmark's) minutes went.
