@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { readRunLog } from '../src/core/runLog.ts';
 import { EpisodeStore } from '../src/data/episodeStore.ts';
 import { mean, sd } from '../src/eval/learningCurves.ts';
 import { auroc } from '../src/success/detectorMetrics.ts';
@@ -114,11 +115,13 @@ const runs: Run[] = [];
 for (const arm of ARMS)
   for (let seed = 0; seed < seeds; seed++) {
     const dir = dirOf(arm, seed);
-    const evals = readFileSync(join(dir, 'train.metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { kind: string; successRate: number; trainingRobotSeconds?: number })
-      .filter((l) => l.kind === 'eval');
+    const evals = (
+      readRunLog(join(dir, 'train.metrics.jsonl')) as unknown as {
+        kind: string;
+        successRate: number;
+        trainingRobotSeconds?: number;
+      }[]
+    ).filter((l) => l.kind === 'eval');
     const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { computeSeconds: number };
     const run: Run = {
       arm,
@@ -148,10 +151,9 @@ async function anchorAgreement(dir: string): Promise<NonNullable<Run['detector']
     if (e.success === y) agree++;
     if (e.outcome!.source === 'operator') spot++;
   }
-  const drifted = readFileSync(join(dir, 'detector.metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .filter((l) => (JSON.parse(l) as { drift: { drifted: boolean } }).drift.drifted).length;
+  const drifted = (
+    readRunLog(join(dir, 'detector.metrics.jsonl')) as unknown as { drift: { drifted: boolean } }[]
+  ).filter((l) => l.drift.drifted).length;
   return {
     anchors: scores.length,
     spotChecks: spot,

@@ -39,6 +39,7 @@ import {
   timeToReach,
   timeToTarget,
 } from '../src/eval/learningCurves.ts';
+import { readRunLog } from '../src/core/runLog.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
 import { FAMILIES, collectArgs } from './benchFamilies.ts';
 import { ALL_ARMS, EXTRA_ARMS, LONG_ARMS, REAL_ONLY, SHORT_ARMS, armFlags, runName } from './wmrlArms.ts';
@@ -242,10 +243,7 @@ interface Run {
   imaginedWeight: number | null;
 }
 const runs: Run[] = arms.map((a) => {
-  const lines = readFileSync(join(a.dir, 'train.metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, any>);
+  const lines = readRunLog(join(a.dir, 'train.metrics.jsonl')) as Record<string, any>[];
   const curve = lines
     .filter((l) => l.kind === 'eval')
     .map((l) => ({

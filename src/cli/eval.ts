@@ -27,6 +27,7 @@ import { imaginedPlan, PPI_FLAGS, PPI_HELP, ppiChoice, ppiPredictor, writePpiRes
 import { evaluateWithPredictions, type PpiEvaluation } from '../eval/ppiEvaluation.ts';
 import { formatPpiRows } from '../eval/ppiTable.ts';
 import { evaluationEpisodeNoise } from '../rl/evaluationImagination.ts';
+import { HELD_OUT_SEED } from '../rl/heldOutEvaluation.ts';
 
 const HELP = `usage: wmrl eval --policy DIR [options]
        wmrl eval --policy DIR --world-model DIR [--real N] [--imagined M] [options]
@@ -38,7 +39,8 @@ const HELP = `usage: wmrl eval --policy DIR [options]
   --episodes N          episodes per family and split (default 20)
   --task SEL            family[:colour[:object|zone]], comma-separated, or 'all' (default all)
   --split S             train | test | both (default both)
-  --seed S              first episode seed (default 900000: apart from collection seeds)
+  --seed S              first episode seed (default ${HELD_OUT_SEED}: apart from collection seeds; a
+                        training run's held-out evaluations play the same episodes)
   --stochastic          sample actions instead of taking the mean
   --swap-instructions   give each episode another task's instruction (does language matter?)
   --out DIR             where the evaluation episodes are stored (default runs/eval-<time>)
@@ -88,7 +90,7 @@ export const command = {
     const perCell = ppi?.real ?? intFlag(values.episodes, 'episodes', 20, 1);
     const split = choiceFlag(values.split, 'split', ['train', 'test', 'both'] as const, 'both');
     const selectors = parseTaskSelectors(values.task ?? 'all');
-    const seed = intFlag(values.seed, 'seed', 900_000);
+    const seed = intFlag(values.seed, 'seed', HELD_OUT_SEED);
     const out = values.out ?? join('runs', `eval-${runStamp()}`);
     const envFlags = envChoice(values);
     await useBackend(values.backend ?? 'auto', POLICY_KERNELS);

@@ -55,11 +55,7 @@ test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the compar
     assert.ok(existsSync(join(out, 'learning-curves.svg')));
     assert.ok(existsSync(join(out, 'real', 'policy', 'model.json')), 'the real-only run saved its policy');
     assert.ok(existsSync(join(out, 'real-only.log')));
-    const summary = readFileSync(join(out, 'demo.metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .find((r) => r.stage === 'summary');
+    const summary = readRunLog(join(out, 'demo.metrics.jsonl')).find((r) => r.stage === 'summary');
     assert.ok(summary, 'the summary is logged');
     assert.deepEqual(Object.keys(summary.stageSeconds as object), [
       'collection',

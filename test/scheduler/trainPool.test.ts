@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRunLog } from '../../src/core/runLog.ts';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { SqliteQueue } from '../../src/scheduler/sqliteQueue.ts';
 import { bin, cli, makeTrainPoolFixture, weights, type TrainPoolFixture } from './trainPoolFixture.ts';
@@ -72,11 +73,7 @@ test(
   () => {
     const out = join(dir, 'active');
     cli(args(out, ['--activeAnchors=1']));
-    const steps = readFileSync(join(out, 'train.metrics.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((m) => m.kind === 'step');
+    const steps = readRunLog(join(out, 'train.metrics.jsonl')).filter((m) => m.kind === 'step');
     assert.equal(steps.length, 3);
     for (const m of steps) {
       const inclusion = m.anchorInclusion as number[];

@@ -8,10 +8,11 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { readRunLog } from '../../src/core/runLog.ts';
 import { BUNDLE_DIR, requireBundle } from '../../src/viewer/bundle.ts';
 import { ViewerData } from '../../src/viewer/viewerData.ts';
 import { ViewerServer } from '../../src/viewer/viewerServer.ts';
@@ -182,10 +183,7 @@ test('a step appended to train.metrics.jsonl appears on the open page', async ()
   try {
     await waitFor(page, (n) => (globalThis as unknown as PageGlobals).wmrlViewer.steps.length === n, 2);
     const metricsFile = join(fixture.runDir, 'train.metrics.jsonl');
-    const lines = readFileSync(metricsFile, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readRunLog(metricsFile);
     const lastStep = lines.filter((l) => l.kind === 'step').at(-1)!;
     appendFileSync(
       metricsFile,
