@@ -38,6 +38,13 @@ export const EXTRA_ARMS = [
   'wmrl-trust-bound',
   'no-denoise',
   'wmrl-active',
+  'wmrl-branch',
+  'wmrl-branch-half',
+  'wmrl-branch-h8',
+  'wmrl-branch-h4',
+  'wmrl-branch-kl03',
+  'wmrl-branch-kl1',
+  'wmrl-branch-kl3',
 ];
 
 export const LONG_ARMS = new Set([
@@ -54,6 +61,13 @@ export const LONG_ARMS = new Set([
   'wmrl-trust',
   'wmrl-trust-bound',
   'wmrl-active',
+  'wmrl-branch',
+  'wmrl-branch-half',
+  'wmrl-branch-h8',
+  'wmrl-branch-h4',
+  'wmrl-branch-kl03',
+  'wmrl-branch-kl1',
+  'wmrl-branch-kl3',
 ]);
 
 // real-every-step evaluates real-only GRPO after each of its first 4 steps (≈ 620 robot-s on reach):
@@ -104,6 +118,21 @@ const FLAGS: Record<string, string[]> = {
   // chance and the PPI estimate stays unbiased by importance weights) instead of uniformly: the same robot
   // time a step, spent where the model is least sure.
   'wmrl-active': ['--anchorFraction=0', '--minAnchorGroups=0', '--activeAnchors=1'],
+  // Every imagined group branches from a state of a recent anchor rollout (MBPO): imagination judges
+  // the policy H steps from where its real rollouts went (near the block, at the grasp), not only
+  // the first H steps of an episode, whose imagination ranks pick's rollouts backwards.
+  'wmrl-branch': ['--branch.fraction=1'],
+  // Half the imagined groups branched, half from episode starts (these also give the PPI estimate).
+  'wmrl-branch-half': ['--branch.fraction=0.5'],
+  // The same with shorter branches (MBPO's lesson: model error compounds with the horizon; on pick the
+  // closed-loop gripper drift is 1.3 cm after 8 imagined steps and 8 cm after 16, bench:closed-loop).
+  'wmrl-branch-h8': ['--branch.fraction=1', '--horizon=8'],
+  'wmrl-branch-h4': ['--branch.fraction=1', '--horizon=4'],
+  // Branches with a stronger pull to the clone (β of KL(π ‖ π_BC), 0.1 by default): the branch arm gains
+  // 18 points in 4 steps, then its policy keeps moving (KL to the clone 0.08 → 0.3) and unlearns.
+  'wmrl-branch-kl03': ['--branch.fraction=1', '--ppo.klCoef=0.3'],
+  'wmrl-branch-kl1': ['--branch.fraction=1', '--ppo.klCoef=1'],
+  'wmrl-branch-kl3': ['--branch.fraction=1', '--ppo.klCoef=3'],
   'real-every-step': [...REAL_ONLY, '--eval.every=1'],
   // Three times Adam's step for both methods: does either learn faster per robot second?
   'wmrl-lr3': ['--ppo.learningRate=3e-4'],

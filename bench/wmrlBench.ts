@@ -525,16 +525,24 @@ function plot(rs: Run[]): string {
     'wmrl-anchors-every-2': 'WMRL, anchors every other step',
     'wmrl-trust': 'WMRL, weight from trust',
     'wmrl-trust-bound': "WMRL, weight from trust's lower bound",
+    'wmrl-branch': 'WMRL, imagination branched from anchor states',
+    'wmrl-branch-half': 'WMRL, half the imagination branched',
+    'wmrl-branch-kl03': 'WMRL, branched, KL weight 0.3',
+    'wmrl-branch-kl1': 'WMRL, branched, KL weight 1',
+    'wmrl-branch-kl3': 'WMRL, branched, KL weight 3',
   };
+  // Every arm run is drawn: one without a colour of its own (a probe) takes the next unused one of these.
+  const spare = ['#e6550d', '#31a354', '#756bb1', '#636363', '#fd8d3c', '#74c476', '#9e9ac8', '#843c39'];
+  const drawn = preset.arms.filter((arm) => rs.some((r) => r.arm === arm));
+  const taken = new Set(drawn.map((arm) => colours[arm]).filter(Boolean));
+  const free = spare.filter((c) => !taken.has(c));
   return learningCurveSvg({
     title: `${tasks}: held-out success against robot time (${preset.name} benchmark)`,
     target: realGained ? target : undefined,
-    arms: Object.keys(colours)
-      .filter((arm) => rs.some((r) => r.arm === arm))
-      .map((arm) => ({
-        name: names[arm]!,
-        colour: colours[arm]!,
-        points: meanCurve(rs.filter((r) => r.arm === arm).map((r) => r.curve)),
-      })),
+    arms: drawn.map((arm) => ({
+      name: names[arm] ?? arm,
+      colour: colours[arm] ?? free.shift() ?? '#000000',
+      points: meanCurve(rs.filter((r) => r.arm === arm).map((r) => r.curve)),
+    })),
   });
 }
