@@ -21,6 +21,17 @@ export const ALL_ARMS = [
   'no-refit',
   'wm-only',
 ];
+// Branched-imagination probes (FLAGS below), all long arms.
+const BRANCH_ARMS = [
+  'wmrl-branch',
+  'wmrl-branch-half',
+  'wmrl-branch-h8',
+  'wmrl-branch-h4',
+  'wmrl-branch-kl03',
+  'wmrl-branch-kl1',
+  'wmrl-branch-kl3',
+  'wmrl-branch-refit1',
+];
 // Probes run only when named (--arms): the full benchmark's time stays within its budget.
 export const EXTRA_ARMS = [
   'wmrl-full-refits',
@@ -38,13 +49,7 @@ export const EXTRA_ARMS = [
   'wmrl-trust-bound',
   'no-denoise',
   'wmrl-active',
-  'wmrl-branch',
-  'wmrl-branch-half',
-  'wmrl-branch-h8',
-  'wmrl-branch-h4',
-  'wmrl-branch-kl03',
-  'wmrl-branch-kl1',
-  'wmrl-branch-kl3',
+  ...BRANCH_ARMS,
 ];
 
 export const LONG_ARMS = new Set([
@@ -61,13 +66,7 @@ export const LONG_ARMS = new Set([
   'wmrl-trust',
   'wmrl-trust-bound',
   'wmrl-active',
-  'wmrl-branch',
-  'wmrl-branch-half',
-  'wmrl-branch-h8',
-  'wmrl-branch-h4',
-  'wmrl-branch-kl03',
-  'wmrl-branch-kl1',
-  'wmrl-branch-kl3',
+  ...BRANCH_ARMS,
 ]);
 
 // real-every-step evaluates real-only GRPO after each of its first 4 steps (≈ 620 robot-s on reach):
@@ -133,6 +132,9 @@ const FLAGS: Record<string, string[]> = {
   'wmrl-branch-kl03': ['--branch.fraction=1', '--ppo.klCoef=0.3'],
   'wmrl-branch-kl1': ['--branch.fraction=1', '--ppo.klCoef=1'],
   'wmrl-branch-kl3': ['--branch.fraction=1', '--ppo.klCoef=3'],
+  // Branches with a refit every step (2 by default): does a model refitted on fresher anchors keep the
+  // moving policy from exploiting its errors?
+  'wmrl-branch-refit1': ['--branch.fraction=1', '--worldModel.refitEvery=1'],
   'real-every-step': [...REAL_ONLY, '--eval.every=1'],
   // Three times Adam's step for both methods: does either learn faster per robot second?
   'wmrl-lr3': ['--ppo.learningRate=3e-4'],
