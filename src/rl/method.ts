@@ -33,6 +33,8 @@ export interface Method {
   branchFraction: number;
   /** Episodes of the starting policy that refit the world model before step 1 (wmrl mode). */
   warmupEpisodes: number;
+  /** KL(π ‖ π_BC) past which imagination stops for the rest of the run (wmrl mode; absent: never). */
+  imaginedKlLimit?: number;
 }
 
 export function resolveMethod(config: WmrlConfig): Method {
@@ -52,6 +54,7 @@ export function resolveMethod(config: WmrlConfig): Method {
     activeAnchors: corrects ? Math.min(config.activeAnchors, config.groups - anchorGroups) : 0,
     branchFraction: corrects ? config.branch.fraction : 0,
     warmupEpisodes: corrects ? config.worldModel.warmupEpisodes : 0,
+    ...(corrects && config.imaginedKlLimit !== undefined ? { imaginedKlLimit: config.imaginedKlLimit } : {}),
   };
 }
 

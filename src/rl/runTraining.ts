@@ -326,6 +326,7 @@ async function resumeLearning(
         computeSeconds: state.computeSeconds,
         realEpisodes: state.realEpisodes,
         anchorEpisodeIds: state.anchorEpisodeIds,
+        ...(state.imaginationStoppedAt !== undefined ? { imaginationStoppedAt: state.imaginationStoppedAt } : {}),
       },
       anchorModelEpisodes: worldModel ? worldModelEpisodes(reference, anchorEpisodes, endEffector) : [],
     };

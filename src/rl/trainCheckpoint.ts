@@ -39,6 +39,8 @@ export interface TrainerState {
   ppiWindow?: StoredPpiWindow;
   /** Anchor episodes (in <run>/anchors) that belong to completed steps. */
   anchorEpisodeIds: string[];
+  /** The step after which imagination stopped (config imaginedKlLimit); absent while it runs. */
+  imaginationStoppedAt?: number;
 }
 
 const OPTIMIZER_FORMAT = 'wmrl-optimizer';
@@ -61,6 +63,7 @@ export function trainerState(learning: LearningState): TrainerState {
     trust: learning.trust.toJSON(),
     ppiWindow: learning.ppiWindow.toJSON(),
     anchorEpisodeIds: progress.anchorEpisodeIds,
+    ...(progress.imaginationStoppedAt !== undefined ? { imaginationStoppedAt: progress.imaginationStoppedAt } : {}),
   };
 }
 

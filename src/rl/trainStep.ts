@@ -88,6 +88,8 @@ export interface StepMetrics {
   ensembleVariance: number | null;
   kl: number;
   clipFraction: number;
+  /** The step after which imagination stopped (config imaginedKlLimit); null while it runs. */
+  imaginationStoppedAt: number | null;
   worldModelRefit: 'full' | 'score head' | false;
   /**
    * Episodes of the starting policy run before this step to refit
@@ -125,6 +127,7 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   const calibrated = calibrate(t, imagined, predicted, real);
   const weighted = weight(t, imagined, calibrated, predicted, real);
   const ppo = await update(t, step, weighted.samples);
+  if (imagined && weighted.lambda! > 0) stopImaginationPastLimit(t, step, ppo.kl);
   const ppi = estimate(t, step, draw, imagined, predicted, calibrated, real);
   // The anchor pairs enter the corrections last: this step's scores and its PPI estimate were
   // debiased by the corrections as they were before these pairs.
@@ -241,7 +244,7 @@ interface Imagined {
 function imagine(t: Trainer, step: number, draw: GroupDraw): Imagined | undefined {
   const { config, method, learning } = t;
   const { imaginedGroups } = draw;
-  if (imaginedGroups.length === 0) return undefined;
+  if (imaginedGroups.length === 0 || learning.progress.imaginationStoppedAt !== undefined) return undefined;
   if (!learning.worldModel) throw new Error(`mode '${config.mode}' imagines rollouts but no world model was given`);
   const M = config.rolloutsPerGroup;
   t.onProgress?.(`imagining ${imaginedGroups.length}×${M} rollouts`);
@@ -445,6 +448,18 @@ async function update(t: Trainer, step: number, samples: PolicySamples | null): 
   );
 }
 
+/**
+ * 6b. Once an update with imagined samples leaves the clone by more than the configured KL, imagination stops for
+ * good: the world model was fit near the clone's behaviour, and past that radius its gradient led pick's policies
+ * astray in every seed (docs/benchmarks.md). The anchors carry on alone.
+ */
+function stopImaginationPastLimit(t: Trainer, step: number, kl: number): void {
+  const limit = t.method.imaginedKlLimit;
+  if (limit === undefined || kl <= limit || t.learning.progress.imaginationStoppedAt !== undefined) return;
+  t.learning.progress.imaginationStoppedAt = step;
+  t.onProgress?.(`imagination stopped: KL to the clone ${kl.toFixed(3)} > ${limit}`);
+}
+
 /** 7. The PPI estimate of the true success rate (needs imagined groups from starts and an anchor group). */
 function estimate(
   t: Trainer,
@@ -492,6 +507,8 @@ function estimate(
 async function refit(t: Trainer, step: number): Promise<'full' | 'score head' | false> {
   const { learning } = t;
   if (!t.method.refit || !learning.worldModel || learning.anchorModelEpisodes.length === 0) return false;
+  // Nothing imagines any more: a refit would cost compute for no use.
+  if (learning.progress.imaginationStoppedAt !== undefined) return false;
   const { refitEvery, scoreRefitEvery } = t.config.worldModel;
   let refitted: 'full' | 'score head' | false = false;
   if (step % refitEvery === 0) refitted = 'full';
@@ -534,7 +551,7 @@ function stepMetrics(
     anchorInclusionProbability: r.draw.selection.uniformProbability,
     activeAnchorGroups: r.draw.selection.active.length,
     anchorInclusion: r.draw.anchorGroups.map((g) => r.draw.selection.inclusion[g]!),
-    imaginedRollouts: r.draw.imaginedGroups.length * M,
+    imaginedRollouts: r.imagined ? r.draw.imaginedGroups.length * M : 0,
     branchedGroups: r.imagined?.branched ?? 0,
     realRollouts: r.draw.anchorGroups.length * M,
     unlabelledAnchors: r.unlabelled,
@@ -556,6 +573,7 @@ function stepMetrics(
     ensembleVariance: mean(r.imagined?.out.variance),
     kl: r.ppo.kl,
     clipFraction: r.ppo.clipFraction,
+    imaginationStoppedAt: learning.progress.imaginationStoppedAt ?? null,
     worldModelRefit: r.refitted,
     worldModelWarmupEpisodes: r.warmup,
     robotSeconds: learning.progress.robotSeconds,

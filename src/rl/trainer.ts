@@ -70,4 +70,6 @@ export interface TrainingProgress {
   realEpisodes: number;
   /** Anchor episodes (in <run>/anchors) that belong to completed steps. */
   anchorEpisodeIds: string[];
+  /** The step whose update first passed config imaginedKlLimit: imagination stopped after it. */
+  imaginationStoppedAt?: number;
 }

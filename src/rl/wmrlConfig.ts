@@ -193,6 +193,16 @@ export const wmrlConfigSchema = z
           'the noise they were executed with (a moving average, see trust); a number fixes λ (1: ' +
           "imagined and real samples count alike, the paper's form). wm-only mode uses 1 for 'trust'",
       ),
+    imaginedKlLimit: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        "wmrl mode: imagined samples train the policy until the update's KL(π ‖ π_BC) first exceeds this; " +
+          'from the next step on only the anchors do (no imagining, no refits). The world model is fit on ' +
+          "the clone's data and is trusted near it: on pick, branched imagination gained to KL ≈ 0.1 and " +
+          'then unlearned in every seed (docs/benchmarks.md). Absent: no limit',
+      ),
     trust: z
       .object({
         halfLife: z

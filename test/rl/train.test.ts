@@ -543,6 +543,33 @@ test('train --anchorEvery=2: anchors run on steps 1 and 3 only; step 2 imagines 
   assert.ok(steps.every((m) => Number.isFinite(m.kl)));
 });
 
+test('train --imaginedKlLimit: past the limit nothing more is imagined or refitted, after a resume too', () => {
+  const out = join(dir, 'kl-limit');
+  // A limit any update passes: step 1 trains on imagined samples, then the anchors alone.
+  const r = cli([...runArgs(out), ...WM, ...TOY, '--steps=2', '--imaginedKlLimit=1e-12']);
+  assert.equal(r.status, 0, r.stderr);
+  const longer = cli([...runArgs(out), '--resume', ...WM, ...TOY, '--steps=3', '--imaginedKlLimit=1e-12']);
+  assert.equal(longer.status, 0, longer.stderr);
+  const steps = records(out, 'step');
+  assert.ok(steps[0]!.kl > 1e-12 && steps[0]!.imaginedWeight > 0, JSON.stringify(steps[0]));
+  assert.deepEqual(
+    steps.map((m) => [m.step, m.imaginedRollouts, m.imaginedWeight, m.imaginationStoppedAt, m.worldModelRefit]),
+    [
+      [1, 2, 0.5, 1, false],
+      [2, 0, null, 1, false],
+      [3, 0, null, 1, false],
+    ],
+  );
+  assert.ok(
+    steps.every((m) => m.realRollouts === 2 && m.kl > 0),
+    'the anchors keep training',
+  );
+  const state = JSON.parse(readFileSync(join(out, 'checkpoint', 'state.json'), 'utf8')) as {
+    imaginationStoppedAt?: number;
+  };
+  assert.equal(state.imaginationStoppedAt, 1);
+});
+
 test('train --debiasMap=contextual: anchor pairs fit the contextual correction, which the checkpoint keeps', () => {
   const out = join(dir, 'contextual');
   const r = cli([
