@@ -531,6 +531,7 @@ function plot(rs: Run[]): string {
     'wmrl-branch-kl1': 'WMRL, branched, KL weight 1',
     'wmrl-branch-kl3': 'WMRL, branched, KL weight 3',
     'wmrl-branch-refit1': 'WMRL, branched, a refit every step',
+    'wmrl-branch-kl-limit': 'WMRL, branched until KL to the clone > 0.1, then anchors only',
   };
   // Every arm run is drawn: one without a colour of its own (a probe) takes the next unused one of these.
   const spare = ['#e6550d', '#31a354', '#756bb1', '#636363', '#fd8d3c', '#74c476', '#9e9ac8', '#843c39'];
