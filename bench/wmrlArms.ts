@@ -32,6 +32,7 @@ const BRANCH_ARMS = [
   'wmrl-branch-kl3',
   'wmrl-branch-refit1',
   'wmrl-branch-kl-limit',
+  'wmrl-branch-refit1-kl-limit',
 ];
 // Probes run only when named (--arms): the full benchmark's time stays within its budget.
 export const EXTRA_ARMS = [
@@ -51,6 +52,7 @@ export const EXTRA_ARMS = [
   'no-denoise',
   'wmrl-active',
   ...BRANCH_ARMS,
+  'wmrl-branch-kl-limit-real8',
 ];
 
 export const LONG_ARMS = new Set([
@@ -138,8 +140,20 @@ const FLAGS: Record<string, string[]> = {
   'wmrl-branch-refit1': ['--branch.fraction=1', '--worldModel.refitEvery=1'],
   // Branches until the policy's KL to the clone first passes 0.1, then the anchors alone: the branch arms'
   // step-4 policies (81–84% held-out) sat at KL 0.07–0.1 and every seed unlearned beyond; real-only GRPO's
-  // best pick policies (89% at step 12) sit at KL 0.08–0.13. Chosen on seeds 0–4, confirmed on 5–9.
+  // best pick policies (89% at step 12) sit at KL 0.08–0.13. Chosen on seeds 0–4 (2.9×); seeds 5–9 gave 2.1×.
   'wmrl-branch-kl-limit': ['--branch.fraction=1', '--imaginedKlLimit=0.1'],
+  // The two that held most on seeds 0–4 together: a refit every step (the best step 4, 84%) until the KL
+  // limit stops imagination. Both were chosen on seeds 0–4, so seeds 5–9 are its check.
+  'wmrl-branch-refit1-kl-limit': ['--branch.fraction=1', '--worldModel.refitEvery=1', '--imaginedKlLimit=0.1'],
+  // The same until the stop, then GRPO on the environment with real-only's 8 groups a step: after the stop one anchor
+  // group a step random-walked the policy away (KL 0.1 → 0.2–0.5) and lost 8 points by step 12. The arm runs the
+  // baseline's 12 steps (not 28: each step after the stop costs real-only's robot time).
+  'wmrl-branch-kl-limit-real8': [
+    '--branch.fraction=1',
+    '--worldModel.refitEvery=1',
+    '--imaginedKlLimit=0.1',
+    '--realGroupsAfterStop=8',
+  ],
   'real-every-step': [...REAL_ONLY, '--eval.every=1'],
   // Three times Adam's step for both methods: does either learn faster per robot second?
   'wmrl-lr3': ['--ppo.learningRate=3e-4'],

@@ -192,6 +192,7 @@ async function runQueued(a: Arm): Promise<void> {
   return runArm(a);
 }
 const queue = arms.filter((a) => !existsSync(join(a.dir, 'report.json')));
+const runsMade = queue.length;
 await Promise.all(
   Array.from({ length: jobs }, async () => {
     for (let a = queue.shift(); a; a = queue.shift()) {
@@ -407,7 +408,10 @@ const results = {
     large: large_,
   },
   runs,
+  // This invocation's time: with every run reused (a replot) it says nothing of the runs' cost, hence the counts.
   wallSeconds: (performance.now() - started) / 1000,
+  runsMade,
+  runsReused: arms.length - runsMade,
 };
 // Reach writes wmrl.*, another family wmrl-<family>.*; a subset of arms or another seed count than
 // the preset's writes beside the preset's results, never over them; --out names the path instead.
@@ -494,7 +498,10 @@ const md = [
 ].join('\n');
 writeFileSync(`${outBase}.md`, md + '\n');
 console.log(md);
-console.log(`\nwritten: ${outBase}.json, .svg, .md (${((performance.now() - started) / 60000).toFixed(1)} min)`);
+console.log(
+  `\nwritten: ${outBase}.json, .svg, .md (${((performance.now() - started) / 60000).toFixed(1)} min; ` +
+    `${runsMade} runs made, ${arms.length - runsMade} reused)`,
+);
 
 /** Held-out success against robot time: per arm the mean over seeds ± sd, log time, the target marked. */
 function plot(rs: Run[]): string {
@@ -532,6 +539,8 @@ function plot(rs: Run[]): string {
     'wmrl-branch-kl3': 'WMRL, branched, KL weight 3',
     'wmrl-branch-refit1': 'WMRL, branched, a refit every step',
     'wmrl-branch-kl-limit': 'WMRL, branched until KL to the clone > 0.1, then anchors only',
+    'wmrl-branch-refit1-kl-limit': 'WMRL, branched, a refit every step, until KL to the clone > 0.1',
+    'wmrl-branch-kl-limit-real8': 'WMRL, branched, refit every step, until KL > 0.1, then real-only GRPO (G = 8)',
   };
   // Every arm run is drawn: one without a colour of its own (a probe) takes the next unused one of these.
   const spare = ['#e6550d', '#31a354', '#756bb1', '#636363', '#fd8d3c', '#74c476', '#9e9ac8', '#843c39'];

@@ -35,10 +35,18 @@ export interface Method {
   warmupEpisodes: number;
   /** KL(π ‖ π_BC) past which imagination stops for the rest of the run (wmrl mode; absent: never). */
   imaginedKlLimit?: number;
+  /** Groups a step executes, all of them, once imagination has stopped (absent: the anchor groups alone). */
+  realGroupsAfterStop?: number;
 }
 
 export function resolveMethod(config: WmrlConfig): Method {
   const corrects = config.mode === 'wmrl';
+  if (config.realGroupsAfterStop !== undefined && !(corrects && config.imaginedKlLimit !== undefined))
+    throw new Error(
+      `realGroupsAfterStop=${config.realGroupsAfterStop} takes effect once imagination stops: ` +
+        `it needs mode 'wmrl' and imaginedKlLimit ` +
+        `(mode '${config.mode}', imaginedKlLimit ${config.imaginedKlLimit ?? 'unset'})`,
+    );
   const anchorGroups = anchorGroupCount(config);
   return {
     anchorGroups,
@@ -55,6 +63,7 @@ export function resolveMethod(config: WmrlConfig): Method {
     branchFraction: corrects ? config.branch.fraction : 0,
     warmupEpisodes: corrects ? config.worldModel.warmupEpisodes : 0,
     ...(corrects && config.imaginedKlLimit !== undefined ? { imaginedKlLimit: config.imaginedKlLimit } : {}),
+    ...(config.realGroupsAfterStop !== undefined ? { realGroupsAfterStop: config.realGroupsAfterStop } : {}),
   };
 }
 

@@ -188,14 +188,16 @@ interface GroupDraw {
 function drawGroups(t: Trainer, step: number): GroupDraw {
   const { config, method } = t;
   const rng = new Rng(stepSeed(config.seed, step));
-  const G = config.groups;
+  // Once imagination has stopped, a run with realGroupsAfterStop executes every group it draws.
+  const allReal = t.learning.progress.imaginationStoppedAt !== undefined ? method.realGroupsAfterStop : undefined;
+  const G = allReal ?? config.groups;
   const groupIdx = Array.from({ length: G }, () => rng.int(t.pool.specs.length));
-  const due = anchorsDue(method, step);
-  const active = t.learning.worldModel && due ? method.activeAnchors : 0;
+  const due = allReal !== undefined || anchorsDue(method, step);
+  const active = t.learning.worldModel && due && allReal === undefined ? method.activeAnchors : 0;
   const priority = active > 0 ? groupDisagreement(t, groupIdx, step) : undefined;
   const selection = selectAnchorGroups(rng, {
     groups: G,
-    uniform: due ? method.anchorGroups : 0,
+    uniform: allReal ?? (due ? method.anchorGroups : 0),
     active,
     ...(priority ? { priority } : {}),
   });

@@ -203,6 +203,16 @@ export const wmrlConfigSchema = z
           "the clone's data and is trusted near it: on pick, branched imagination gained to KL ≈ 0.1 and " +
           'then unlearned in every seed (docs/benchmarks.md). Absent: no limit',
       ),
+    realGroupsAfterStop: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'with imaginedKlLimit: once imagination has stopped, every step runs this many groups and executes ' +
+          'all of them (GRPO on the environment, as real mode) instead of the anchor groups alone: imagination ' +
+          'took the policy as far as the world model holds, real rollouts carry it on. Absent: the anchors alone',
+      ),
     trust: z
       .object({
         halfLife: z

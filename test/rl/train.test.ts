@@ -570,6 +570,24 @@ test('train --imaginedKlLimit: past the limit nothing more is imagined or refitt
   assert.equal(state.imaginationStoppedAt, 1);
 });
 
+test('train --realGroupsAfterStop: after the stop every drawn group runs for real; without a limit, refused', () => {
+  const out = join(dir, 'kl-limit-real');
+  const r = cli([...runArgs(out), ...WM, ...TOY, '--steps=2', '--imaginedKlLimit=1e-12', '--realGroupsAfterStop=3']);
+  assert.equal(r.status, 0, r.stderr);
+  const steps = records(out, 'step');
+  // TOY draws 2 groups of 2 rollouts, one an anchor; after the stop, 3 groups, all executed.
+  assert.deepEqual(
+    steps.map((m) => [m.step, m.imaginedRollouts, m.realRollouts, m.anchorGroups, m.imaginationStoppedAt]),
+    [
+      [1, 2, 2, 1, 1],
+      [2, 0, 6, 3, 1],
+    ],
+  );
+  const refused = cli([...runArgs(join(dir, 'real-after-no-limit')), ...WM, ...TOY, '--realGroupsAfterStop=3']);
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, /realGroupsAfterStop=3 .*needs mode 'wmrl' and imaginedKlLimit/);
+});
+
 test('train --debiasMap=contextual: anchor pairs fit the contextual correction, which the checkpoint keeps', () => {
   const out = join(dir, 'contextual');
   const r = cli([
