@@ -193,6 +193,7 @@ async function runQueued(a: Arm): Promise<void> {
 }
 const queue = arms.filter((a) => !existsSync(join(a.dir, 'report.json')));
 const runsMade = queue.length;
+const runsReused = arms.length - runsMade;
 await Promise.all(
   Array.from({ length: jobs }, async () => {
     for (let a = queue.shift(); a; a = queue.shift()) {
@@ -411,7 +412,7 @@ const results = {
   // This invocation's time: with every run reused (a replot) it says nothing of the runs' cost, hence the counts.
   wallSeconds: (performance.now() - started) / 1000,
   runsMade,
-  runsReused: arms.length - runsMade,
+  runsReused,
 };
 // Reach writes wmrl.*, another family wmrl-<family>.*; a subset of arms or another seed count than
 // the preset's writes beside the preset's results, never over them; --out names the path instead.
@@ -500,7 +501,7 @@ writeFileSync(`${outBase}.md`, md + '\n');
 console.log(md);
 console.log(
   `\nwritten: ${outBase}.json, .svg, .md (${((performance.now() - started) / 60000).toFixed(1)} min; ` +
-    `${runsMade} runs made, ${arms.length - runsMade} reused)`,
+    `${runsMade} runs made, ${runsReused} reused)`,
 );
 
 /** Held-out success against robot time: per arm the mean over seeds ± sd, log time, the target marked. */

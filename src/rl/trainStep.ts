@@ -192,8 +192,8 @@ function drawGroups(t: Trainer, step: number): GroupDraw {
   const allReal = t.learning.progress.imaginationStoppedAt !== undefined ? method.realGroupsAfterStop : undefined;
   const G = allReal ?? config.groups;
   const groupIdx = Array.from({ length: G }, () => rng.int(t.pool.specs.length));
-  const due = allReal !== undefined || anchorsDue(method, step);
-  const active = t.learning.worldModel && due && allReal === undefined ? method.activeAnchors : 0;
+  const due = anchorsDue(method, step);
+  const active = allReal === undefined && t.learning.worldModel && due ? method.activeAnchors : 0;
   const priority = active > 0 ? groupDisagreement(t, groupIdx, step) : undefined;
   const selection = selectAnchorGroups(rng, {
     groups: G,
