@@ -533,6 +533,8 @@ function plot(rs: Run[]): string {
     'wmrl-anchors-every-2': 'WMRL, anchors every other step',
     'wmrl-trust': 'WMRL, weight from trust',
     'wmrl-trust-bound': "WMRL, weight from trust's lower bound",
+    'wmrl-refit1': 'WMRL, a refit every step',
+    'wmrl-refit1-lean': 'WMRL, a refit every step, half its optimiser steps',
     'wmrl-branch': 'WMRL, imagination branched from anchor states',
     'wmrl-branch-half': 'WMRL, half the imagination branched',
     'wmrl-branch-kl03': 'WMRL, branched, KL weight 0.3',
@@ -542,6 +544,7 @@ function plot(rs: Run[]): string {
     'wmrl-branch-kl-limit': 'WMRL, branched until KL to the clone > 0.1, then anchors only',
     'wmrl-branch-refit1-kl-limit': 'WMRL, branched, a refit every step, until KL to the clone > 0.1',
     'wmrl-branch-kl-limit-real8': 'WMRL, branched, refit every step, until KL > 0.1, then real-only GRPO (G = 8)',
+    'wmrl-branch-kl-limit-real2': 'WMRL, branched, refit every step, until KL > 0.1, then GRPO on 2 real groups',
   };
   // Every arm run is drawn: one without a colour of its own (a probe) takes the next unused one of these.
   const spare = ['#e6550d', '#31a354', '#756bb1', '#636363', '#fd8d3c', '#74c476', '#9e9ac8', '#843c39'];
