@@ -56,6 +56,7 @@ export const EXTRA_ARMS = [
   ...BRANCH_ARMS,
   'wmrl-branch-kl-limit-real8',
   'wmrl-branch-kl-limit-real2',
+  'real-g2',
 ];
 
 export const LONG_ARMS = new Set([
@@ -76,6 +77,7 @@ export const LONG_ARMS = new Set([
   'wmrl-refit1-lean',
   ...BRANCH_ARMS,
   'wmrl-branch-kl-limit-real2',
+  'real-g2',
 ]);
 
 // real-every-step evaluates real-only GRPO after each of its first 4 steps (≈ 620 robot-s on reach):
@@ -182,6 +184,9 @@ const FLAGS: Record<string, string[]> = {
   // no update): how much of the time to the target is the linear interpolation between evaluations?
   'wmrl-eval-2': ['--eval.every=2'],
   'real-eval-2': [...REAL_ONLY, '--eval.every=2'],
+  // GRPO on the environment with 2 groups a step over the long arms' 28 steps: the baseline of what
+  // wmrl-branch-kl-limit-real2 does after its stop, so its own share of the robot-time saving shows.
+  'real-g2': [...REAL_ONLY, '--groups=2'],
   // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
   'anchors-only': [...REAL_ONLY, '--groups=1'],
 };

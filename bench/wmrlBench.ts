@@ -523,6 +523,7 @@ function plot(rs: Run[]): string {
   const names: Record<string, string> = {
     real: 'real-only GRPO (G = 8)',
     'anchors-only': 'real-only GRPO (G = 1)',
+    'real-g2': 'real-only GRPO (G = 2)',
     wmrl: 'WMRL (32 groups a step, one real)',
     'imagine-8': 'WMRL, 8 groups a step (one real)',
     'wmrl-16mb': 'WMRL, 4× the updates',
