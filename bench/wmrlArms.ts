@@ -86,6 +86,8 @@ export const SHORT_ARMS: Record<string, number> = { 'real-every-step': 4 };
 
 // The baseline's preset: 8 groups a step, every rollout executed (the quickstart imagines 31 of 32).
 export const REAL_ONLY = ['--config', 'configs/train/real-only.yaml'];
+// Branched imagination, a refit every step, until the KL limit: the arms that differ only after the stop share it.
+const BRANCH_REFIT1_KL_LIMIT = ['--branch.fraction=1', '--worldModel.refitEvery=1', '--imaginedKlLimit=0.1'];
 const FLAGS: Record<string, string[]> = {
   real: REAL_ONLY,
   wmrl: [],
@@ -158,24 +160,14 @@ const FLAGS: Record<string, string[]> = {
   'wmrl-branch-kl-limit': ['--branch.fraction=1', '--imaginedKlLimit=0.1'],
   // The two that held most on seeds 0–4 together: a refit every step (the best step 4, 84%) until the KL
   // limit stops imagination. Both were chosen on seeds 0–4, so seeds 5–9 are its check.
-  'wmrl-branch-refit1-kl-limit': ['--branch.fraction=1', '--worldModel.refitEvery=1', '--imaginedKlLimit=0.1'],
+  'wmrl-branch-refit1-kl-limit': BRANCH_REFIT1_KL_LIMIT,
   // The same until the stop, then GRPO on the environment with real-only's 8 groups a step: after the stop one anchor
   // group a step random-walked the policy away (KL 0.1 → 0.2–0.5) and lost 8 points by step 12. The arm runs the
   // baseline's 12 steps (not 28: each step after the stop costs real-only's robot time).
-  'wmrl-branch-kl-limit-real8': [
-    '--branch.fraction=1',
-    '--worldModel.refitEvery=1',
-    '--imaginedKlLimit=0.1',
-    '--realGroupsAfterStop=8',
-  ],
+  'wmrl-branch-kl-limit-real8': [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=8'],
   // Between the two: 2 real groups a step after the stop (a quarter of real-only's robot time a step, the same 8 PPO
   // updates a step on 16 rollouts instead of 64), over the long arms' 28 steps.
-  'wmrl-branch-kl-limit-real2': [
-    '--branch.fraction=1',
-    '--worldModel.refitEvery=1',
-    '--imaginedKlLimit=0.1',
-    '--realGroupsAfterStop=2',
-  ],
+  'wmrl-branch-kl-limit-real2': [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2'],
   'real-every-step': [...REAL_ONLY, '--eval.every=1'],
   // Three times Adam's step for both methods: does either learn faster per robot second?
   'wmrl-lr3': ['--ppo.learningRate=3e-4'],
