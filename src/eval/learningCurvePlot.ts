@@ -48,9 +48,15 @@ function successAxis(plot: CurvePlot): { lo: number; hi: number } {
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
 export function learningCurveSvg(plot: CurvePlot): string {
-  const W = 680;
-  const H = 400;
+  const labels = plot.arms.map((a) => {
+    const runs = Math.max(0, ...a.points.map((p) => p.runs));
+    return `${a.name}${runs > 1 ? ` (${runs} seeds)` : ''}`;
+  });
+  const box = { w: 30 + 6.8 * Math.max(...labels.map((l) => l.length)), h: 18 * plot.arms.length + 8 };
   const m = { l: 56, r: 86, t: plot.title ? 34 : 16, b: 46 };
+  // Wide enough for the legend inside the plot: long arm names widen the picture, never spill past its edge.
+  const W = Math.max(680, Math.ceil(m.l + m.r + box.w + 16));
+  const H = 400;
   const axis = timeAxis(plot.arms);
   const x = (s: number) => m.l + axis.f(s) * (W - m.l - m.r);
   const ys = successAxis(plot);
@@ -105,11 +111,6 @@ export function learningCurveSvg(plot: CurvePlot): string {
   }
   // The legend goes in the plot's corner that covers the least of the curves: the top left (where
   // rising curves leave room) unless a curve runs through it, as when one arm rises and another falls.
-  const labels = plot.arms.map((a) => {
-    const runs = Math.max(0, ...a.points.map((p) => p.runs));
-    return `${a.name}${runs > 1 ? ` (${runs} seeds)` : ''}`;
-  });
-  const box = { w: 30 + 6.8 * Math.max(...labels.map((l) => l.length)), h: 18 * plot.arms.length + 8 };
   const corners = [
     { x: m.l + 8, y: m.t + 6 },
     { x: W - m.r - 8 - box.w, y: H - m.b - 6 - box.h },

@@ -37,16 +37,23 @@ export interface Method {
   imaginedKlLimit?: number;
   /** Groups a step executes, all of them, once imagination has stopped (absent: the anchor groups alone). */
   realGroupsAfterStop?: number;
+  /** All-real steps after a stop before imagination resumes, one more KL limit from there (absent: never). */
+  imaginationRestartAfter?: number;
 }
 
 export function resolveMethod(config: WmrlConfig): Method {
   const corrects = config.mode === 'wmrl';
-  if (config.realGroupsAfterStop !== undefined && !(corrects && config.imaginedKlLimit !== undefined))
-    throw new Error(
-      `realGroupsAfterStop=${config.realGroupsAfterStop} takes effect once imagination stops: ` +
-        `it needs mode 'wmrl' and imaginedKlLimit ` +
-        `(mode '${config.mode}', imaginedKlLimit ${config.imaginedKlLimit ?? 'unset'})`,
-    );
+  // Both switches act only once imagination has stopped at the KL limit.
+  const afterStop = [
+    ['realGroupsAfterStop', config.realGroupsAfterStop, 'takes effect once imagination stops'],
+    ['imaginationRestartAfter', config.imaginationRestartAfter, 'restarts imagination after a stop'],
+  ] as const;
+  for (const [name, value, what] of afterStop)
+    if (value !== undefined && !(corrects && config.imaginedKlLimit !== undefined))
+      throw new Error(
+        `${name}=${value} ${what}: it needs mode 'wmrl' and imaginedKlLimit ` +
+          `(mode '${config.mode}', imaginedKlLimit ${config.imaginedKlLimit ?? 'unset'})`,
+      );
   const anchorGroups = anchorGroupCount(config);
   return {
     anchorGroups,
@@ -64,6 +71,9 @@ export function resolveMethod(config: WmrlConfig): Method {
     warmupEpisodes: corrects ? config.worldModel.warmupEpisodes : 0,
     ...(corrects && config.imaginedKlLimit !== undefined ? { imaginedKlLimit: config.imaginedKlLimit } : {}),
     ...(config.realGroupsAfterStop !== undefined ? { realGroupsAfterStop: config.realGroupsAfterStop } : {}),
+    ...(config.imaginationRestartAfter !== undefined
+      ? { imaginationRestartAfter: config.imaginationRestartAfter }
+      : {}),
   };
 }
 

@@ -327,6 +327,7 @@ async function resumeLearning(
         realEpisodes: state.realEpisodes,
         anchorEpisodeIds: state.anchorEpisodeIds,
         ...(state.imaginationStoppedAt !== undefined ? { imaginationStoppedAt: state.imaginationStoppedAt } : {}),
+        ...(state.imaginationKlBase !== undefined ? { imaginationKlBase: state.imaginationKlBase } : {}),
       },
       anchorModelEpisodes: worldModel ? worldModelEpisodes(reference, anchorEpisodes, endEffector) : [],
     };

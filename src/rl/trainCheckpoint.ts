@@ -41,6 +41,8 @@ export interface TrainerState {
   anchorEpisodeIds: string[];
   /** The step after which imagination stopped (config imaginedKlLimit); absent while it runs. */
   imaginationStoppedAt?: number;
+  /** The KL to the clone the limit counts from (config imaginationRestartAfter); absent before a stop. */
+  imaginationKlBase?: number;
 }
 
 const OPTIMIZER_FORMAT = 'wmrl-optimizer';
@@ -64,6 +66,7 @@ export function trainerState(learning: LearningState): TrainerState {
     ppiWindow: learning.ppiWindow.toJSON(),
     anchorEpisodeIds: progress.anchorEpisodeIds,
     ...(progress.imaginationStoppedAt !== undefined ? { imaginationStoppedAt: progress.imaginationStoppedAt } : {}),
+    ...(progress.imaginationKlBase !== undefined ? { imaginationKlBase: progress.imaginationKlBase } : {}),
   };
 }
 

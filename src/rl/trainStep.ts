@@ -40,6 +40,7 @@ import { keepGroups } from './keepGroups.ts';
 import { anchorsDue } from './method.ts';
 import { addAnchorPairs, correctionFeatures, debiasedScores, debiasStored } from './debias.ts';
 import { stepSeed } from './seeds.ts';
+import { afterUpdate, resumeIfDue } from './imaginationStop.ts';
 import { groupStarts } from './startPool.ts';
 import type { Trainer } from './trainer.ts';
 import { imagineOptions, noiseSpec, type WmrlConfig } from './wmrlConfig.ts';
@@ -90,6 +91,8 @@ export interface StepMetrics {
   clipFraction: number;
   /** The step after which imagination stopped (config imaginedKlLimit); null while it runs. */
   imaginationStoppedAt: number | null;
+  /** The KL to the clone the limit counts from (imaginationRestartAfter moves it); null without a limit's stop. */
+  imaginationKlBase: number | null;
   worldModelRefit: 'full' | 'score head' | false;
   /**
    * Episodes of the starting policy run before this step to refit
@@ -113,6 +116,7 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   const started = performance.now();
   const clock = phaseClock();
   const step = t.learning.progress.step + 1;
+  if (resumeIfDue(t.learning.progress, t.method, step)) t.onProgress?.('imagination resumes');
   const drawn = drawGroups(t, step);
   const warmup = step === 1 ? await worldModelWarmup(t) : 0;
   clock.lap('warmup');
@@ -127,7 +131,8 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   const calibrated = calibrate(t, imagined, predicted, real);
   const weighted = weight(t, imagined, calibrated, predicted, real);
   const ppo = await update(t, step, weighted.samples);
-  if (imagined && weighted.lambda! > 0) stopImaginationPastLimit(t, step, ppo.kl);
+  if (afterUpdate(t.learning.progress, t.method, step, ppo.kl, imagined !== undefined && weighted.lambda! > 0))
+    t.onProgress?.(`imagination stopped: KL to the clone ${ppo.kl.toFixed(3)} passed its limit`);
   const ppi = estimate(t, step, draw, imagined, predicted, calibrated, real);
   // The anchor pairs enter the corrections last: this step's scores and its PPI estimate were
   // debiased by the corrections as they were before these pairs.
@@ -450,18 +455,6 @@ async function update(t: Trainer, step: number, samples: PolicySamples | null): 
   );
 }
 
-/**
- * 6b. Once an update with imagined samples leaves the clone by more than the configured KL, imagination stops for
- * good: the world model was fit near the clone's behaviour, and past that radius its gradient led pick's policies
- * astray in every seed (docs/benchmarks.md). The anchors carry on alone.
- */
-function stopImaginationPastLimit(t: Trainer, step: number, kl: number): void {
-  const limit = t.method.imaginedKlLimit;
-  if (limit === undefined || kl <= limit || t.learning.progress.imaginationStoppedAt !== undefined) return;
-  t.learning.progress.imaginationStoppedAt = step;
-  t.onProgress?.(`imagination stopped: KL to the clone ${kl.toFixed(3)} > ${limit}`);
-}
-
 /** 7. The PPI estimate of the true success rate (needs imagined groups from starts and an anchor group). */
 function estimate(
   t: Trainer,
@@ -509,8 +502,9 @@ function estimate(
 async function refit(t: Trainer, step: number): Promise<'full' | 'score head' | false> {
   const { learning } = t;
   if (!t.method.refit || !learning.worldModel || learning.anchorModelEpisodes.length === 0) return false;
-  // Nothing imagines any more: a refit would cost compute for no use.
-  if (learning.progress.imaginationStoppedAt !== undefined) return false;
+  // Nothing imagines any more: a refit would cost compute for no use (unless imagination restarts).
+  if (learning.progress.imaginationStoppedAt !== undefined && t.method.imaginationRestartAfter === undefined)
+    return false;
   const { refitEvery, scoreRefitEvery } = t.config.worldModel;
   let refitted: 'full' | 'score head' | false = false;
   if (step % refitEvery === 0) refitted = 'full';
@@ -576,6 +570,7 @@ function stepMetrics(
     kl: r.ppo.kl,
     clipFraction: r.ppo.clipFraction,
     imaginationStoppedAt: learning.progress.imaginationStoppedAt ?? null,
+    imaginationKlBase: learning.progress.imaginationKlBase ?? null,
     worldModelRefit: r.refitted,
     worldModelWarmupEpisodes: r.warmup,
     robotSeconds: learning.progress.robotSeconds,

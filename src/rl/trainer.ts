@@ -70,6 +70,11 @@ export interface TrainingProgress {
   realEpisodes: number;
   /** Anchor episodes (in <run>/anchors) that belong to completed steps. */
   anchorEpisodeIds: string[];
-  /** The step whose update first passed config imaginedKlLimit: imagination stopped after it. */
+  /** The step whose update passed config imaginedKlLimit: imagination stopped after it (absent while it runs). */
   imaginationStoppedAt?: number;
+  /**
+   * The KL to the clone the limit counts from: 0 at first; with imaginationRestartAfter, the last update's KL
+   * before imagination resumed (src/rl/imaginationStop.ts).
+   */
+  imaginationKlBase?: number;
 }

@@ -199,8 +199,9 @@ export const wmrlConfigSchema = z
       .optional()
       .describe(
         "wmrl mode: imagined samples train the policy until the update's KL(π ‖ π_BC) first exceeds this; " +
-          'from the next step on only the anchors do (no imagining, no refits). The world model is fit on ' +
-          "the clone's data and is trusted near it: on pick, branched imagination gained to KL ≈ 0.1 and " +
+          'from the next step on only the anchors do (no imagining, no refits unless imaginationRestartAfter). ' +
+          "The world model is fit on the clone's data and is trusted near it: on pick, branched imagination " +
+          'gained to KL ≈ 0.1 and ' +
           'then unlearned in every seed (docs/benchmarks.md). Absent: no limit',
       ),
     realGroupsAfterStop: z
@@ -212,6 +213,16 @@ export const wmrlConfigSchema = z
         'with imaginedKlLimit: once imagination has stopped, every step runs this many groups and executes ' +
           'all of them (GRPO on the environment, as real mode) instead of the anchor groups alone: imagination ' +
           'took the policy as far as the world model holds, real rollouts carry it on. Absent: the anchors alone',
+      ),
+    imaginationRestartAfter: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'with imaginedKlLimit: after a stop, this many steps train on real rollouts alone (refitting the world ' +
+          "model on them), then imagination resumes until the KL to the clone passes the last update's KL plus " +
+          'imaginedKlLimit, and so on (the loop of ME-TRPO and MBPO). Absent: imagination never resumes',
       ),
     trust: z
       .object({

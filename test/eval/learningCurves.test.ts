@@ -87,3 +87,27 @@ test('the plot: a band and a line per arm, log time ticks, the target dashed; th
   assert.match(text, /100 s/);
   assert.match(text, /R real-only {3}W WMRL {3}- target 80%/);
 });
+
+test('the plot: a legend of long arm names widens the picture and stays inside it', () => {
+  const name = 'WMRL, branched, refit every step, until KL > 0.1, then GRPO on 2 real groups';
+  const arms = [0.2, 0.5].map((low, i) => ({
+    name: `${name} ${i}`,
+    colour: '#1f77b4',
+    points: meanCurve([
+      [
+        { robotSeconds: 0, success: 0.6 },
+        { robotSeconds: 100, success: low },
+      ],
+      [
+        { robotSeconds: 0, success: 0.6 },
+        { robotSeconds: 100, success: low + 0.1 },
+      ],
+    ]),
+  }));
+  const svg = learningCurveSvg({ arms, target: 0.8 });
+  const width = Number(svg.match(/<svg [^>]*width="(\d+)"/)![1]);
+  assert.ok(width > 680, `width ${width}`);
+  const legend = svg.match(/<rect x="([\d.-]+)" y="[\d.-]+" width="([\d.]+)" height="[\d.]+" fill="white" opacity/)!;
+  const [x, w] = [Number(legend[1]), Number(legend[2])];
+  assert.ok(x >= 56 && x + w <= width - 86, `legend from ${x} to ${x + w} in ${width}`);
+});

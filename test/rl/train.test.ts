@@ -588,6 +588,32 @@ test('train --realGroupsAfterStop: after the stop every drawn group runs for rea
   assert.match(refused.stderr, /realGroupsAfterStop=3 .*needs mode 'wmrl' and imaginedKlLimit/);
 });
 
+test('train --imaginationRestartAfter: after its real steps imagination resumes, the model refitted on them', () => {
+  const out = join(dir, 'kl-limit-restart');
+  const args = ['--imaginedKlLimit=1e-12', '--realGroupsAfterStop=3', '--imaginationRestartAfter=1'];
+  const r = cli([...runArgs(out), ...WM, ...TOY, '--steps=3', '--worldModel.refitEvery=1', ...args]);
+  assert.equal(r.status, 0, r.stderr);
+  const steps = records(out, 'step');
+  // Step 1 imagines and stops; step 2 runs its 3 groups for real and refits; step 3 imagines again.
+  assert.deepEqual(
+    steps.map((m) => [m.step, m.imaginedRollouts > 0, m.realRollouts, m.worldModelRefit]),
+    [
+      [1, true, 2, 'full'],
+      [2, false, 6, 'full'],
+      [3, true, 2, 'full'],
+    ],
+  );
+  // Its limit counts from step 2's KL, where the policy stood when imagination resumed: step 3 stops again
+  // only if its update went further from the clone than that.
+  assert.equal(steps[1]!.imaginationKlBase, steps[1]!.kl);
+  const further = steps[2]!.kl > steps[1]!.kl + 1e-12;
+  assert.equal(steps[2]!.imaginationStoppedAt, further ? 3 : null);
+  assert.equal(steps[2]!.imaginationKlBase, further ? steps[2]!.kl : steps[1]!.kl);
+  const refused = cli([...runArgs(join(dir, 'restart-no-limit')), ...WM, ...TOY, '--imaginationRestartAfter=2']);
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, /imaginationRestartAfter=2 .*needs mode 'wmrl' and imaginedKlLimit/);
+});
+
 test('train --debiasMap=contextual: anchor pairs fit the contextual correction, which the checkpoint keeps', () => {
   const out = join(dir, 'contextual');
   const r = cli([
