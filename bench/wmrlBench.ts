@@ -41,8 +41,19 @@ import {
 } from '../src/eval/learningCurves.ts';
 import { readRunLog } from '../src/core/runLog.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
+import { ratioOfMeansInterval } from '../src/eval/ratioInterval.ts';
 import { FAMILIES, collectArgs } from './benchFamilies.ts';
-import { ALL_ARMS, EXTRA_ARMS, LONG_ARMS, REAL_ONLY, SHORT_ARMS, armFlags, runName } from './wmrlArms.ts';
+import {
+  ALL_ARMS,
+  EXTRA_ARMS,
+  LONG_ARMS,
+  REAL_ONLY,
+  SHORT_ARMS,
+  armColour,
+  armFlags,
+  armLabel,
+  runName,
+} from './wmrlArms.ts';
 
 const { values } = parseArgs({
   options: {
@@ -341,6 +352,14 @@ const anchorsRow = table.find((t) => t.arm === 'anchors-only');
 const savingOf = (row: (typeof table)[number] | undefined) =>
   realGained && row && row.robotSecondsToTarget > 0 ? realRow.robotSecondsToTarget / row.robotSecondsToTarget : null;
 const saving = savingOf(wmrlRow);
+// The saving's 95% interval over seeds (null with one seed or no saving): is a target ratio within reach of the noise?
+const savingInterval =
+  saving === null
+    ? null
+    : ratioOfMeansInterval(realRow.robotSecondsToTargetPerSeed, wmrlRow.robotSecondsToTargetPerSeed);
+const intervalText = savingInterval
+  ? ` (95% interval over seeds ${savingInterval.low.toFixed(1)}–${savingInterval.high.toFixed(1)}×)`
+  : '';
 const smallReport = JSON.parse(readFileSync(join(small, 'report.json'), 'utf8')) as { parameters: number };
 
 /** The larger policy, behaviour cloning only, on the same held-out evaluation episodes (null: not in this family). */
@@ -400,6 +419,8 @@ const results = {
   equalRobotSeconds: equalTime,
   /** Real-only GRPO's mean robot time to the common target over WMRL's (the headline metric). */
   robotTimeSaving: saving,
+  /** Its 95% interval over seeds (log scale, Welch; src/eval/ratioInterval.ts). */
+  robotTimeSavingInterval: savingInterval && { low: savingInterval.low, high: savingInterval.high },
   anchorsOnlyRobotTimeSaving: savingOf(anchorsRow),
   family: familyName,
   /** The WMRL arm the headline (robotTimeSaving, equalRobotSeconds) compares with real-only GRPO. */
@@ -464,9 +485,9 @@ const md = [
     : (wmrlRow.reachedTarget < wmrlRow.seeds
         ? `WMRL reached the target in only ${wmrlRow.reachedTarget} of ${wmrlRow.seeds} seeds: no saving is ` +
           `claimed (counted at their whole budget, the seeds that did not reach it make the ratio, ` +
-          `${saving!.toFixed(1)}×, flatter WMRL)`
-        : `WMRL needed ${saving!.toFixed(1)}× less robot time than real-only GRPO to the target (every seed ` +
-          `reached it)`) +
+          `${saving!.toFixed(1)}×${intervalText}, flatter WMRL)`
+        : `WMRL needed ${saving!.toFixed(1)}× less robot time than real-only GRPO to the target${intervalText} ` +
+          `(every seed reached it)`) +
       (anchorsRow
         ? `; GRPO on the environment with WMRL's real budget alone (anchors-only: one group per step, nothing ` +
           `imagined) ${savingOf(anchorsRow)!.toFixed(1)}× (${anchorsRow.reachedTarget}/${anchorsRow.seeds}): ` +
@@ -506,58 +527,17 @@ console.log(
 
 /** Held-out success against robot time: per arm the mean over seeds ± sd, log time, the target marked. */
 function plot(rs: Run[]): string {
-  const colours: Record<string, string> = {
-    real: '#d62728',
-    'anchors-only': '#8c564b',
-    wmrl: '#1f77b4',
-    'imagine-8': '#2ca02c',
-    'wmrl-16mb': '#9467bd',
-    'real-16mb': '#ff7f0e',
-    'wmrl-full-refits': '#17becf',
-    'real-every-step': '#e377c2',
-    'wmrl-fast': '#bcbd22',
-    'wmrl-anchors-every-2': '#7f7f7f',
-    'wmrl-trust': '#9edae5',
-    'wmrl-trust-bound': '#393b79',
-  };
-  const names: Record<string, string> = {
-    real: 'real-only GRPO (G = 8)',
-    'anchors-only': 'real-only GRPO (G = 1)',
-    'real-g2': 'real-only GRPO (G = 2)',
-    wmrl: 'WMRL (32 groups a step, one real)',
-    'imagine-8': 'WMRL, 8 groups a step (one real)',
-    'wmrl-16mb': 'WMRL, 4× the updates',
-    'real-16mb': 'real-only GRPO (G = 8), 4× the updates',
-    'wmrl-full-refits': 'WMRL, twice the refit steps',
-    'real-every-step': 'real-only GRPO (G = 8), evaluated every step',
-    'wmrl-fast': 'WMRL, one PPO pass',
-    'wmrl-anchors-every-2': 'WMRL, anchors every other step',
-    'wmrl-trust': 'WMRL, weight from trust',
-    'wmrl-trust-bound': "WMRL, weight from trust's lower bound",
-    'wmrl-refit1': 'WMRL, a refit every step',
-    'wmrl-refit1-lean': 'WMRL, a refit every step, half its optimiser steps',
-    'wmrl-branch': 'WMRL, imagination branched from anchor states',
-    'wmrl-branch-half': 'WMRL, half the imagination branched',
-    'wmrl-branch-kl03': 'WMRL, branched, KL weight 0.3',
-    'wmrl-branch-kl1': 'WMRL, branched, KL weight 1',
-    'wmrl-branch-kl3': 'WMRL, branched, KL weight 3',
-    'wmrl-branch-refit1': 'WMRL, branched, a refit every step',
-    'wmrl-branch-kl-limit': 'WMRL, branched until KL to the clone > 0.1, then anchors only',
-    'wmrl-branch-refit1-kl-limit': 'WMRL, branched, a refit every step, until KL to the clone > 0.1',
-    'wmrl-branch-kl-limit-real8': 'WMRL, branched, refit every step, until KL > 0.1, then real-only GRPO (G = 8)',
-    'wmrl-branch-kl-limit-real2': 'WMRL, branched, refit every step, until KL > 0.1, then GRPO on 2 real groups',
-  };
   // Every arm run is drawn: one without a colour of its own (a probe) takes the next unused one of these.
   const spare = ['#e6550d', '#31a354', '#756bb1', '#636363', '#fd8d3c', '#74c476', '#9e9ac8', '#843c39'];
   const drawn = preset.arms.filter((arm) => rs.some((r) => r.arm === arm));
-  const taken = new Set(drawn.map((arm) => colours[arm]).filter(Boolean));
+  const taken = new Set(drawn.map(armColour).filter(Boolean));
   const free = spare.filter((c) => !taken.has(c));
   return learningCurveSvg({
     title: `${tasks}: held-out success against robot time (${preset.name} benchmark)`,
     target: realGained ? target : undefined,
     arms: drawn.map((arm) => ({
-      name: names[arm] ?? arm,
-      colour: colours[arm] ?? free.shift() ?? '#000000',
+      name: armLabel(arm),
+      colour: armColour(arm) ?? free.shift() ?? '#000000',
       points: meanCurve(rs.filter((r) => r.arm === arm).map((r) => r.curve)),
     })),
   });

@@ -1,6 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALL_ARMS, EXTRA_ARMS, REAL_ONLY, armFlags, runName } from '../../bench/wmrlArms.ts';
+import {
+  ALL_ARMS,
+  EXTRA_ARMS,
+  LONG_ARMS,
+  REAL_ONLY,
+  SHORT_ARMS,
+  armColour,
+  armFlags,
+  armLabel,
+  runName,
+} from '../../bench/wmrlArms.ts';
 
 test('benchmark arms: ablations take their part away from the headline arm, in runs named after it', () => {
   for (const arm of [...ALL_ARMS, ...EXTRA_ARMS]) assert.ok(Array.isArray(armFlags(arm, 'wmrl')), arm);
@@ -19,4 +29,17 @@ test('benchmark arms: ablations take their part away from the headline arm, in r
   assert.deepEqual(armFlags('trust', 'trust'), ['--imaginedWeight=trust']);
   assert.equal(runName('trust', 'trust'), 'trust');
   assert.throws(() => armFlags('no-such-arm', 'wmrl'), /no benchmark arm 'no-such-arm'/);
+});
+
+test('benchmark arms: the lists and plot names the benchmark reads come from one record per arm', () => {
+  assert.deepEqual(ALL_ARMS.slice(0, 3), ['real', 'wmrl', 'anchors-only']);
+  assert.ok(!ALL_ARMS.includes('real-g2') && EXTRA_ARMS.includes('real-g2'));
+  assert.equal(new Set([...ALL_ARMS, ...EXTRA_ARMS]).size, ALL_ARMS.length + EXTRA_ARMS.length);
+  // The real2 arm runs the long arms' 28 steps; real8 the baseline's 12 (each step after its stop costs real-only's).
+  assert.ok(LONG_ARMS.has('wmrl-branch-kl-limit-real2') && !LONG_ARMS.has('wmrl-branch-kl-limit-real8'));
+  assert.deepEqual(SHORT_ARMS, { 'real-every-step': 4 });
+  assert.equal(armLabel('real'), 'real-only GRPO (G = 8)');
+  assert.equal(armLabel('wmrl-branch-h8'), 'wmrl-branch-h8');
+  assert.equal(armColour('real'), '#d62728');
+  assert.equal(armColour('wmrl-branch-h8'), undefined);
 });
