@@ -19,6 +19,8 @@ interface Arm {
   label?: string;
   /** Its colour in the plot (default: the next spare one). */
   colour?: string;
+  /** Imagines with a world model of its own, trained from this preset (`--wm-config`) on the set-up's data. */
+  worldModel?: string;
 }
 
 // Every arm runs `steps`; the arms that spend about one group of robot time per step (wmrl,
@@ -244,6 +246,16 @@ const ARMS: Record<string, Arm> = {
     probe: true,
     label: 'WMRL, branched, until KL > 0.1, 2 real steps, again from there',
   },
+  // The real2 arm imagining with a value head: the world model's progress output learns whether each state's episode
+  // succeeds instead of the task's progress (configs/wm/perception-outcome.yaml), so a 16-step branch from mid-pick
+  // is scored by its chance of success from where it ends. Fixed before its first run.
+  'wmrl-branch-kl-limit-real2-value': {
+    flags: [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2'],
+    worldModel: 'configs/wm/perception-outcome.yaml',
+    long: true,
+    probe: true,
+    label: 'the same (real2), the world model scoring by a value head',
+  },
   // GRPO on the environment with 2 groups a step over the long arms' 28 steps: the baseline of what
   // wmrl-branch-kl-limit-real2 does after its stop, so its own share of the robot-time saving shows.
   'real-g2': { flags: [...REAL_ONLY, '--groups=2'], long: true, probe: true, label: 'real-only GRPO (G = 2)' },
@@ -268,6 +280,14 @@ export const armColour = (arm: string): string | undefined => ARMS[arm]?.colour;
 /** Whether `arm` is an ablation of another headline than the quickstart (which has no flags of its own). */
 const ablatesHeadline = (arm: string, headline: string) =>
   ARMS[arm]?.ablation === true && arm !== headline && headline !== 'wmrl';
+
+/**
+ * The world-model preset `arm` imagines with when not the set-up's shared one (`headline` as in
+ * armFlags: an ablation of a headline with its own world model uses it too); undefined: the shared one.
+ */
+export function armWorldModel(arm: string, headline: string): string | undefined {
+  return ARMS[arm]?.worldModel ?? (ablatesHeadline(arm, headline) ? ARMS[headline]?.worldModel : undefined);
+}
 
 /** The flags `arm` adds to the quickstart, with `headline` the WMRL arm the headline compares. */
 export function armFlags(arm: string, headline: string): string[] {

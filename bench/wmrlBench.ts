@@ -27,7 +27,7 @@
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type CurvePoint,
@@ -52,6 +52,7 @@ import {
   armColour,
   armFlags,
   armLabel,
+  armWorldModel,
   runName,
 } from './wmrlArms.ts';
 
@@ -164,7 +165,11 @@ await Promise.all([
         ),
     ),
 ]);
-const worldModel = join(cache, 'worldmodel');
+/** The folder of the world model `arm` imagines with: the set-up's shared one, or one of its own preset's. */
+const worldModelDir = (arm: string): string => {
+  const preset = armWorldModel(arm, headline);
+  return join(cache, preset ? `worldmodel-${basename(preset, '.yaml')}` : 'worldmodel');
+};
 
 interface Arm {
   arm: string;
@@ -183,22 +188,23 @@ const common = [
   `--tasks=${tasks}`,
   `--eval.tasks=${tasks}`,
   `--eval.episodes=${preset.evalEpisodes}`,
-  '--world-model',
-  worldModel,
   ...family.train,
 ];
 
-// The world model is trained once, by the first run that needs it, and shared: runs that need it
+// Each world model is trained once, by the first run that needs it, and shared: runs that need it
 // wait for that one; real-only runs go ahead in parallel.
-let modelBuilder: Promise<void> | undefined;
+const modelBuilders = new Map<string, Promise<void>>();
 async function runQueued(a: Arm): Promise<void> {
   const imagines = !armFlags(a.arm, headline).includes(REAL_ONLY[1]!);
-  if (imagines && !existsSync(join(worldModel, 'model.json'))) {
-    if (!modelBuilder) {
-      modelBuilder = runArm(a);
-      return modelBuilder;
+  const dir = worldModelDir(a.arm);
+  if (imagines && !existsSync(join(dir, 'model.json'))) {
+    const builder = modelBuilders.get(dir);
+    if (!builder) {
+      const built = runArm(a);
+      modelBuilders.set(dir, built);
+      return built;
     }
-    await modelBuilder;
+    await builder;
   }
   return runArm(a);
 }
@@ -223,6 +229,9 @@ async function runArm(a: Arm): Promise<void> {
     [
       'train',
       ...common,
+      '--world-model',
+      worldModelDir(a.arm),
+      ...(armWorldModel(a.arm, headline) ? ['--wm-config', armWorldModel(a.arm, headline)!] : []),
       `--steps=${armSteps(a.arm)}`,
       ...ppi,
       ...armFlags(a.arm, headline),

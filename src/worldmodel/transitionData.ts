@@ -24,7 +24,10 @@ export interface Windows {
   states: Float32Array;
   /** count × k × actionDim (zeros past the end). */
   actions: Float32Array;
-  /** count × k: success / progress of x_{t+i+1}; mask 1 where that step exists. */
+  /**
+   * count × k: success / progress of x_{t+i+1}; mask 1 where that step exists. With the `outcome`
+   * progress label, progress is the episode's success at every step (a Monte-Carlo value).
+   */
   success: Float32Array;
   progress: Float32Array;
   mask: Float32Array;
@@ -51,7 +54,10 @@ export function episodeStates(e: Episode): Float32Array {
   return out;
 }
 
-export function buildWindows(episodes: Episode[], k: number): Windows {
+/** What a window's progress target is (world-model config progressLabel). */
+export type ProgressLabel = 'task' | 'outcome';
+
+export function buildWindows(episodes: Episode[], k: number, progressLabel: ProgressLabel = 'task'): Windows {
   if (episodes.length === 0) throw new Error('no episodes to train on');
   const first = episodes[0]!;
   if (first.stateDim === 0)
@@ -80,6 +86,7 @@ export function buildWindows(episodes: Episode[], k: number): Windows {
       throw new Error(`episode ${e.id} has other dimensions than the first episode`);
     const xs = episodeStates(e);
     const ctx = familyOneHot(e.task.family);
+    const outcome = e.success ? 1 : 0;
     for (let t = 0; t < e.steps; t++, n++) {
       w.episode[n] = ei;
       w.context.set(ctx, n * CONTEXT_DIM);
@@ -91,7 +98,7 @@ export function buildWindows(episodes: Episode[], k: number): Windows {
         const s = t + i;
         w.actions.set(e.actions.subarray(s * actionDim, (s + 1) * actionDim), (n * k + i) * actionDim);
         w.success[n * k + i] = e.successes[s + 1]!;
-        w.progress[n * k + i] = e.progress[s + 1]!;
+        w.progress[n * k + i] = progressLabel === 'outcome' ? outcome : e.progress[s + 1]!;
         w.mask[n * k + i] = 1;
       }
     }

@@ -148,7 +148,7 @@ export class WorldModel {
         withLatentState(e, encodeFloatFrames(encoder!, frames, owner, i, codec.imageSize)),
       );
     }
-    const windows = buildWindows(modelEpisodes, config.train.k);
+    const windows = buildWindows(modelEpisodes, config.train.k, config.progressLabel);
     const trainIdx: number[] = [];
     const valIdx: number[] = [];
     for (let n = 0; n < windows.count; n++) (split.train.has(windows.episode[n]!) ? trainIdx : valIdx).push(n);
@@ -195,7 +195,7 @@ export class WorldModel {
     requireComplete(modelEpisodes, 'world model refit');
     const rng = new Rng(options.seed);
     const split = splitEpisodes(modelEpisodes.length, this.config.train.validationFraction, (xs) => rng.shuffle(xs));
-    const windows = buildWindows(modelEpisodes, this.config.train.k);
+    const windows = buildWindows(modelEpisodes, this.config.train.k, this.config.progressLabel);
     if (windows.stateDim !== this.meta.dims.state)
       throw new Error(
         `refit: episodes give ${windows.stateDim}-dim states; this world model has ${this.meta.dims.state}`,

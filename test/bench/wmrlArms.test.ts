@@ -9,6 +9,7 @@ import {
   armColour,
   armFlags,
   armLabel,
+  armWorldModel,
   runName,
 } from '../../bench/wmrlArms.ts';
 
@@ -42,4 +43,15 @@ test('benchmark arms: the lists and plot names the benchmark reads come from one
   assert.equal(armLabel('wmrl-branch-h8'), 'wmrl-branch-h8');
   assert.equal(armColour('real'), '#d62728');
   assert.equal(armColour('wmrl-branch-h8'), undefined);
+});
+
+test('benchmark arms: an arm with a world-model preset of its own imagines with it, and so do its ablations', () => {
+  const value = 'wmrl-branch-kl-limit-real2-value';
+  assert.equal(armWorldModel(value, 'wmrl'), 'configs/wm/perception-outcome.yaml');
+  // It differs from the real2 arm only in its world model.
+  assert.deepEqual(armFlags(value, 'wmrl'), armFlags('wmrl-branch-kl-limit-real2', 'wmrl'));
+  assert.equal(armWorldModel('wmrl-branch-kl-limit-real2', 'wmrl'), undefined);
+  assert.equal(armWorldModel('no-debias', value), 'configs/wm/perception-outcome.yaml');
+  assert.equal(armWorldModel('no-debias', 'wmrl'), undefined);
+  assert.equal(armWorldModel('real', value), undefined, 'real-only GRPO never imagines');
 });
