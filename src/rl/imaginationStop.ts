@@ -17,7 +17,7 @@ export interface ImaginationLimit {
 
 /**
  * After step `step`'s update (KL `kl` to the clone): stops imagination when an update with imagined
- * samples passed the limit; while stopped, the KL a restart would start from follows the policy.
+ * samples passed the limit; while stopped with a restart due, the KL it will start from follows the policy.
  * Returns whether imagination stopped at this step.
  */
 export function afterUpdate(
@@ -29,13 +29,15 @@ export function afterUpdate(
 ): boolean {
   const limit = limits.imaginedKlLimit;
   if (limit === undefined) return false;
+  // Only a restart counts from a base: without one the limit stays measured from the clone.
+  const restarts = limits.imaginationRestartAfter !== undefined;
   if (progress.imaginationStoppedAt !== undefined) {
-    progress.imaginationKlBase = kl;
+    if (restarts) progress.imaginationKlBase = kl;
     return false;
   }
   if (!imaginedInUpdate || kl <= (progress.imaginationKlBase ?? 0) + limit) return false;
   progress.imaginationStoppedAt = step;
-  progress.imaginationKlBase = kl;
+  if (restarts) progress.imaginationKlBase = kl;
   return true;
 }
 

@@ -91,7 +91,7 @@ export interface StepMetrics {
   clipFraction: number;
   /** The step after which imagination stopped (config imaginedKlLimit); null while it runs. */
   imaginationStoppedAt: number | null;
-  /** The KL to the clone the limit counts from (imaginationRestartAfter moves it); null without a limit's stop. */
+  /** With imaginationRestartAfter, the KL to the clone the limit counts from once stopped; null otherwise. */
   imaginationKlBase: number | null;
   worldModelRefit: 'full' | 'score head' | false;
   /**

@@ -26,6 +26,8 @@ test('without a restart, the first imagined update past the limit stops imaginat
   assert.equal(p.imaginationStoppedAt, 3);
   for (let step = 4; step < 30; step++) assert.equal(resumeIfDue(p, limits, step), false);
   assert.equal(p.imaginationStoppedAt, 3);
+  afterUpdate(p, limits, 4, 0.3, false);
+  assert.equal(p.imaginationKlBase, undefined, 'no restart: nothing counts from a base');
   // No limit, no stop.
   const q = fresh();
   assert.equal(afterUpdate(q, {}, 1, 9, true), false);

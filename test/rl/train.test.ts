@@ -564,10 +564,16 @@ test('train --imaginedKlLimit: past the limit nothing more is imagined or refitt
     steps.every((m) => m.realRollouts === 2 && m.kl > 0),
     'the anchors keep training',
   );
+  assert.ok(
+    steps.every((m) => m.imaginationKlBase === null),
+    'without a restart the limit counts from the clone',
+  );
   const state = JSON.parse(readFileSync(join(out, 'checkpoint', 'state.json'), 'utf8')) as {
     imaginationStoppedAt?: number;
+    imaginationKlBase?: number;
   };
   assert.equal(state.imaginationStoppedAt, 1);
+  assert.equal(state.imaginationKlBase, undefined);
 });
 
 test('train --realGroupsAfterStop: after the stop every drawn group runs for real; without a limit, refused', () => {
