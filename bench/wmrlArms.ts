@@ -248,13 +248,23 @@ const ARMS: Record<string, Arm> = {
   },
   // The real2 arm imagining with a value head: the world model's progress output learns whether each state's episode
   // succeeds instead of the task's progress (configs/wm/perception-outcome.yaml), so a 16-step branch from mid-pick
-  // is scored by its chance of success from where it ends. Fixed before its first run.
+  // is scored by its chance of success from where it ends. Fixed before its first run; seeds 0–9: 852 ± 465 robot-s
+  // to the target (9/10) against real2's 399 ± 353, so not adopted (docs/benchmarks.md, session 29).
   'wmrl-branch-kl-limit-real2-value': {
     flags: [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2'],
     worldModel: 'configs/wm/perception-outcome.yaml',
     long: true,
     probe: true,
     label: 'the same (real2), the world model scoring by a value head',
+  },
+  // The quickstart imagining with the value head (the same world-model preset as the arm above), on reach: seeds 0–9
+  // fell to 59.8% at step 8 and reached the target at 259 ± 101 robot-s (8/10) against the quickstart's 122 ± 46.
+  'wmrl-value': {
+    flags: [],
+    worldModel: 'configs/wm/perception-outcome.yaml',
+    long: true,
+    probe: true,
+    label: 'WMRL (the quickstart), the world model scoring by a value head',
   },
   // GRPO on the environment with 2 groups a step over the long arms' 28 steps: the baseline of what
   // wmrl-branch-kl-limit-real2 does after its stop, so its own share of the robot-time saving shows.

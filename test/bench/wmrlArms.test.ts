@@ -54,4 +54,9 @@ test('benchmark arms: an arm with a world-model preset of its own imagines with 
   assert.equal(armWorldModel('no-debias', value), 'configs/wm/perception-outcome.yaml');
   assert.equal(armWorldModel('no-debias', 'wmrl'), undefined);
   assert.equal(armWorldModel('real', value), undefined, 'real-only GRPO never imagines');
+  // On reach the quickstart's own value-head arm.
+  assert.deepEqual(
+    [armFlags('wmrl-value', 'wmrl'), armWorldModel('wmrl-value', 'wmrl')],
+    [[], armWorldModel(value, 'wmrl')],
+  );
 });
