@@ -36,7 +36,8 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
   --out DIR        run folder: config, metrics JSONL, checkpoint/, anchors/, policy/, report.json
   --config FILE    preset(s), e.g. configs/train/quickstart.yaml
   --wm-config FILE world-model preset (default configs/wm/perception.yaml)
-  --world-model DIR load the perception world model from DIR, or train it and save it there (runs can share it)
+  --world-model DIR load the perception world model from DIR, or train it and save it there (runs can share it);
+                   with --wm-config too, a model there of another shape or labels is refused
   --mode M         ${TRAIN_MODES.join(' | ')}
   --no-debias      ablation: no isotonic calibration of world-model scores
   --no-denoise     ablation: no anchor weight, no ensemble weights
@@ -277,7 +278,10 @@ export const command = {
         anchors,
         ...(desk ? { askOperator: desk.ask } : {}),
         resume: values.resume ?? false,
-        worldModelConfig: { files: values['wm-config'] ?? [join(CONFIGS_DIR, 'wm', 'perception.yaml')] },
+        worldModelConfig: {
+          files: values['wm-config'] ?? [join(CONFIGS_DIR, 'wm', 'perception.yaml')],
+          given: values['wm-config'] !== undefined,
+        },
         ...(values['world-model'] ? { worldModelDir: values['world-model'] } : {}),
         onProgress: (what) => console.error(`  ${what}`),
         onEpisode: (done, total) => {

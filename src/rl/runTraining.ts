@@ -19,7 +19,7 @@ import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
 import { perceptionLayout, trainPerceptionWorldModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
-import { worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
+import { type WorldModelConfig, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { AnchorRunner } from './anchorRunner.ts';
 import { ContextualCorrection } from './contextualCorrection.ts';
@@ -55,8 +55,11 @@ export interface RunOptions {
   /** Labels anchor outcomes with config `--outcome operator` (the caller builds it: an OperatorDesk's `ask`). */
   askOperator?: AskOperator;
   resume: boolean;
-  /** World-model preset files and overrides (trained here over the policy's perception). */
-  worldModelConfig: { files: string[]; overrides?: Record<string, string> };
+  /**
+   * World-model preset files and overrides (trained here over the policy's perception). `given`: the
+   * files were asked for (train --wm-config), so a model loaded from worldModelDir must agree with them.
+   */
+  worldModelConfig: { files: string[]; overrides?: Record<string, string>; given?: boolean };
   /**
    * A perception world model to start from: loaded when the folder
    * holds one, else trained and saved there (shared by runs).
@@ -237,6 +240,7 @@ async function startWorldModel(
     o.onProgress?.(`loading the world model ${o.worldModelDir}`);
     const worldModel = await loadWorldModel(o.worldModelDir);
     try {
+      if (o.worldModelConfig.given) refuseOtherModel(worldModel.config, resolveWorldModelConfig(o), o.worldModelDir);
       refuseScoreRefit(config, worldModel.config.scoreHead, o.worldModelDir);
       const { endEffector: modelHasIt } = perceptionLayout(worldModel, reference);
       if (modelHasIt !== (endEffector !== undefined)) {
@@ -255,10 +259,7 @@ async function startWorldModel(
     }
   }
   o.onProgress?.('training the world model over the policy perception');
-  const wmConfig = resolveConfig(worldModelConfigSchema, {
-    files: o.worldModelConfig.files,
-    overrides: { seed: String(config.seed), ...o.worldModelConfig.overrides },
-  });
+  const wmConfig = resolveWorldModelConfig(o);
   refuseScoreRefit(config, wmConfig.scoreHead, 'the world-model config');
   const worldModel = await trainPerceptionWorldModel(
     modelData,
@@ -278,6 +279,31 @@ async function startWorldModel(
   );
   if (o.worldModelDir) await saveWorldModel(worldModel, o.worldModelDir);
   return worldModel;
+}
+
+/** The world-model config the run would train with: its presets, the run's seed, its overrides. */
+function resolveWorldModelConfig(o: RunOptions): WorldModelConfig {
+  return resolveConfig(worldModelConfigSchema, {
+    files: o.worldModelConfig.files,
+    overrides: { seed: String(o.config.seed), ...o.worldModelConfig.overrides },
+  });
+}
+
+/** What makes a loaded world model another model than the asked-for config describes (not how long it trained). */
+const MODEL_KEYS = ['kind', 'members', 'hidden', 'scoreHead', 'progressLabel'] as const;
+
+/**
+ * Refuses a world model loaded from `dir` whose shape or labels differ from the config the run was
+ * given: the loaded model would be used as it is, and the asked-for setting silently ignored.
+ */
+function refuseOtherModel(loaded: WorldModelConfig, asked: WorldModelConfig, dir: string): void {
+  const differ = MODEL_KEYS.filter((k) => JSON.stringify(loaded[k]) !== JSON.stringify(asked[k]));
+  if (differ.length === 0) return;
+  const both = differ.map((k) => `${k} ${JSON.stringify(loaded[k])} (asked: ${JSON.stringify(asked[k])})`);
+  throw new Error(
+    `${dir} holds a world model with ${both.join(', ')}: train one into another --world-model folder, ` +
+      'or drop --wm-config to use this one as it is',
+  );
 }
 
 /**

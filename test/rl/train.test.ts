@@ -469,6 +469,19 @@ test(
     ]);
     assert.notEqual(without.status, 0);
     assert.match(without.stderr, /trained with worldModel\.endEffector: true/);
+    // Asked for a value head on a folder whose model learned task progress: refused, not silently used as it is.
+    writeFileSync(join(dir, 'wm-outcome.yaml'), `extends: ${join(dir, 'wm.yaml')}\nprogressLabel: outcome\n`);
+    const other = cli([
+      ...runArgs(join(dir, 'ee-outcome')),
+      '--wm-config',
+      join(dir, 'wm-outcome.yaml'),
+      ...TOY,
+      '--steps=1',
+      '--world-model',
+      model,
+    ]);
+    assert.notEqual(other.status, 0);
+    assert.match(other.stderr, /holds a world model with progressLabel "task" \(asked: "outcome"\): train one into /);
   },
 );
 
