@@ -221,6 +221,7 @@ await Promise.all(
 );
 
 async function runArm(a: Arm): Promise<void> {
+  const wmPreset = armWorldModel(a.arm, headline);
   const resume = existsSync(join(a.dir, 'checkpoint')) ? ['--resume'] : [];
   mkdirSync(a.dir, { recursive: true });
   // PPI coverage is measured on the WMRL arm only: the checks cost real episodes of compute time.
@@ -231,7 +232,7 @@ async function runArm(a: Arm): Promise<void> {
       ...common,
       '--world-model',
       worldModelDir(a.arm),
-      ...(armWorldModel(a.arm, headline) ? ['--wm-config', armWorldModel(a.arm, headline)!] : []),
+      ...(wmPreset ? ['--wm-config', wmPreset] : []),
       `--steps=${armSteps(a.arm)}`,
       ...ppi,
       ...armFlags(a.arm, headline),

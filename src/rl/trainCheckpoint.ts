@@ -41,7 +41,7 @@ export interface TrainerState {
   anchorEpisodeIds: string[];
   /** The step after which imagination stopped (config imaginedKlLimit); absent while it runs. */
   imaginationStoppedAt?: number;
-  /** The KL to the clone the limit counts from (config imaginationRestartAfter); absent before a stop. */
+  /** The KL to the clone the limit counts from after a stop (config imaginationRestartAfter); absent without one. */
   imaginationKlBase?: number;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Episode } from '../core/types.ts';
 import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
+import type { WorldModelConfig } from './worldModelConfig.ts';
 
 /** The state vector a state world model predicts: joint positions, velocities, object state. */
 export function stateVector(qpos: ArrayLike<number>, qvel: ArrayLike<number>, state: ArrayLike<number>): Float32Array {
@@ -54,10 +55,11 @@ export function episodeStates(e: Episode): Float32Array {
   return out;
 }
 
-/** What a window's progress target is (world-model config progressLabel). */
-export type ProgressLabel = 'task' | 'outcome';
-
-export function buildWindows(episodes: Episode[], k: number, progressLabel: ProgressLabel = 'task'): Windows {
+export function buildWindows(
+  episodes: Episode[],
+  k: number,
+  progressLabel: WorldModelConfig['progressLabel'] = 'task',
+): Windows {
   if (episodes.length === 0) throw new Error('no episodes to train on');
   const first = episodes[0]!;
   if (first.stateDim === 0)
