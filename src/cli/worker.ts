@@ -130,6 +130,7 @@ export const command = {
             { task: r.task, seed: r.seed },
             r.noiseSeed,
             r.noiseCorrelation ?? 0,
+            r.maxSteps,
           );
           if (episode.status !== 'complete') throw new Error(`episode ended '${episode.status}'`);
           episode.id = r.id;

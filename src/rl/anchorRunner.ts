@@ -29,6 +29,8 @@ export interface AnchorRequest {
   noise: NoiseSpec;
   /** The policy to run (the one being trained). */
   policy: VlaPolicy;
+  /** Each rollout ends after this many control steps unless the task ended it sooner (absent: at its horizon). */
+  maxSteps?: number;
   onEpisode?: (done: number, total: number) => void;
 }
 
@@ -56,16 +58,19 @@ export function envAnchorRunner(env: Env, storeDir: string): AnchorRunner {
     }
   };
   return {
-    async run({ groups, rollouts, noise, policy, onEpisode }) {
+    async run({ groups, rollouts, noise, policy, maxSteps, onEpisode }) {
       const episodes = await runGroupRollouts(
         env,
         policy,
         groups.map((g) => g.spec),
         rollouts,
         noise,
-        onEpisode,
-        async (err) => {
-          if (err.episode) await append([err.episode]);
+        {
+          ...(onEpisode ? { onEpisode } : {}),
+          onAbort: async (err) => {
+            if (err.episode) await append([err.episode]);
+          },
+          ...(maxSteps !== undefined ? { maxSteps } : {}),
         },
       );
       await append(episodes);
@@ -84,17 +89,26 @@ export async function runGroupRollouts(
   groups: GroupSpec[],
   rollouts: number,
   noise: NoiseSpec,
-  onEpisode?: (done: number, total: number) => void,
-  onAbort?: (error: EpisodeAbortedError) => Promise<void> | void,
+  options: {
+    onEpisode?: (done: number, total: number) => void;
+    onAbort?: (error: EpisodeAbortedError) => Promise<void> | void;
+    /** As AnchorRequest's. */
+    maxSteps?: number;
+  } = {},
 ): Promise<Episode[]> {
+  const { onEpisode, onAbort, maxSteps } = options;
   const episodes: Episode[] = [];
   for (const [g, group] of groups.entries()) {
     for (let m = 0; m < rollouts; m++) {
       const seed = rolloutNoiseSeed(noise.seed, g * rollouts + m);
-      const episode = await runWithReruns(env, () => runPolicyRollout(env, policy, group, seed, noise.correlation), {
-        what: `rollout ${m} of group ${g} (seed ${group.seed})`,
-        ...(onAbort ? { onAbort } : {}),
-      });
+      const episode = await runWithReruns(
+        env,
+        () => runPolicyRollout(env, policy, group, seed, noise.correlation, maxSteps),
+        {
+          what: `rollout ${m} of group ${g} (seed ${group.seed})`,
+          ...(onAbort ? { onAbort } : {}),
+        },
+      );
       if (episode.status !== 'complete')
         throw new Error(`episode ${episode.id} ended '${episode.status}'; aborted episodes never enter training`);
       episodes.push(episode);

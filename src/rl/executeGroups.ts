@@ -36,6 +36,7 @@ export async function executeGroups(
     rollouts,
     noise,
     policy: learning.policy,
+    ...(t.config.realEpisodeSteps > 0 ? { maxSteps: t.config.realEpisodeSteps } : {}),
     ...(t.onEpisode ? { onEpisode: t.onEpisode } : {}),
   });
   // Robot time is spent whether or not a label comes.

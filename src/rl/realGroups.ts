@@ -31,7 +31,10 @@ export async function runRealGroups(
   noise: NoiseSpec,
   onEpisode?: (done: number, total: number) => void,
 ): Promise<RealGroups> {
-  return realGroupsFrom(policy, await runGroupRollouts(env, policy, groups, rollouts, noise, onEpisode));
+  return realGroupsFrom(
+    policy,
+    await runGroupRollouts(env, policy, groups, rollouts, noise, onEpisode ? { onEpisode } : {}),
+  );
 }
 
 /** Outcomes, robot time and policy-gradient rows of executed episodes (group-major, M per group). */

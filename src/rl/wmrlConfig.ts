@@ -42,6 +42,16 @@ export const wmrlConfigSchema = z
     steps: z.number().int().min(1).default(20).describe('training steps'),
     groups: z.number().int().min(1).default(8).describe('G: groups per step (one instruction + one start each)'),
     rolloutsPerGroup: z.number().int().min(2).default(8).describe('M: rollouts per group'),
+    realEpisodeSteps: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        'every executed training episode (anchors, real-only groups, the warm-up) ends after this many ' +
+          'control steps unless the task ended it sooner, its outcome as it stands then; held-out ' +
+          "evaluations still run to the task's horizon. 0: the horizon",
+      ),
     anchorFraction: z
       .number()
       .min(0)

@@ -21,7 +21,9 @@ export interface EpisodeRequest {
    */
   noiseSeed: number;
   noiseCorrelation?: number;
-  /** Longest this episode can take on a robot, in seconds (horizon / control rate): reserved against the budget. */
+  /** Control steps after which the episode ends unless the task ended it sooner (absent: the task's horizon). */
+  maxSteps?: number;
+  /** Longest this episode can take on a robot, in seconds (steps / control rate): reserved against the budget. */
   maxRobotSeconds: number;
   /** Policy to run for remote workers (a folder they can read); in-process pools run the trainer's own. */
   policy?: string;

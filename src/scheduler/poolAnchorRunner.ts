@@ -45,6 +45,7 @@ export interface PoolAnchorRequest {
   rollouts: number;
   noise: NoiseSpec;
   policy: VlaPolicy;
+  maxSteps?: number;
   onEpisode?: (done: number, total: number) => void;
 }
 
@@ -59,7 +60,14 @@ export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAncho
     storeDir: o.storeDir,
     ...storeRobot(o.robot),
     runEpisode: (env, r) =>
-      runPolicyRollout(env, current!.policy, { task: r.task, seed: r.seed }, r.noiseSeed, r.noiseCorrelation ?? 0),
+      runPolicyRollout(
+        env,
+        current!.policy,
+        { task: r.task, seed: r.seed },
+        r.noiseSeed,
+        r.noiseCorrelation ?? 0,
+        r.maxSteps,
+      ),
     ...(o.budget ? { budget: o.budget } : {}),
     ...(o.maxAttempts ? { maxAttempts: o.maxAttempts } : {}),
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
@@ -67,7 +75,7 @@ export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAncho
   });
   return {
     async run(request) {
-      const { step, groups, rollouts, noise } = request;
+      const { step, groups, rollouts, noise, maxSteps } = request;
       current = request;
       let policyDir: string | undefined;
       if (!o.pool) {
@@ -87,7 +95,8 @@ export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAncho
             seed: spec.seed,
             noiseSeed: rolloutNoiseSeed(noise.seed, k * rollouts + m),
             noiseCorrelation: noise.correlation,
-            maxRobotSeconds: familyDef(spec.task.family).horizon / o.robot.controlHz,
+            ...(maxSteps !== undefined ? { maxSteps } : {}),
+            maxRobotSeconds: Math.min(familyDef(spec.task.family).horizon, maxSteps ?? Infinity) / o.robot.controlHz,
             ...(policyDir ? { policy: policyDir } : {}),
           });
         }

@@ -556,6 +556,30 @@ test('train --anchorEvery=2: anchors run on steps 1 and 3 only; step 2 imagines 
   assert.ok(steps.every((m) => Number.isFinite(m.kl)));
 });
 
+test('train --realEpisodeSteps=3: every executed episode ends by step 3 and is charged so; evaluation runs on', async () => {
+  const out = join(dir, 'episode-steps');
+  const r = cli([...runArgs(out), ...WM, ...TOY, '--realEpisodeSteps=3']);
+  assert.equal(r.status, 0, r.stderr);
+  const lengths: number[] = [];
+  for await (const e of (await EpisodeStore.open(join(out, 'anchors'))).episodes()) {
+    assert.equal(e.status, 'complete');
+    lengths.push(e.steps);
+  }
+  const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { realEpisodes: number };
+  assert.equal(lengths.length, report.realEpisodes);
+  assert.ok(lengths.length >= 6, `${lengths.length} anchors: one group of 2 on each of 3 steps`);
+  assert.ok(
+    lengths.every((n) => n >= 1 && n <= 3),
+    `anchor lengths ${lengths}`,
+  );
+  const charged = records(out, 'step').at(-1)!.robotSeconds as number;
+  assert.ok(Math.abs(charged - lengths.reduce((s, n) => s + n, 0) / 10) < 1e-9, `charged ${charged} s`);
+  // The held-out evaluation is not cut: reach takes more than 3 steps to succeed, and a failure runs 40.
+  const evals = records(out, 'eval');
+  assert.ok(evals.length > 0);
+  for (const m of evals) assert.ok(m.robotSeconds > (3 * m.episodes) / 10, `evaluation ${m.robotSeconds} s`);
+});
+
 test('train --imaginedKlLimit: past the limit nothing more is imagined or refitted, after a resume too', () => {
   const out = join(dir, 'kl-limit');
   // A limit any update passes: step 1 trains on imagined samples, then the anchors alone.

@@ -94,3 +94,27 @@ test(
     );
   },
 );
+
+test('train --robots --realEpisodeSteps=3: the pool runs each anchor 3 control steps at most and reserves only that', async () => {
+  const out = join(dir, 'cut');
+  cli(args(out, ['--robots', join(dir, 'robots.json'), '--realEpisodeSteps=3']));
+  const queue = SqliteQueue.open(join(out, 'schedule.db'));
+  try {
+    const ids = await queue.ledgerIds();
+    assert.equal(ids.length, 6);
+    for (const id of ids) {
+      const { request } = (await queue.get(id))!;
+      assert.equal(request.maxSteps, 3, id);
+      assert.ok(Math.abs(request.maxRobotSeconds - 0.3) < 1e-9, `${id} reserves ${request.maxRobotSeconds} s`);
+    }
+  } finally {
+    await queue.close();
+  }
+  const steps: number[] = [];
+  for await (const e of (await EpisodeStore.open(join(out, 'anchors'))).episodes()) steps.push(e.steps);
+  assert.equal(steps.length, 6);
+  assert.ok(
+    steps.every((n) => n >= 1 && n <= 3),
+    `anchor lengths ${steps}`,
+  );
+});
