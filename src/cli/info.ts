@@ -34,12 +34,15 @@ export const command = {
     console.log('');
     console.log(
       `${'family'.padEnd(8)} ${'split'.padEnd(6)} ${'episodes'.padStart(8)} ` +
-        `${'success'.padStart(8)} ${'steps'.padStart(8)}`,
+        `${'success'.padStart(8)} ${'steps'.padStart(8)}  steps to success (median / 95% / max)`,
     );
     for (const g of s.groups) {
+      const toSuccess = g.successSteps
+        ? `${g.successSteps.median} / ${g.successSteps.p95} / ${g.successSteps.max}`
+        : '–';
       console.log(
         `${g.family.padEnd(8)} ${g.split.padEnd(6)} ${String(g.episodes).padStart(8)} ` +
-          `${(100 * g.successRate).toFixed(1).padStart(7)}% ${String(g.steps).padStart(8)}`,
+          `${(100 * g.successRate).toFixed(1).padStart(7)}% ${String(g.steps).padStart(8)}  ${toSuccess}`,
       );
     }
     for (const issue of s.issues) console.log(`warning: ${issue.message}`);

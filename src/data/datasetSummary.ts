@@ -14,6 +14,11 @@ export interface GroupSummary {
   /** successes / episodes (0 when there are none). */
   successRate: number;
   steps: number;
+  /**
+   * Control steps the successful episodes took (nearest-rank percentiles; null: none succeeded):
+   * where to cut training episodes short (`realEpisodeSteps`, docs/training.md).
+   */
+  successSteps: { median: number; p95: number; max: number } | null;
 }
 
 export interface DatasetSummary {
@@ -44,6 +49,7 @@ export interface DatasetSummary {
 /** Accumulates episodes into the counts of a `DatasetSummary`. */
 export class SummaryCounter {
   private readonly groups = new Map<string, GroupSummary>();
+  private readonly successLengths = new Map<string, number[]>();
   aborted = 0;
 
   add(episode: Episode): void {
@@ -55,16 +61,19 @@ export class SummaryCounter {
     const key = `${family}\u0000${split}`;
     let g = this.groups.get(key);
     if (!g) {
-      g = { family, split, episodes: 0, successes: 0, successRate: 0, steps: 0 };
+      g = { family, split, episodes: 0, successes: 0, successRate: 0, steps: 0, successSteps: null };
       this.groups.set(key, g);
+      this.successLengths.set(key, []);
     }
     g.episodes++;
     g.successes += episode.success ? 1 : 0;
     g.successRate = g.successes / g.episodes;
     g.steps += episode.steps;
+    if (episode.success) this.successLengths.get(key)!.push(episode.steps);
   }
 
   counts(): Pick<DatasetSummary, 'episodes' | 'aborted' | 'successes' | 'successRate' | 'totalSteps' | 'groups'> {
+    for (const [key, g] of this.groups) g.successSteps = percentiles(this.successLengths.get(key)!);
     const groups = [...this.groups.values()].sort(
       (a, b) => a.family.localeCompare(b.family) || a.split.localeCompare(b.split),
     );
@@ -79,4 +88,11 @@ export class SummaryCounter {
       groups,
     };
   }
+}
+
+function percentiles(lengths: number[]): GroupSummary['successSteps'] {
+  if (lengths.length === 0) return null;
+  const sorted = [...lengths].sort((a, b) => a - b);
+  const rank = (q: number) => sorted[Math.ceil(q * sorted.length) - 1]!;
+  return { median: rank(0.5), p95: rank(0.95), max: sorted.at(-1)! };
 }

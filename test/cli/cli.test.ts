@@ -58,6 +58,7 @@ test('collect → info round trip, append, and refusals that change nothing', as
     assert.ok(summary.groups.some((g: { family: string; split: string }) => g.family === 'pick' && g.split === 'test'));
     const human = await wmrl('info', out);
     assert.match(human.stdout, /6 episodes/);
+    assert.match(human.stdout, /steps to success \(median \/ 95% \/ max\)/);
     assert.ok(readdirSync(join(out, 'runs')).some((f) => f.endsWith('.config.json')));
 
     // A folder with other files is refused and left as it was.

@@ -312,3 +312,17 @@ test('a writer killed mid-run leaves a .tmp whose complete episodes are all serv
     served.map((_, i) => episode(i, { width: 40, height: 30 })),
   );
 });
+
+test("the summary says how many steps a family's successes took (median, 95th percentile, max)", async () => {
+  const dir = join(root, 'lengths');
+  const store = await EpisodeStore.create(dir, { robot: 'arm-a' });
+  // Successes of 1..20 steps (nearest rank: median the 10th, 95th percentile the 19th);
+  // failures of 40 steps must not count.
+  for (let i = 1; i <= 20; i++) await store.append(episode(i, { steps: i, success: true }));
+  for (let i = 21; i <= 23; i++) await store.append(episode(i, { steps: 40, success: false }));
+  await store.append(episode(30, { family: 'push', steps: 40, success: false }));
+  await store.close();
+  const { groups } = await (await EpisodeStore.open(dir)).summary();
+  assert.deepStrictEqual(groups.find((g) => g.family === 'reach')!.successSteps, { median: 10, p95: 19, max: 20 });
+  assert.equal(groups.find((g) => g.family === 'push')!.successSteps, null, 'no success, no lengths');
+});
