@@ -556,7 +556,7 @@ test('train --anchorEvery=2: anchors run on steps 1 and 3 only; step 2 imagines 
   assert.ok(steps.every((m) => Number.isFinite(m.kl)));
 });
 
-test('train --realEpisodeSteps=3: every executed episode ends by step 3 and is charged so; evaluation runs on', async () => {
+test('train --realEpisodeSteps=3: executed episodes end by step 3, charged so; evaluation runs on', async () => {
   const out = join(dir, 'episode-steps');
   const r = cli([...runArgs(out), ...WM, ...TOY, '--realEpisodeSteps=3']);
   assert.equal(r.status, 0, r.stderr);

@@ -95,7 +95,7 @@ test(
   },
 );
 
-test('train --robots --realEpisodeSteps=3: the pool runs each anchor 3 control steps at most and reserves only that', async () => {
+test('train --robots --realEpisodeSteps=3: the pool runs each anchor 3 steps at most, reserving that', async () => {
   const out = join(dir, 'cut');
   cli(args(out, ['--robots', join(dir, 'robots.json'), '--realEpisodeSteps=3']));
   const queue = SqliteQueue.open(join(out, 'schedule.db'));
