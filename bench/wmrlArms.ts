@@ -297,6 +297,15 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL, episodes cut at 16 steps',
     colour: '#aec7e8',
   },
+  // Real-only GRPO with one group a step, cut too: the better group setting at WMRL's robot time? Reach,
+  // 20 seeds: as soon to the target as wmrl-cut16 (1.05×), ahead of it for the first 50 robot-s.
+  'anchors-only-cut16': {
+    flags: [...REAL_ONLY, '--groups=1', '--realEpisodeSteps=16'],
+    long: true,
+    probe: true,
+    label: 'real-only GRPO (G = 1), episodes cut at 16 steps',
+    colour: '#c49c94',
+  },
   // The same on pick (horizon 50): 96.5% of its successes ended by step 32. 10 seeds: real-only 1.1×
   // sooner, the real2 arm 0.6× (7 of 10 seeds crossing).
   'real-cut32': {
