@@ -13,8 +13,8 @@ import { EpisodeAbortedError, type Env } from '../envs/env.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { runPolicyRollout } from '../policy/policyRollout.ts';
 import { openRobotEnv } from '../scheduler/openRobot.ts';
+import { runRequestedRollout } from '../scheduler/poolAnchorRunner.ts';
 import { readPoolFile } from '../scheduler/poolFile.ts';
 import { RedisQueue } from '../scheduler/redisQueue.ts';
 import { robotConfigSchema } from '../scheduler/robotConfig.ts';
@@ -124,14 +124,7 @@ export const command = {
             policies.clear();
             policies.set(dir, await loadPolicy(dir));
           }
-          const episode = await runPolicyRollout(
-            await slot.env(),
-            policies.get(dir)!,
-            { task: r.task, seed: r.seed },
-            r.noiseSeed,
-            r.noiseCorrelation ?? 0,
-            r.maxSteps,
-          );
+          const episode = await runRequestedRollout(await slot.env(), policies.get(dir)!, r);
           if (episode.status !== 'complete') throw new Error(`episode ended '${episode.status}'`);
           episode.id = r.id;
           const finished = Date.now();

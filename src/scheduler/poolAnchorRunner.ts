@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Episode, TaskSpec } from '../core/types.ts';
+import type { Env } from '../envs/env.ts';
 import { storeRobot } from '../data/episodeStore.ts';
 import { savePolicy } from '../policy/policyFiles.ts';
 import { runPolicyRollout } from '../policy/policyRollout.ts';
@@ -49,6 +50,18 @@ export interface PoolAnchorRequest {
   onEpisode?: (done: number, total: number) => void;
 }
 
+/** The rollout a request asks for, with `policy`: the same on an in-process pool robot and a remote worker. */
+export function runRequestedRollout(env: Env, policy: VlaPolicy, r: EpisodeRequest): Promise<Episode> {
+  return runPolicyRollout(
+    env,
+    policy,
+    { task: r.task, seed: r.seed },
+    r.noiseSeed,
+    r.noiseCorrelation ?? 0,
+    r.maxSteps,
+  );
+}
+
 export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAnchorRequest): Promise<Episode[]> } {
   if (!o.pool && !o.policySnapshots)
     throw new Error('anchors on remote workers need a folder for the policy snapshots they run');
@@ -59,15 +72,7 @@ export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAncho
     ...(o.pool ? { pool: o.pool } : {}),
     storeDir: o.storeDir,
     ...storeRobot(o.robot),
-    runEpisode: (env, r) =>
-      runPolicyRollout(
-        env,
-        current!.policy,
-        { task: r.task, seed: r.seed },
-        r.noiseSeed,
-        r.noiseCorrelation ?? 0,
-        r.maxSteps,
-      ),
+    runEpisode: (env, r) => runRequestedRollout(env, current!.policy, r),
     ...(o.budget ? { budget: o.budget } : {}),
     ...(o.maxAttempts ? { maxAttempts: o.maxAttempts } : {}),
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
