@@ -306,6 +306,20 @@ const ARMS: Record<string, Arm> = {
     label: 'real-only GRPO (G = 1), episodes cut at 16 steps',
     colour: '#c49c94',
   },
+  // WMRL-cut16 whose first steps learn from the anchor group alone: one real group a step led WMRL for its
+  // first ≈ 10 steps on reach (seeds 0–19), WMRL climbed past it after. Imagination from step 5 or 9.
+  'wmrl-cut16-from5': {
+    flags: ['--realEpisodeSteps=16', '--imagineFromStep=5'],
+    long: true,
+    probe: true,
+    label: 'WMRL, cut 16, imagination from step 5',
+  },
+  'wmrl-cut16-from9': {
+    flags: ['--realEpisodeSteps=16', '--imagineFromStep=9'],
+    long: true,
+    probe: true,
+    label: 'WMRL, cut 16, imagination from step 9',
+  },
   // The same on pick (horizon 50): 96.5% of its successes ended by step 32. 10 seeds: real-only 1.1×
   // sooner, the real2 arm 0.6× (7 of 10 seeds crossing).
   'real-cut32': {

@@ -11,6 +11,7 @@
  *                               (about 8 minutes from scratch, 4 with the set-up cached)
  *   npm run bench -- --family pick           # the same on pick (bench/benchFamilies.ts has each set-up)
  *   npm run bench -- --arms real,wmrl,anchors-only --seeds 3   # a subset (written beside, as -arms)
+ *   npm run bench -- --seeds 10 --first-seed 20   # seeds 20–29: fresh ones, to judge a change chosen on 0–19
  *   npm run bench -- --arms real,wmrl,wmrl-fast,real-every-step   # probes (EXTRA_ARMS, wmrlArms.ts): only when named
  *   npm run bench -- --family pick --arms real,anchors-only,wmrl-trust-bound --headline wmrl-trust-bound
  *                               # another arm as the headline's WMRL (default: wmrl)
@@ -61,6 +62,7 @@ const { values } = parseArgs({
     quick: { type: 'boolean' },
     family: { type: 'string' },
     seeds: { type: 'string' },
+    'first-seed': { type: 'string' },
     arms: { type: 'string' },
     jobs: { type: 'string' },
     fresh: { type: 'boolean' },
@@ -92,6 +94,10 @@ if (!preset.arms.includes(headline))
   throw new Error(`--headline: '${headline}' is not among the arms (${preset.arms.join(', ')})`);
 const armSteps = (arm: string) => SHORT_ARMS[arm] ?? (LONG_ARMS.has(arm) ? preset.longSteps : preset.steps);
 const seeds = Number(values.seeds ?? preset.seeds);
+// Seeds firstSeed … firstSeed + seeds − 1: fresh seeds judge a change chosen by looking at the earlier ones.
+const firstSeed = Number(values['first-seed'] ?? 0);
+if (!Number.isInteger(firstSeed) || firstSeed < 0)
+  throw new Error(`--first-seed: '${values['first-seed']}' is not a whole number ≥ 0`);
 const jobs = Number(values.jobs ?? Math.max(1, Math.min(2, cpus().length)));
 const cache = join('runs', 'bench-cache', family.setup);
 // Reach keeps its original run folder, so runs made before families existed are reused.
@@ -177,7 +183,7 @@ interface Arm {
   dir: string;
 }
 const arms: Arm[] = [];
-for (let seed = 0; seed < seeds; seed++)
+for (let seed = firstSeed; seed < firstSeed + seeds; seed++)
   for (const arm of preset.arms) arms.push({ arm, seed, dir: join(runsDir, `${runName(arm, headline)}-seed${seed}`) });
 const common = [
   '--policy',
@@ -422,6 +428,7 @@ const results = {
   preset: preset.name,
   machine: { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version },
   seeds,
+  firstSeed,
   steps: preset.steps,
   bcStartHeldOutSuccess: start,
   table,
@@ -450,7 +457,8 @@ const results = {
 const outBase =
   values.out ??
   `bench/results/wmrl${familyName === 'reach' ? '' : `-${familyName}`}${quick ? '-quick' : ''}` +
-    `${seeds === preset.seeds ? '' : `-${seeds}seeds`}${values.arms ? '-arms' : ''}`;
+    `${seeds === preset.seeds ? '' : `-${seeds}seeds`}${firstSeed > 0 ? `-from${firstSeed}` : ''}` +
+    `${values.arms ? '-arms' : ''}`;
 mkdirSync(dirname(outBase), { recursive: true });
 writeFileSync(`${outBase}.json`, JSON.stringify(results, null, 2) + '\n');
 writeFileSync(`${outBase}.svg`, plot(runs));
@@ -463,7 +471,8 @@ const toTargetCell = (t: (typeof table)[number]) =>
     : '–';
 const secs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
 const md = [
-  `WMRL benchmark (${preset.name}: ${seeds} seed${seeds > 1 ? 's' : ''}, ${preset.steps} steps ` +
+  `WMRL benchmark (${preset.name}: ${seeds} seed${seeds > 1 ? 's' : ''}` +
+    `${firstSeed > 0 ? ` (${firstSeed}–${firstSeed + seeds - 1})` : ''}, ${preset.steps} steps ` +
     `(${[...LONG_ARMS].filter((a) => preset.arms.includes(a)).join(', ')}: ${preset.longSteps}), ` +
     `held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)}` +
     `${headline === 'wmrl' ? '' : `; WMRL below is the ${headline} arm`})`,

@@ -33,6 +33,8 @@ export interface Method {
   branchFraction: number;
   /** Episodes of the starting policy that refit the world model before step 1 (wmrl mode). */
   warmupEpisodes: number;
+  /** The first step whose imagined groups train the policy (wmrl mode; 1 in the other modes). */
+  imagineFromStep: number;
   /** KL(π ‖ π_BC) past which imagination stops for the rest of the run (wmrl mode; absent: never). */
   imaginedKlLimit?: number;
   /** Groups a step executes, all of them, once imagination has stopped (absent: the anchor groups alone). */
@@ -54,6 +56,10 @@ export function resolveMethod(config: WmrlConfig): Method {
         `${name}=${value} ${what}: it needs mode 'wmrl' and imaginedKlLimit ` +
           `(mode '${config.mode}', imaginedKlLimit ${config.imaginedKlLimit ?? 'unset'})`,
       );
+  if (config.imagineFromStep > 1 && !corrects)
+    throw new Error(
+      `imagineFromStep=${config.imagineFromStep} delays imagination: it needs mode 'wmrl' (mode '${config.mode}')`,
+    );
   const anchorGroups = anchorGroupCount(config);
   return {
     anchorGroups,
@@ -69,6 +75,7 @@ export function resolveMethod(config: WmrlConfig): Method {
     activeAnchors: corrects ? Math.min(config.activeAnchors, config.groups - anchorGroups) : 0,
     branchFraction: corrects ? config.branch.fraction : 0,
     warmupEpisodes: corrects ? config.worldModel.warmupEpisodes : 0,
+    imagineFromStep: corrects ? config.imagineFromStep : 1,
     ...(corrects && config.imaginedKlLimit !== undefined ? { imaginedKlLimit: config.imaginedKlLimit } : {}),
     ...(config.realGroupsAfterStop !== undefined ? { realGroupsAfterStop: config.realGroupsAfterStop } : {}),
     ...(config.imaginationRestartAfter !== undefined

@@ -251,7 +251,12 @@ interface Imagined {
 function imagine(t: Trainer, step: number, draw: GroupDraw): Imagined | undefined {
   const { config, method, learning } = t;
   const { imaginedGroups } = draw;
-  if (imaginedGroups.length === 0 || learning.progress.imaginationStoppedAt !== undefined) return undefined;
+  if (
+    imaginedGroups.length === 0 ||
+    step < method.imagineFromStep ||
+    learning.progress.imaginationStoppedAt !== undefined
+  )
+    return undefined;
   if (!learning.worldModel) throw new Error(`mode '${config.mode}' imagines rollouts but no world model was given`);
   const M = config.rolloutsPerGroup;
   t.onProgress?.(`imagining ${imaginedGroups.length}×${M} rollouts`);

@@ -203,6 +203,17 @@ export const wmrlConfigSchema = z
           'the noise they were executed with (a moving average, see trust); a number fixes λ (1: ' +
           "imagined and real samples count alike, the paper's form). wm-only mode uses 1 for 'trust'",
       ),
+    imagineFromStep: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe(
+        'wmrl mode: the first step whose imagined groups train the policy; the steps before it learn from ' +
+          'their anchor groups alone (GRPO on the environment with one group a step), while the anchors still ' +
+          'refit the world model and its correction. On reach, one real group a step led WMRL for its first ' +
+          '≈ 10 steps (docs/benchmarks.md). 1: imagination from the start',
+      ),
     imaginedKlLimit: z
       .number()
       .positive()

@@ -580,6 +580,31 @@ test('train --realEpisodeSteps=3: executed episodes end by step 3, charged so; e
   for (const m of evals) assert.ok(m.robotSeconds > (3 * m.episodes) / 10, `evaluation ${m.robotSeconds} s`);
 });
 
+test('train --imagineFromStep=3: steps 1–2 learn from their anchors alone, which still fit the corrections', () => {
+  const out = join(dir, 'imagine-from');
+  const r = cli([...runArgs(out), ...WM, ...TOY, '--imagineFromStep=3']);
+  assert.equal(r.status, 0, r.stderr);
+  const steps = records(out, 'step');
+  // TOY draws 2 groups of 2 rollouts, one an anchor; refits every 2 steps; the map needs 2 pairs.
+  assert.deepEqual(
+    steps.map((m) => [m.step, m.imaginedRollouts, m.imaginedWeight, m.anchorWeight, m.realRollouts, m.worldModelRefit]),
+    [
+      [1, 0, null, 1, 2, false],
+      [2, 0, null, 1, 2, 'full'],
+      [3, 2, 0.5, steps[2]!.anchorWeight, 2, false],
+    ],
+  );
+  assert.ok(steps[2]!.kl > 0, 'imagined samples train from step 3');
+  assert.deepEqual(
+    steps.map((m) => m.calibrationPairs),
+    [2, 4, 6],
+    'the anchors are imagined too, so their pairs fit the correction from step 1',
+  );
+  const refused = cli([...runArgs(join(dir, 'imagine-from-real')), ...TOY, '--mode=real', '--imagineFromStep=3']);
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, /imagineFromStep=3 delays imagination: it needs mode 'wmrl' \(mode 'real'\)/);
+});
+
 test('train --imaginedKlLimit: past the limit nothing more is imagined or refitted, after a resume too', () => {
   const out = join(dir, 'kl-limit');
   // A limit any update passes: step 1 trains on imagined samples, then the anchors alone.
