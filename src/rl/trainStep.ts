@@ -3,9 +3,9 @@
  *  1. draw G groups (instruction + start) from the start pool, and the anchor groups among them:
  *     uniformly at random, plus optionally `activeAnchors` more where the ensemble disagrees most
  *     (every anchor group's inclusion probability is logged);
- *  2. imagine the other groups' M rollouts in the world model, and the anchor groups too, with
- *     the exploration noise they are then executed with, so each anchor rollout has an imagined
- *     score and a real outcome;
+ *  2. imagine the other groups' M rollouts in the world model (from step `imagineFromStep` on), and
+ *     the anchor groups too, with the exploration noise they are then executed with, so each anchor
+ *     rollout has an imagined score and a real outcome;
  *  3. run the anchor groups for real (through the run's AnchorRunner); with `--outcome operator` a
  *     person labels them, and a group without a label for every rollout is left out;
  *  4. calibrate: debias every world-model score through the run's correction (a step's
