@@ -336,6 +336,21 @@ const ARMS: Record<string, Arm> = {
     probe: true,
     label: 'WMRL, cut 16, 32 warm-up episodes',
   },
+  // WMRL-cut16 with imagined samples weighing less: at λ = 1 its 31 imagined groups are ≈ 95% of each
+  // update's weight, and one real group a step alone learns faster for the first ≈ 10 steps. Seeds 20–29:
+  // 0.99× and 0.96× to the target against wmrl-cut16, λ = 0.1 still behind one real group at 50 robot-s.
+  'wmrl-cut16-w025': {
+    flags: ['--realEpisodeSteps=16', '--imaginedWeight=0.25'],
+    long: true,
+    probe: true,
+    label: 'WMRL, cut 16, imagined weight 0.25',
+  },
+  'wmrl-cut16-w01': {
+    flags: ['--realEpisodeSteps=16', '--imaginedWeight=0.1'],
+    long: true,
+    probe: true,
+    label: 'WMRL, cut 16, imagined weight 0.1',
+  },
   // The same on pick (horizon 50): 96.5% of its successes ended by step 32. 10 seeds: real-only 1.1×
   // sooner, the real2 arm 0.6× (7 of 10 seeds crossing).
   'real-cut32': {
