@@ -210,7 +210,7 @@ export const wmrlConfigSchema = z
       .default(1)
       .describe(
         'wmrl mode: the first step whose imagined groups train the policy; the steps before it learn from ' +
-          'their anchor groups alone (GRPO on the environment with one group a step), while the anchors still ' +
+          'their anchor groups alone (GRPO on the environment with the anchor groups), while the anchors still ' +
           'refit the world model and its correction. On reach (cut at 16, fresh seeds) 5 or 9 took one real ' +
           "group's early lead and ended 6 points lower, no sooner to the target (docs/benchmarks.md). " +
           '1: imagination from the start',

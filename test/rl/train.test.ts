@@ -587,12 +587,17 @@ test('train --imagineFromStep=3: steps 1–2 learn from their anchors alone, whi
   const steps = records(out, 'step');
   // TOY draws 2 groups of 2 rollouts, one an anchor; refits every 2 steps; the map needs 2 pairs.
   assert.deepEqual(
-    steps.map((m) => [m.step, m.imaginedRollouts, m.imaginedWeight, m.anchorWeight, m.realRollouts, m.worldModelRefit]),
+    steps.map((m) => [m.step, m.imaginedRollouts, m.imaginedWeight, m.realRollouts, m.worldModelRefit]),
     [
-      [1, 0, null, 1, 2, false],
-      [2, 0, null, 1, 2, 'full'],
-      [3, 2, 0.5, steps[2]!.anchorWeight, 2, false],
+      [1, 0, null, 2, false],
+      [2, 0, null, 2, 'full'],
+      [3, 2, 0.5, 2, false],
     ],
+  );
+  // Without imagined samples in the update the anchors' advantages are not reweighed against them.
+  assert.deepEqual(
+    steps.slice(0, 2).map((m) => m.anchorWeight),
+    [1, 1],
   );
   assert.ok(steps[2]!.kl > 0, 'imagined samples train from step 3');
   assert.deepEqual(
