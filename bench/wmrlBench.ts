@@ -42,6 +42,7 @@ import {
 } from '../src/eval/learningCurves.ts';
 import { readRunLog } from '../src/core/runLog.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
+import { type PairedLead, pairedLead } from '../src/eval/pairedLead.ts';
 import { ratioOfMeansInterval } from '../src/eval/ratioInterval.ts';
 import { FAMILIES, collectArgs } from './benchFamilies.ts';
 import {
@@ -376,6 +377,34 @@ const savingInterval =
 const intervalText = savingInterval
   ? ` (95% interval over seeds ${savingInterval.low.toFixed(1)}–${savingInterval.high.toFixed(1)}×)`
   : '';
+// The headline arm's lead over every other arm at equal robot time, paired by seed, at robot times
+// within its budget: where the ratio to one target says little (both arms near it), the lead says how far ahead.
+const LEAD_SECONDS = [50, 100, 200];
+const curvesOf = (arm: string) => new Map(byArm(arm).map((r) => [r.seed, r.curve]));
+const leads: Record<string, PairedLead[]> = Object.fromEntries(
+  preset.arms
+    .filter((arm) => arm !== headline)
+    .map((arm) => [
+      arm,
+      LEAD_SECONDS.map((s) => pairedLead(curvesOf(headline), curvesOf(arm), s)).filter(
+        (l): l is PairedLead => l !== null,
+      ),
+    ]),
+);
+const points = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+const leadLines = Object.entries(leads)
+  .filter(([, ls]) => ls.length > 0)
+  .map(
+    ([arm, ls]) =>
+      `- over ${arm}: ` +
+      ls
+        .map(
+          (l) =>
+            `${points(l.mean)} at ${l.robotSeconds} robot-s (${points(l.low)} to ${points(l.high)}; ahead in ` +
+            `${l.ahead} of ${l.seeds})`,
+        )
+        .join(', '),
+  );
 const smallReport = JSON.parse(readFileSync(join(small, 'report.json'), 'utf8')) as { parameters: number };
 
 /** The larger policy, behaviour cloning only, on the same held-out evaluation episodes (null: not in this family). */
@@ -434,6 +463,8 @@ const results = {
   table,
   commonTarget: target,
   equalRobotSeconds: equalTime,
+  /** The headline arm's paired lead over each other arm at 50, 100 and 200 robot-s (success fractions). */
+  pairedLead: leads,
   /** Real-only GRPO's mean robot time to the common target over WMRL's (the headline metric). */
   robotTimeSaving: saving,
   /** Its 95% interval over seeds (log scale, Welch; src/eval/ratioInterval.ts). */
@@ -518,6 +549,13 @@ const md = [
       .map((t) => `${t.arm} ${pct(t.successAtEqualRobotTime!)} ± ${pct(t.successAtEqualRobotTimeSd!)}`)
       .join(', ') +
     ' (sd over seeds; real-only interpolated between its evaluations).',
+  ...(leadLines.length
+    ? [
+        `${headline}'s lead at equal robot time, per seed against the same seed's run (points, 95% t interval ` +
+          'over seeds; real-only interpolated between its evaluations):',
+        ...leadLines,
+      ]
+    : []),
   `Rank AUC on anchors: how often, within one anchor group, the world model's imagined score of a ` +
     `rollout (imagined with the noise it was then executed with) ranked a real success above a real ` +
     `failure (0.5 = no information; GRPO uses only this order). λ: the weight of one imagined policy sample ` +
