@@ -33,7 +33,13 @@ import { withOutcome } from './operatorOutcomes.ts';
 import { resolveMethod } from './method.ts';
 import { ppiCheck } from './ppiCheck.ts';
 import { startPool } from './startPool.ts';
-import { hasTrainCheckpoint, loadTrainCheckpoint, saveTrainCheckpoint, truncateMetrics } from './trainCheckpoint.ts';
+import {
+  hasTrainCheckpoint,
+  loadTrainCheckpoint,
+  progressOf,
+  saveTrainCheckpoint,
+  truncateMetrics,
+} from './trainCheckpoint.ts';
 import type { LearningState, Trainer } from './trainer.ts';
 import { trainStep, type StepMetrics } from './trainStep.ts';
 import { type WmrlConfig, wmrlConfigSchema } from './wmrlConfig.ts';
@@ -346,15 +352,7 @@ async function resumeLearning(
       ppiWindow: state.ppiWindow
         ? PpiWindow.fromJSON(config.ppiWindow, config.ppiHalfLife, state.ppiWindow)
         : new PpiWindow(config.ppiWindow, config.ppiHalfLife),
-      progress: {
-        step: state.step,
-        robotSeconds: state.robotSeconds,
-        computeSeconds: state.computeSeconds,
-        realEpisodes: state.realEpisodes,
-        anchorEpisodeIds: state.anchorEpisodeIds,
-        ...(state.imaginationStoppedAt !== undefined ? { imaginationStoppedAt: state.imaginationStoppedAt } : {}),
-        ...(state.imaginationKlBase !== undefined ? { imaginationKlBase: state.imaginationKlBase } : {}),
-      },
+      progress: progressOf(state),
       anchorModelEpisodes: worldModel ? worldModelEpisodes(reference, anchorEpisodes, endEffector) : [],
     };
   } catch (err) {

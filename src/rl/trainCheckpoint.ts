@@ -20,15 +20,10 @@ import type { AnchorWeightState } from './denoisingWeights.ts';
 import type { IsotonicState } from './isotonicCalibrator.ts';
 import type { TrustState } from './imaginationTrust.ts';
 import type { StoredPpiWindow } from './ppiWindow.ts';
-import type { LearningState } from './trainer.ts';
+import type { LearningState, TrainingProgress } from './trainer.ts';
 
 /** state.json: a run's counters and calibration state, as a checkpoint stores them. */
-export interface TrainerState {
-  /** Steps completed. */
-  step: number;
-  robotSeconds: number;
-  computeSeconds: number;
-  realEpisodes: number;
+export interface TrainerState extends TrainingProgress {
   calibrator: IsotonicState;
   /** The contextual correction's pairs and weights (absent in checkpoints written before it existed). */
   contextual?: ContextualState;
@@ -37,12 +32,6 @@ export interface TrainerState {
   trust?: TrustState;
   /** The PPI window's anchor groups (absent in checkpoints written before it existed). */
   ppiWindow?: StoredPpiWindow;
-  /** Anchor episodes (in <run>/anchors) that belong to completed steps. */
-  anchorEpisodeIds: string[];
-  /** The step after which imagination stopped (config imaginedKlLimit); absent while it runs. */
-  imaginationStoppedAt?: number;
-  /** The KL to the clone the limit counts from after a stop (config imaginationRestartAfter); absent without one. */
-  imaginationKlBase?: number;
 }
 
 const OPTIMIZER_FORMAT = 'wmrl-optimizer';
@@ -55,18 +44,28 @@ export function checkpointDir(runDir: string): string {
 export function trainerState(learning: LearningState): TrainerState {
   const { progress } = learning;
   return {
-    step: progress.step,
-    robotSeconds: progress.robotSeconds,
-    computeSeconds: progress.computeSeconds,
-    realEpisodes: progress.realEpisodes,
+    ...progressOf(progress),
     calibrator: learning.calibrator.toJSON(),
     contextual: learning.contextual.toJSON(),
     anchorWeight: learning.anchorWeight.toJSON(),
     trust: learning.trust.toJSON(),
     ppiWindow: learning.ppiWindow.toJSON(),
-    anchorEpisodeIds: progress.anchorEpisodeIds,
-    ...(progress.imaginationStoppedAt !== undefined ? { imaginationStoppedAt: progress.imaginationStoppedAt } : {}),
-    ...(progress.imaginationKlBase !== undefined ? { imaginationKlBase: progress.imaginationKlBase } : {}),
+  };
+}
+
+/**
+ * The progress counters alone, from the trainer's progress or a stored state: the one list of them that
+ * saving and resuming share, so a new counter is added here once (optional ones only when set).
+ */
+export function progressOf(p: TrainingProgress): TrainingProgress {
+  return {
+    step: p.step,
+    robotSeconds: p.robotSeconds,
+    computeSeconds: p.computeSeconds,
+    realEpisodes: p.realEpisodes,
+    anchorEpisodeIds: p.anchorEpisodeIds,
+    ...(p.imaginationStoppedAt !== undefined ? { imaginationStoppedAt: p.imaginationStoppedAt } : {}),
+    ...(p.imaginationKlBase !== undefined ? { imaginationKlBase: p.imaginationKlBase } : {}),
   };
 }
 
