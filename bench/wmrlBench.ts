@@ -533,9 +533,9 @@ const md = [
   !realGained
     ? 'So no robot-time saving can be measured from this run.'
     : (wmrlRow.reachedTarget < wmrlRow.seeds
-        ? `WMRL reached the target in only ${wmrlRow.reachedTarget} of ${wmrlRow.seeds} seeds: no saving is ` +
-          `claimed (counted at their whole budget, the seeds that did not reach it make the ratio, ` +
-          `${saving!.toFixed(1)}×${intervalText}, flatter WMRL)`
+        ? `WMRL reached the target in ${wmrlRow.reachedTarget} of ${wmrlRow.seeds} seeds, not every one, so no ` +
+          `saving is claimed; counting the seeds that missed at WMRL's whole budget, which flatters it, the ratio ` +
+          `would be ${saving!.toFixed(1)}×${intervalText}`
         : `WMRL needed ${saving!.toFixed(1)}× less robot time than real-only GRPO to the target${intervalText} ` +
           `(every seed reached it)`) +
       (anchorsRow
