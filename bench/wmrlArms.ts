@@ -351,6 +351,15 @@ const ARMS: Record<string, Arm> = {
     probe: true,
     label: 'WMRL, cut 16, imagined weight 0.1',
   },
+  // WMRL-cut16 whose anchor group also gets an update of its own before the joint one: in the joint update
+  // Adam's steps follow the 31 imagined groups' direction, and one real group a step alone leads early.
+  // Seeds 30-39: 103 ± 50 robot-s to the target against 111 ± 43 without; -2.0 points at 200 robot-s.
+  'wmrl-cut16-anchors-first': {
+    flags: ['--realEpisodeSteps=16', '--anchorUpdateFirst=true'],
+    long: true,
+    probe: true,
+    label: 'WMRL, cut 16, anchors updated alone first',
+  },
   // The same on pick (horizon 50): 96.5% of its successes ended by step 32. 10 seeds: real-only 1.1×
   // sooner, the real2 arm 0.6× (7 of 10 seeds crossing).
   'real-cut32': {

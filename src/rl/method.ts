@@ -35,6 +35,8 @@ export interface Method {
   warmupEpisodes: number;
   /** The first step whose imagined groups train the policy (wmrl mode; 1 in the other modes). */
   imagineFromStep: number;
+  /** Each step updates on its anchor groups alone before the joint update (wmrl mode). */
+  anchorUpdateFirst: boolean;
   /** KL(π ‖ π_BC) past which imagination stops for the rest of the run (wmrl mode; absent: never). */
   imaginedKlLimit?: number;
   /** Groups a step executes, all of them, once imagination has stopped (absent: the anchor groups alone). */
@@ -60,6 +62,11 @@ export function resolveMethod(config: WmrlConfig): Method {
     throw new Error(
       `imagineFromStep=${config.imagineFromStep} delays imagination: it needs mode 'wmrl' (mode '${config.mode}')`,
     );
+  if (config.anchorUpdateFirst && !corrects)
+    throw new Error(
+      "anchorUpdateFirst adds an update on the anchors before imagination's: " +
+        `it needs mode 'wmrl' (mode '${config.mode}')`,
+    );
   const anchorGroups = anchorGroupCount(config);
   return {
     anchorGroups,
@@ -76,6 +83,7 @@ export function resolveMethod(config: WmrlConfig): Method {
     branchFraction: corrects ? config.branch.fraction : 0,
     warmupEpisodes: corrects ? config.worldModel.warmupEpisodes : 0,
     imagineFromStep: corrects ? config.imagineFromStep : 1,
+    anchorUpdateFirst: corrects && config.anchorUpdateFirst,
     ...(corrects && config.imaginedKlLimit !== undefined ? { imaginedKlLimit: config.imaginedKlLimit } : {}),
     ...(config.realGroupsAfterStop !== undefined ? { realGroupsAfterStop: config.realGroupsAfterStop } : {}),
     ...(config.imaginationRestartAfter !== undefined

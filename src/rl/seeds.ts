@@ -28,6 +28,8 @@ export const SEED_PURPOSE = {
   checkNoise: 13,
   /** Which recent anchor rollouts, and which of their steps, imagined branches start from. */
   branchStarts: 14,
+  /** Minibatch order of the update on the anchor groups alone (anchorUpdateFirst). */
+  ppoShuffleAnchorsAlone: 15,
 } as const;
 
 export type SeedPurpose = keyof typeof SEED_PURPOSE;

@@ -12,7 +12,8 @@
  *     predictions are made before its own pairs enter it);
  *  5. weight: GRPO advantages, times the anchor weight and the per-rollout ensemble weights;
  *     imagined samples weigh λ each (from the anchors' within-group rank agreement), real ones 1;
- *  6. update: PPO-clip with a KL penalty to the behaviour-cloned reference;
+ *  6. update: PPO-clip with a KL penalty to the behaviour-cloned reference (with `anchorUpdateFirst`,
+ *     first on the anchor groups alone, then on every sample);
  *  7. estimate the policy's true success rate (PPI; groups, not rollouts, are its samples); then
  *     the anchor pairs enter the correction;
  *  8. every few steps refit the world model with the anchor episodes.
@@ -87,6 +88,8 @@ export interface StepMetrics {
   anchorWeight: number;
   ensembleWeight: { min: number; max: number } | null;
   ensembleVariance: number | null;
+  /** KL(π ‖ π_BC) after the update on the anchors alone (anchorUpdateFirst; null without it). */
+  anchorsAloneKl: number | null;
   kl: number;
   clipFraction: number;
   /** The step after which imagination stopped (config imaginedKlLimit); null while it runs. */
@@ -130,6 +133,7 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   clock.lap('anchors');
   const calibrated = calibrate(t, imagined, predicted, real);
   const weighted = weight(t, imagined, calibrated, predicted, real);
+  const anchorsAlone = await anchorsAloneUpdate(t, step, real, weighted);
   const ppo = await update(t, step, weighted.samples);
   if (afterUpdate(t.learning.progress, t.method, step, ppo.kl, imagined !== undefined && weighted.lambda! > 0))
     t.onProgress?.(`imagination stopped: KL to the clone ${ppo.kl.toFixed(3)} passed its limit`);
@@ -145,7 +149,7 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   return stepMetrics(
     t,
     step,
-    { draw, warmup, imagined, calibrated, real, unlabelled, weighted, ppo, ppi, refitted },
+    { draw, warmup, imagined, calibrated, real, unlabelled, weighted, anchorsAlone, ppo, ppi, refitted },
     clock.laps,
     clock.cpu,
   );
@@ -445,10 +449,37 @@ function setAdvantages(samples: PolicySamples, rolloutOf: Int32Array, advantage:
   for (let r = 0; r < samples.count; r++) samples.advantage[r] = advantage[rolloutOf[r]!]!;
 }
 
+/**
+ * 6a. With `anchorUpdateFirst`, an update on the anchor groups alone, with their plain GRPO
+ * advantages, before the joint one (null when it does not apply: no anchors, or nothing imagined
+ * in the update). In the joint update the anchors are one group in 32; here they get Adam steps
+ * of their own, as GRPO on the environment with one group a step would give them.
+ */
+async function anchorsAloneUpdate(
+  t: Trainer,
+  step: number,
+  real: RealGroups | undefined,
+  weighted: Weighted,
+): Promise<PpoStats | null> {
+  if (!t.method.anchorUpdateFirst || !real || weighted.lambda === null || weighted.lambda <= 0) return null;
+  const alone: PolicySamples = {
+    ...real.samples,
+    oldLogProb: new Float32Array(real.samples.count),
+    advantage: new Float32Array(real.samples.count),
+  };
+  setAdvantages(alone, real.rolloutOf, groupAdvantages(real.outcomes, t.config.rolloutsPerGroup));
+  return update(t, step, alone, 'ppoShuffleAnchorsAlone');
+}
+
 /** 6. The policy update (none when there are no samples). */
-async function update(t: Trainer, step: number, samples: PolicySamples | null): Promise<PpoStats> {
+async function update(
+  t: Trainer,
+  step: number,
+  samples: PolicySamples | null,
+  shuffleLabel: 'ppoShuffle' | 'ppoShuffleAnchorsAlone' = 'ppoShuffle',
+): Promise<PpoStats> {
   if (!samples) return { loss: 0, kl: 0, clipFraction: 0, updates: 0 };
-  t.onProgress?.('policy update');
+  t.onProgress?.(shuffleLabel === 'ppoShuffle' ? 'policy update' : 'policy update on the anchors alone');
   const { policy, optimizer } = t.learning;
   return ppoUpdate(
     policy,
@@ -456,7 +487,7 @@ async function update(t: Trainer, step: number, samples: PolicySamples | null): 
     optimizer,
     withOldLogProb(policy, samples),
     t.config.ppo,
-    new Rng(stepSeed(t.config.seed, step, 'ppoShuffle')),
+    new Rng(stepSeed(t.config.seed, step, shuffleLabel)),
   );
 }
 
@@ -533,6 +564,7 @@ function stepMetrics(
     real?: RealGroups;
     unlabelled: number;
     weighted: Weighted;
+    anchorsAlone: PpoStats | null;
     ppo: PpoStats;
     ppi: PpiEstimate | null;
     refitted: 'full' | 'score head' | false;
@@ -572,6 +604,7 @@ function stepMetrics(
     anchorWeight: r.weighted.anchorWeight,
     ensembleWeight: ensembleW ? { min: Math.min(...ensembleW), max: Math.max(...ensembleW) } : null,
     ensembleVariance: mean(r.imagined?.out.variance),
+    anchorsAloneKl: r.anchorsAlone?.kl ?? null,
     kl: r.ppo.kl,
     clipFraction: r.ppo.clipFraction,
     imaginationStoppedAt: learning.progress.imaginationStoppedAt ?? null,

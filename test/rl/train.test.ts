@@ -610,6 +610,36 @@ test('train --imagineFromStep=3: steps 1–2 learn from their anchors alone, whi
   assert.match(refused.stderr, /imagineFromStep=3 delays imagination: it needs mode 'wmrl' \(mode 'real'\)/);
 });
 
+test('train --anchorUpdateFirst: each step updates on its anchors alone, then on every sample', () => {
+  const args = [...WM, ...TOY, '--steps=2'];
+  const plain = cli([...runArgs(join(dir, 'anchors-first-plain')), ...args]);
+  assert.equal(plain.status, 0, plain.stderr);
+  const out = join(dir, 'anchors-first');
+  const r = cli([...runArgs(out), ...args, '--anchorUpdateFirst=true']);
+  assert.equal(r.status, 0, r.stderr);
+  const base = records(join(dir, 'anchors-first-plain'), 'step');
+  const steps = records(out, 'step');
+  assert.deepEqual(
+    base.map((m) => m.anchorsAloneKl),
+    [null, null],
+  );
+  // An anchor group whose rollouts all end alike has no advantage to learn from (the toy's groups
+  // are 2 rollouts), so only some steps move: the last one here does.
+  assert.ok(
+    steps.every((m) => typeof m.anchorsAloneKl === 'number') && steps[1]!.anchorsAloneKl > 0,
+    JSON.stringify(steps.map((m) => m.anchorsAloneKl)),
+  );
+  assert.notEqual(steps[1]!.kl, base[1]!.kl, 'the joint update starts from the moved policy');
+  assert.deepEqual(
+    steps.map((m) => [m.imaginedRollouts, m.realRollouts]),
+    base.map((m) => [m.imaginedRollouts, m.realRollouts]),
+    'the same groups are imagined and executed',
+  );
+  const refused = cli([...runArgs(join(dir, 'anchors-first-real')), ...TOY, '--mode=real', '--anchorUpdateFirst=true']);
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, /anchorUpdateFirst .* needs mode 'wmrl' \(mode 'real'\)/);
+});
+
 test('train --imaginedKlLimit: past the limit nothing more is imagined or refitted, after a resume too', () => {
   const out = join(dir, 'kl-limit');
   // A limit any update passes: step 1 trains on imagined samples, then the anchors alone.
