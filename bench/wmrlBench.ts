@@ -42,7 +42,7 @@ import {
 } from '../src/eval/learningCurves.ts';
 import { readRunLog } from '../src/core/runLog.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
-import { type PairedLead, pairedLead } from '../src/eval/pairedLead.ts';
+import { describeLead, type PairedLead, pairedLead } from '../src/eval/pairedLead.ts';
 import { ratioOfMeansInterval } from '../src/eval/ratioInterval.ts';
 import { FAMILIES, collectArgs } from './benchFamilies.ts';
 import {
@@ -391,20 +391,9 @@ const leads: Record<string, PairedLead[]> = Object.fromEntries(
       ),
     ]),
 );
-const points = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
 const leadLines = Object.entries(leads)
   .filter(([, ls]) => ls.length > 0)
-  .map(
-    ([arm, ls]) =>
-      `- over ${arm}: ` +
-      ls
-        .map(
-          (l) =>
-            `${points(l.mean)} at ${l.robotSeconds} robot-s (${points(l.low)} to ${points(l.high)}; ahead in ` +
-            `${l.ahead} of ${l.seeds})`,
-        )
-        .join(', '),
-  );
+  .map(([arm, ls]) => `- over ${arm}: ${ls.map(describeLead).join(', ')}`);
 const smallReport = JSON.parse(readFileSync(join(small, 'report.json'), 'utf8')) as { parameters: number };
 
 /** The larger policy, behaviour cloning only, on the same held-out evaluation episodes (null: not in this family). */

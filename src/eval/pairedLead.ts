@@ -15,8 +15,9 @@ export interface PairedLead {
   mean: number;
   low: number;
   high: number;
-  /** Seeds where a was strictly ahead. */
+  /** Seeds where a was strictly ahead, and strictly behind (the rest tie: early, an ablation can act as its parent). */
   ahead: number;
+  behind: number;
   seeds: number;
 }
 
@@ -48,6 +49,18 @@ export function pairedLead(
     low: m - half,
     high: m + half,
     ahead: diffs.filter((d) => d > 0).length,
+    behind: diffs.filter((d) => d < 0).length,
     seeds: diffs.length,
   };
+}
+
+const points = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+
+/** One lead as the benchmark prints it: "+3.2 at 50 robot-s (−1.0 to +7.4; ahead in 6, behind in 4 of 10)". */
+export function describeLead(l: PairedLead): string {
+  const seeds =
+    l.ahead + l.behind === 0
+      ? `the same in all ${l.seeds} seeds`
+      : `ahead in ${l.ahead}, behind in ${l.behind} of ${l.seeds}`;
+  return `${points(l.mean)} at ${l.robotSeconds} robot-s (${points(l.low)} to ${points(l.high)}; ${seeds})`;
 }
