@@ -21,6 +21,11 @@ interface Arm {
   colour?: string;
   /** Imagines with a world model of its own, trained from this preset (`--wm-config`) on the set-up's data. */
   worldModel?: string;
+  /**
+   * The share of its executed robot time the benchmark counts (default 1): below 1 only for a ceiling
+   * arm whose stand-in for imagination is executed in the simulator and so costs no robot time.
+   */
+  robotTimeCounted?: number;
 }
 
 // Every arm runs `steps`; the arms that spend about one group of robot time per step (wmrl,
@@ -297,6 +302,24 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL, episodes cut at 16 steps',
     colour: '#aec7e8',
   },
+  // A ceiling, not a method: WMRL with a perfect world model. Every one of the quickstart's 32 groups
+  // a step is executed in the simulator (the same PPO as WMRL's) and one group's robot time is
+  // counted, the anchor group's: how soon WMRL could reach the target if imagination ranked rollouts
+  // exactly as the robot does, so how much of the gap to a target the world model's error explains.
+  'perfect-wm': {
+    flags: [...REAL_ONLY, '--groups=32'],
+    probe: true,
+    robotTimeCounted: 1 / 32,
+    label: 'ceiling: WMRL with a perfect world model',
+    colour: '#637939',
+  },
+  'perfect-wm-cut16': {
+    flags: [...REAL_ONLY, '--groups=32', '--realEpisodeSteps=16'],
+    probe: true,
+    robotTimeCounted: 1 / 32,
+    label: 'ceiling: a perfect world model, episodes cut at 16 steps',
+    colour: '#9c9ede',
+  },
   // Real-only GRPO with one group a step, cut too: the better group setting at WMRL's robot time? Reach,
   // 20 seeds: as soon to the target as wmrl-cut16 (1.05×), ahead of it for the first 50 robot-s.
   'anchors-only-cut16': {
@@ -389,6 +412,8 @@ export const SHORT_ARMS: Record<string, number> = Object.fromEntries(
 );
 /** The arm's name in the plot's legend. */
 export const armLabel = (arm: string): string => ARMS[arm]?.label ?? arm;
+/** The share of the arm's executed robot time the benchmark counts (a ceiling arm's is below 1). */
+export const armRobotTimeCounted = (arm: string): number => ARMS[arm]?.robotTimeCounted ?? 1;
 /** The arm's own plot colour, if it has one. */
 export const armColour = (arm: string): string | undefined => ARMS[arm]?.colour;
 

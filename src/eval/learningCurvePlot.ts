@@ -56,11 +56,29 @@ export function learningCurveSvg(plot: CurvePlot): string {
   const m = { l: 56, r: 86, t: plot.title ? 34 : 16, b: 46 };
   // Wide enough for the legend inside the plot: long arm names widen the picture, never spill past its edge.
   const W = Math.max(680, Math.ceil(m.l + m.r + box.w + 16));
-  const H = 400;
+  // The axes' picture; a legend that would hide a curve in every corner goes below it (taller picture).
+  const P = 400;
+  const bottom = P - m.b;
   const axis = timeAxis(plot.arms);
   const x = (s: number) => m.l + axis.f(s) * (W - m.l - m.r);
   const ys = successAxis(plot);
-  const y = (v: number) => H - m.b - ((v - ys.lo) / (ys.hi - ys.lo)) * (H - m.t - m.b);
+  const y = (v: number) => bottom - ((v - ys.lo) / (ys.hi - ys.lo)) * (bottom - m.t);
+  // The legend goes in the plot's corner that covers the least of the curves: the top left (where
+  // rising curves leave room) unless a curve runs through it, as when one arm rises and another falls.
+  // Where every corner would hide some of a curve (many arms), it goes below the axes instead.
+  const corners = [
+    { x: m.l + 8, y: m.t + 6 },
+    { x: W - m.r - 8 - box.w, y: bottom - 6 - box.h },
+    { x: W - m.r - 8 - box.w, y: m.t + 6 },
+    { x: m.l + 8, y: bottom - 6 - box.h },
+  ];
+  const samples = plot.arms.flatMap((a) => curveSamples(a.points.map((p) => [x(p.robotSeconds), y(p.mean)] as const)));
+  const covered = (c: { x: number; y: number }) =>
+    samples.filter(([px, py]) => px >= c.x && px <= c.x + box.w && py >= c.y && py <= c.y + box.h).length;
+  const corner = corners.reduce((best, c) => (covered(c) < covered(best) ? c : best));
+  const below = covered(corner) > 0;
+  const at = below ? { x: m.l, y: P + 2 } : corner;
+  const H = below ? P + box.h + 12 : P;
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
     `<rect width="${W}" height="${H}" fill="white"/>`,
@@ -79,16 +97,14 @@ export function learningCurveSvg(plot: CurvePlot): string {
     for (const k of [1, 2, 5]) {
       const s = d * k;
       if (s > axis.hi * 1.0001) break;
-      out.push(
-        `<line x1="${x(s)}" x2="${x(s)}" y1="${m.t}" y2="${H - m.b}" stroke="${k === 1 ? '#ddd' : '#f3f3f3'}"/>`,
-      );
+      out.push(`<line x1="${x(s)}" x2="${x(s)}" y1="${m.t}" y2="${bottom}" stroke="${k === 1 ? '#ddd' : '#f3f3f3'}"/>`);
       if (labelled.includes(k))
-        out.push(`<text x="${x(s)}" y="${H - m.b + 16}" text-anchor="middle">${s === axis.lo ? '0' : s} s</text>`);
+        out.push(`<text x="${x(s)}" y="${bottom + 16}" text-anchor="middle">${s === axis.lo ? '0' : s} s</text>`);
     }
   }
   out.push(
-    `<line x1="${m.l}" x2="${m.l}" y1="${m.t}" y2="${H - m.b}" stroke="#333"/>`,
-    `<line x1="${m.l}" x2="${W - m.r}" y1="${H - m.b}" y2="${H - m.b}" stroke="#333"/>`,
+    `<line x1="${m.l}" x2="${m.l}" y1="${m.t}" y2="${bottom}" stroke="#333"/>`,
+    `<line x1="${m.l}" x2="${W - m.r}" y1="${bottom}" y2="${bottom}" stroke="#333"/>`,
   );
   if (plot.target !== undefined) {
     out.push(
@@ -109,18 +125,6 @@ export function learningCurveSvg(plot: CurvePlot): string {
       ...a.points.map((p) => `<circle cx="${x(p.robotSeconds)}" cy="${y(p.mean)}" r="3" fill="${a.colour}"/>`),
     );
   }
-  // The legend goes in the plot's corner that covers the least of the curves: the top left (where
-  // rising curves leave room) unless a curve runs through it, as when one arm rises and another falls.
-  const corners = [
-    { x: m.l + 8, y: m.t + 6 },
-    { x: W - m.r - 8 - box.w, y: H - m.b - 6 - box.h },
-    { x: W - m.r - 8 - box.w, y: m.t + 6 },
-    { x: m.l + 8, y: H - m.b - 6 - box.h },
-  ];
-  const samples = plot.arms.flatMap((a) => curveSamples(a.points.map((p) => [x(p.robotSeconds), y(p.mean)] as const)));
-  const covered = (c: { x: number; y: number }) =>
-    samples.filter(([px, py]) => px >= c.x && px <= c.x + box.w && py >= c.y && py <= c.y + box.h).length;
-  const at = corners.reduce((best, c) => (covered(c) < covered(best) ? c : best));
   out.push(
     `<rect x="${at.x}" y="${at.y}" width="${box.w}" height="${box.h}" fill="white" opacity="0.85" stroke="#ccc"/>`,
   );
@@ -132,9 +136,9 @@ export function learningCurveSvg(plot: CurvePlot): string {
     );
   });
   out.push(
-    `<text x="${(m.l + W - m.r) / 2}" y="${H - 10}" text-anchor="middle">robot time used for training ` +
+    `<text x="${(m.l + W - m.r) / 2}" y="${P - 10}" text-anchor="middle">robot time used for training ` +
       `(s, log scale)</text>`,
-    `<text x="14" y="${(m.t + H - m.b) / 2}" transform="rotate(-90 14 ${(m.t + H - m.b) / 2})" ` +
+    `<text x="14" y="${(m.t + bottom) / 2}" transform="rotate(-90 14 ${(m.t + bottom) / 2})" ` +
       `text-anchor="middle">held-out success (${plot.bandLabel ?? 'mean ± sd over seeds'})</text>`,
     '</svg>',
   );

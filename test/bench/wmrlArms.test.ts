@@ -9,6 +9,7 @@ import {
   armColour,
   armFlags,
   armLabel,
+  armRobotTimeCounted,
   armWorldModel,
   runName,
 } from '../../bench/wmrlArms.ts';
@@ -59,4 +60,18 @@ test('benchmark arms: an arm with a world-model preset of its own imagines with 
     [armFlags('wmrl-value', 'wmrl'), armWorldModel('wmrl-value', 'wmrl')],
     [[], armWorldModel(value, 'wmrl')],
   );
+});
+
+test('benchmark arms: the perfect-world-model ceiling runs all 32 groups and counts one group of robot time', () => {
+  // Its stand-in for imagination runs in the simulator: only the anchor group, 1 of 32, is robot time.
+  assert.deepEqual(armFlags('perfect-wm', 'wmrl'), [...REAL_ONLY, '--groups=32']);
+  assert.equal(armRobotTimeCounted('perfect-wm'), 1 / 32);
+  assert.equal(armRobotTimeCounted('perfect-wm-cut16'), 1 / 32);
+  assert.ok(
+    EXTRA_ARMS.includes('perfect-wm') && !ALL_ARMS.includes('perfect-wm'),
+    'a probe, never in the full benchmark',
+  );
+  // Every method arm counts all of its executed robot time.
+  for (const arm of ALL_ARMS) assert.equal(armRobotTimeCounted(arm), 1, arm);
+  assert.equal(armRobotTimeCounted('wmrl-cut16'), 1);
 });

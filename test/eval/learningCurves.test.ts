@@ -111,3 +111,26 @@ test('the plot: a legend of long arm names widens the picture and stays inside i
   const [x, w] = [Number(legend[1]), Number(legend[2])];
   assert.ok(x >= 56 && x + w <= width - 86, `legend from ${x} to ${x + w} in ${width}`);
 });
+
+test('the plot: a legend that would hide a curve in every corner goes below the axes', () => {
+  // Seven arms whose curves run from bottom left to top right and top left to bottom right fill every corner.
+  const arms = [0, 1, 2, 3, 4, 5, 6].map((i) => ({
+    name: `arm ${i}`,
+    colour: '#1f77b4',
+    points: meanCurve([
+      [
+        { robotSeconds: 0, success: i % 2 ? 0.95 : 0.4 },
+        { robotSeconds: 10, success: 0.7 },
+        { robotSeconds: 1000, success: i % 2 ? 0.4 : 0.95 },
+      ],
+    ]),
+  }));
+  const svg = learningCurveSvg({ arms, target: 0.8 });
+  const height = Number(svg.match(/<svg [^>]*height="(\d+)"/)![1]);
+  const legend = svg.match(/<rect x="[\d.-]+" y="([\d.-]+)" width="[\d.]+" height="([\d.]+)" fill="white" opacity/)!;
+  const [y, h] = [Number(legend[1]), Number(legend[2])];
+  assert.ok(y >= 400 && y + h <= height, `legend from ${y} to ${y + h} in a picture ${height} high`);
+  // Two arms leave a corner free: the legend stays inside the axes and the picture 400 high.
+  const two = learningCurveSvg({ arms: arms.slice(0, 2), target: 0.8 });
+  assert.match(two, /<svg [^>]*height="400"/);
+});
