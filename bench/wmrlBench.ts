@@ -493,9 +493,10 @@ const toTargetCell = (t: (typeof table)[number]) =>
 const secs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
 const longRun = [...LONG_ARMS].filter((a) => preset.arms.includes(a));
 // A ceiling arm is no method: say so where its saving is read as WMRL's.
+const headlineCounted = armRobotTimeCounted(headline);
 const ceiling =
-  armRobotTimeCounted(headline) < 1
-    ? `, a ceiling, not a method: ${(1 / armRobotTimeCounted(headline)).toFixed(0)} groups a step executed, ` +
+  headlineCounted < 1
+    ? `, a ceiling, not a method: ${(1 / headlineCounted).toFixed(0)} groups a step executed, ` +
       "one group's robot time counted"
     : '';
 const md = [
