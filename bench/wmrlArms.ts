@@ -3,10 +3,16 @@
  * the quickstart and its family's flags, how many steps it runs, whether it runs by default, and its
  * name and colour in the plot. The lists the benchmark reads are derived from the records.
  */
+import { basename } from 'node:path';
 
 interface Arm {
   /** The `wmrl train` flags it adds to the quickstart and its family's flags. */
   flags: string[];
+  /**
+   * A world model of its own (cache folder `worldmodel-<name>`, trained by its first run), where its
+   * flags change what the model's state holds; `worldModel` (a preset) gives one of its own too.
+   */
+  ownWorldModel?: string;
   /** Runs the long arms' step count instead of the preset's (see below). */
   long?: boolean;
   /** Runs this many steps instead of the preset's. */
@@ -313,6 +319,17 @@ const ARMS: Record<string, Arm> = {
     label: 'ceiling: WMRL with a perfect world model',
     colour: '#637939',
   },
+  // A probe of the world model's ranking, not a method: the scene score head is told the task's goal
+  // (relative to the gripper) from the simulator's privileged state, in a world model of its own.
+  // Replayed on reach's anchors the 8-step ranking goes from chance to about 0.8 (docs/benchmarks.md):
+  // how much sooner would WMRL reach the target with a goal localiser that good?
+  'wmrl-privileged-goal': {
+    flags: ['--worldModel.privilegedGoal=true'],
+    probe: true,
+    ownWorldModel: 'privileged-goal',
+    label: 'probe: WMRL, the world model told the true goal',
+    colour: '#e7969c',
+  },
   'perfect-wm-cut16': {
     flags: [...REAL_ONLY, '--groups=32', '--realEpisodeSteps=16'],
     probe: true,
@@ -431,6 +448,17 @@ const ablatesHeadline = (arm: string, headline: string) =>
  */
 export function armWorldModel(arm: string, headline: string): string | undefined {
   return ARMS[arm]?.worldModel ?? (ablatesHeadline(arm, headline) ? ARMS[headline]?.worldModel : undefined);
+}
+
+/**
+ * The cache folder name of the world model `arm` imagines with: `worldmodel`, shared by the set-up's
+ * arms, or one of the arm's own (its `ownWorldModel`, else its preset's name).
+ */
+export function armWorldModelFolder(arm: string, headline: string): string {
+  const own = ARMS[arm]?.ownWorldModel ?? (ablatesHeadline(arm, headline) ? ARMS[headline]?.ownWorldModel : undefined);
+  if (own) return `worldmodel-${own}`;
+  const preset = armWorldModel(arm, headline);
+  return preset ? `worldmodel-${basename(preset, '.yaml')}` : 'worldmodel';
 }
 
 /** The flags `arm` adds to the quickstart, with `headline` the WMRL arm the headline compares. */

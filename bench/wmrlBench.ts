@@ -28,7 +28,7 @@
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type CurvePoint,
@@ -56,6 +56,7 @@ import {
   armFlags,
   armLabel,
   armWorldModel,
+  armWorldModelFolder,
   runName,
 } from './wmrlArms.ts';
 
@@ -174,10 +175,7 @@ await Promise.all([
     ),
 ]);
 /** The folder of the world model `arm` imagines with: the set-up's shared one, or one of its own preset's. */
-const worldModelDir = (arm: string): string => {
-  const preset = armWorldModel(arm, headline);
-  return join(cache, preset ? `worldmodel-${basename(preset, '.yaml')}` : 'worldmodel');
-};
+const worldModelDir = (arm: string): string => join(cache, armWorldModelFolder(arm, headline));
 
 interface Arm {
   arm: string;

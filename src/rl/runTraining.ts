@@ -132,7 +132,10 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   let learning: LearningState | undefined;
   let endEffector: EndEffectorFeatures | undefined;
   try {
-    if (needsModel && config.worldModel.endEffector) endEffector = await EndEffectorFeatures.forRobot(o.env.robot);
+    if (needsModel && config.worldModel.endEffector)
+      endEffector = await EndEffectorFeatures.forRobot(o.env.robot, {
+        privilegedGoal: config.worldModel.privilegedGoal,
+      });
     // The data in the world model's layout, computed once: for training it and for every refit.
     const modelData = needsModel ? worldModelEpisodes(reference, o.data, endEffector) : [];
     learning = resuming
@@ -248,7 +251,14 @@ async function startWorldModel(
     try {
       if (o.worldModelConfig.given) refuseOtherModel(worldModel.config, resolveWorldModelConfig(o), o.worldModelDir);
       refuseScoreRefit(config, worldModel.config.scoreHead, o.worldModelDir);
-      const { endEffector: modelHasIt } = perceptionLayout(worldModel, reference);
+      const layout = perceptionLayout(worldModel, reference);
+      const modelHasIt = layout.endEffector;
+      if ((layout.privilegedGoal === true) !== (endEffector?.privilegedGoal === true))
+        throw new Error(
+          `${o.worldModelDir} ${layout.privilegedGoal ? 'has' : 'lacks'} the privileged goal in its state, ` +
+            `which this run's worldModel.privilegedGoal ${layout.privilegedGoal ? 'leaves out' : 'asks for'} ` +
+            `(pass --worldModel.privilegedGoal=${layout.privilegedGoal === true}, or train a new one)`,
+        );
       if (modelHasIt !== (endEffector !== undefined)) {
         const fix = modelHasIt
           ? 'it was trained with worldModel.endEffector: true; drop --worldModel.endEffector=false'
@@ -270,7 +280,7 @@ async function startWorldModel(
   const worldModel = await trainPerceptionWorldModel(
     modelData,
     wmConfig,
-    { endEffector: endEffector !== undefined },
+    { endEffector: endEffector !== undefined, ...(endEffector?.privilegedGoal ? { privilegedGoal: true } : {}) },
     {
       onEpoch: (stage, m) => {
         const v = (m.validation as Record<string, number> | undefined) ?? {};

@@ -386,6 +386,15 @@ export const wmrlConfigSchema = z
               'configs/wm/perception.yaml) then sees where the gripper is instead of inferring it from joint ' +
               'angles. A world model trained without it cannot be loaded with it, and the other way round',
           ),
+        privilegedGoal: z
+          .boolean()
+          .default(false)
+          .describe(
+            "a probe, simulator only: also append the task's goal minus the end effector, the goal read from " +
+              "the simulator's privileged state, so the scene score head knows where the goal is: how much an " +
+              'accurate goal localiser would give (docs/benchmarks.md). Needs endEffector; a robot over ' +
+              'rosbridge reports no privileged state',
+          ),
         warmupEpisodes: z
           .number()
           .int()

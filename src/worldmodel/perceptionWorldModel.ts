@@ -15,7 +15,7 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { WorldModel, type PerceptionLayout, type TrainHooks } from './worldModel.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
 import { statesAt } from './statesAt.ts';
-import { END_EFFECTOR_DIM, EndEffectorFeatures } from './endEffectorFeatures.ts';
+import { END_EFFECTOR_DIM, EndEffectorFeatures, GOAL_DIM } from './endEffectorFeatures.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
@@ -80,11 +80,10 @@ export function perceptionLayout(model: WorldModel, policy: VlaPolicy): Percepti
   const width = model.meta.dims.state;
   const recorded = model.meta.perception;
   if (recorded) {
-    const expected = base + (recorded.endEffector ? END_EFFECTOR_DIM : 0);
+    const expected = base + layoutDim(recorded);
     if (width !== expected)
       throw new Error(
-        `the world model's ${width}-dim state is not this policy's ` +
-          `perception${recorded.endEffector ? ' with the end-effector position' : ''} ` +
+        `the world model's ${width}-dim state is not this policy's perception${layoutWords(recorded)} ` +
           `(${expected}): it was trained for another policy`,
       );
     return { ...recorded };
@@ -97,13 +96,26 @@ export function perceptionLayout(model: WorldModel, policy: VlaPolicy): Percepti
   );
 }
 
+/** Features a layout adds after the policy's [proprio, latent]. */
+const layoutDim = (l: PerceptionLayout): number =>
+  (l.endEffector ? END_EFFECTOR_DIM : 0) + (l.privilegedGoal ? GOAL_DIM : 0);
+const layoutWords = (l: PerceptionLayout): string =>
+  l.privilegedGoal
+    ? ' with the end-effector position and the privileged goal'
+    : l.endEffector
+      ? ' with the end-effector position'
+      : '';
+
 /** The end-effector features a loaded world model's state holds (computed for `robot`), if any. */
 export async function featuresOfModel(
   model: WorldModel,
   policy: VlaPolicy,
   robot: RobotDescription,
 ): Promise<EndEffectorFeatures | undefined> {
-  return perceptionLayout(model, policy).endEffector ? EndEffectorFeatures.forRobot(robot) : undefined;
+  const layout = perceptionLayout(model, policy);
+  return layout.endEffector
+    ? EndEffectorFeatures.forRobot(robot, { privilegedGoal: layout.privilegedGoal === true })
+    : undefined;
 }
 
 /**
@@ -117,7 +129,7 @@ export function worldModelEpisodes(
   endEffector?: EndEffectorFeatures,
 ): Episode[] {
   const perceived = perceptionEpisodes(policy, episodes);
-  return endEffector ? endEffector.append(perceived) : perceived;
+  return endEffector ? endEffector.append(perceived, episodes) : perceived;
 }
 
 /** The world-model state of each episode's first observation (see worldModelEpisodes), B × D. */

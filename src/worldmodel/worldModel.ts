@@ -50,6 +50,8 @@ export interface WorldModelMeta {
 export interface PerceptionLayout {
   /** The end effector's xyz (forward kinematics of the joint positions) after the latent. */
   endEffector: boolean;
+  /** Then the simulator's goal minus the end effector (a probe: EndEffectorFeatures' privilegedGoal). */
+  privilegedGoal?: boolean;
 }
 
 export interface TrainHooks {

@@ -11,6 +11,7 @@ import {
   armLabel,
   armRobotTimeCounted,
   armWorldModel,
+  armWorldModelFolder,
   runName,
 } from '../../bench/wmrlArms.ts';
 
@@ -60,6 +61,16 @@ test('benchmark arms: an arm with a world-model preset of its own imagines with 
     [armFlags('wmrl-value', 'wmrl'), armWorldModel('wmrl-value', 'wmrl')],
     [[], armWorldModel(value, 'wmrl')],
   );
+});
+
+test("benchmark arms: each world model has its own cache folder: shared, a preset's, or an arm's own layout", () => {
+  assert.equal(armWorldModelFolder('wmrl', 'wmrl'), 'worldmodel');
+  assert.equal(armWorldModelFolder('no-debias', 'wmrl'), 'worldmodel');
+  assert.equal(armWorldModelFolder('wmrl-value', 'wmrl'), 'worldmodel-perception-outcome');
+  // The privileged-goal probe's state is 3 wider: never the shared model, and its ablations use its own too.
+  assert.deepEqual(armFlags('wmrl-privileged-goal', 'wmrl'), ['--worldModel.privilegedGoal=true']);
+  assert.equal(armWorldModelFolder('wmrl-privileged-goal', 'wmrl'), 'worldmodel-privileged-goal');
+  assert.equal(armWorldModelFolder('no-debias', 'wmrl-privileged-goal'), 'worldmodel-privileged-goal');
 });
 
 test('benchmark arms: the perfect-world-model ceiling runs all 32 groups and counts one group of robot time', () => {

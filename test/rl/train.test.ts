@@ -486,6 +486,48 @@ test(
 );
 
 test(
+  'train --worldModel.privilegedGoal (a simulator probe): the state ends with the goal relative to the ' +
+    'gripper, recorded in the layout; a model without it, or a run without the end effector, is refused',
+  async () => {
+    const run = join(dir, 'goal');
+    const model = join(dir, 'goal-model');
+    const r = cli([
+      ...runArgs(run),
+      ...WM,
+      ...TOY,
+      '--steps=1',
+      '--eval.every=5',
+      '--worldModel.privilegedGoal=true',
+      '--world-model',
+      model,
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    const saved = JSON.parse(readFileSync(join(model, 'model.json'), 'utf8')) as {
+      extra: { dims: { state: number }; perception?: { endEffector: boolean; privilegedGoal?: boolean } };
+    };
+    assert.deepEqual(saved.extra.perception, { endEffector: true, privilegedGoal: true });
+    const policy = await loadPolicy(policyDir);
+    const base = policy.meta.proprioDim + policy.latentDim;
+    policy.dispose();
+    assert.equal(saved.extra.dims.state, base + 6, 'proprio, latent, end-effector xyz, then goal − end effector');
+    assert.equal(records(run, 'step').length, 1);
+    // The same model without the switch: refused, saying which switch to pass.
+    const without = cli([...runArgs(join(dir, 'goal-without')), ...TOY, '--steps=1', '--world-model', model]);
+    assert.notEqual(without.status, 0);
+    assert.match(without.stderr, /has the privileged goal in its state.*--worldModel\.privilegedGoal=true/);
+    const noEffector = cli([
+      ...runArgs(join(dir, 'goal-no-ee')),
+      ...TOY,
+      '--steps=1',
+      '--worldModel.privilegedGoal=true',
+      '--worldModel.endEffector=false',
+    ]);
+    assert.notEqual(noEffector.status, 0);
+    assert.match(noEffector.stderr, /privilegedGoal appends the goal relative to the end effector: it needs/);
+  },
+);
+
+test(
   'train --worldModel.scoreRefitEvery: between full refits the scene score head ' +
     'alone is refitted on the data and the anchors (repeated anchorRepeat times)',
   async () => {

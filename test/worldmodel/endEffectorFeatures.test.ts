@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadRobot } from '../../src/core/robotDescription.ts';
-import { EndEffectorFeatures, END_EFFECTOR_DIM } from '../../src/worldmodel/endEffectorFeatures.ts';
+import { EndEffectorFeatures, END_EFFECTOR_DIM, GOAL_DIM } from '../../src/worldmodel/endEffectorFeatures.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 
@@ -37,6 +37,42 @@ test(
     } finally {
       features.close();
       kin.close();
+    }
+  },
+);
+
+test(
+  "EndEffectorFeatures.append with privilegedGoal: then the goal (the recorded privileged state's last " +
+    'three numbers) minus the end effector; an episode without privileged state is refused',
+  async () => {
+    const robot = loadRobot('vx300');
+    const nArm = robot.arm.joints.length;
+    const qposDim = nArm + 1;
+    const recorded = makeTestEpisode({ robot: 'vx300', steps: 2, qposDim, stateDim: 5 });
+    recorded.qpos.forEach((_, i) => (recorded.qpos[i] = 0.2 * Math.cos(i)));
+    // Privileged state: two numbers, then the goal (0.3, −0.1, 0.2) at every step.
+    for (let t = 0; t <= 2; t++) recorded.state.set([9, 9, 0.3, -0.1, 0.2], t * 5);
+    // What the world model's episodes hold before the features: the perception, 2 numbers a step.
+    const perceived = { ...recorded, state: new Float32Array(3 * 2).fill(7), stateDim: 2 };
+    const features = await EndEffectorFeatures.forRobot(robot, { privilegedGoal: true });
+    try {
+      assert.equal(features.dim, END_EFFECTOR_DIM + GOAL_DIM);
+      const [out] = features.append([perceived], [recorded]);
+      assert.equal(out!.stateDim, 2 + 6);
+      for (let t = 0; t <= 2; t++) {
+        const row = out!.state.subarray(t * 8, (t + 1) * 8);
+        assert.deepEqual(Array.from(row.subarray(0, 2)), [7, 7], 'the perception first, unchanged');
+        const ee = row.subarray(2, 5);
+        // Then the goal relative to the gripper (float32 rounding apart).
+        [0.3, -0.1, 0.2].forEach((g, j) => assert.ok(Math.abs(row[5 + j]! - (g - ee[j]!)) < 1e-6, `coordinate ${j}`));
+      }
+      assert.throws(
+        () => features.append([perceived], [{ ...recorded, state: new Float32Array(0), stateDim: 0 }]),
+        /no privileged state to read the goal from/,
+      );
+      assert.throws(() => features.append([perceived], []), /1 episodes but 0 recorded/);
+    } finally {
+      features.close();
     }
   },
 );

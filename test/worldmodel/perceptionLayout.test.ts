@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
-import { END_EFFECTOR_DIM } from '../../src/worldmodel/endEffectorFeatures.ts';
+import { END_EFFECTOR_DIM, GOAL_DIM } from '../../src/worldmodel/endEffectorFeatures.ts';
 import { perceptionLayout } from '../../src/worldmodel/perceptionWorldModel.ts';
 import type { PerceptionLayout, WorldModel } from '../../src/worldmodel/worldModel.ts';
 
@@ -28,5 +28,14 @@ test('perceptionLayout: a checkpoint saved before the layout was recorded is mig
   assert.throws(
     () => perceptionLayout(model(50), policy),
     /neither this policy's perception \(44\) nor that with the end-effector position \(47\)/,
+  );
+});
+
+test('perceptionLayout: a layout with the privileged goal is 3 wider still, and checked so', () => {
+  const layout = { endEffector: true, privilegedGoal: true };
+  assert.deepEqual(perceptionLayout(model(44 + END_EFFECTOR_DIM + GOAL_DIM, layout), policy), layout);
+  assert.throws(
+    () => perceptionLayout(model(44 + END_EFFECTOR_DIM, layout), policy),
+    /47-dim state is not this policy's perception with the end-effector position and the privileged goal \(50\)/,
   );
 });
