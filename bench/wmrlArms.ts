@@ -248,6 +248,15 @@ const ARMS: Record<string, Arm> = {
     probe: true,
     label: 'WMRL, branched, refit every step, until KL > 0.1, then GRPO on 2 real groups',
   },
+  // The same with the world model told the localised goal (pick's lift point relative to the gripper).
+  'wmrl-branch-kl-limit-real2-goal': {
+    flags: [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2', '--worldModel.goal=localised'],
+    long: true,
+    probe: true,
+    ownWorldModel: 'goal-localised',
+    label: 'the same, the world model told the localised goal',
+    colour: '#6b6ecf',
+  },
   // The same, and after 2 such steps imagination resumes from the model refitted on them, until the KL to the clone
   // passes the last real step's KL plus 0.1 (then 2 real steps again, and so on): after the stop the real2 arm
   // followed real-only G = 2's slow pace, its saving only the first ~130 robot-s. Fixed before its first run.
@@ -324,11 +333,20 @@ const ARMS: Record<string, Arm> = {
   // Replayed on reach's anchors the 8-step ranking goes from chance to about 0.8 (docs/benchmarks.md):
   // how much sooner would WMRL reach the target with a goal localiser that good?
   'wmrl-privileged-goal': {
-    flags: ['--worldModel.privilegedGoal=true'],
+    flags: ['--worldModel.goal=privileged'],
     probe: true,
     ownWorldModel: 'privileged-goal',
     label: 'probe: WMRL, the world model told the true goal',
     colour: '#e7969c',
+  },
+  // The world model told the goal relative to the gripper, the goal read from the policy's perception of
+  // the first frame by a localiser fitted on the data (no simulator state at run time).
+  'wmrl-goal': {
+    flags: ['--worldModel.goal=localised'],
+    probe: true,
+    ownWorldModel: 'goal-localised',
+    label: 'WMRL, the world model told the localised goal',
+    colour: '#17becf',
   },
   'perfect-wm-cut16': {
     flags: [...REAL_ONLY, '--groups=32', '--realEpisodeSteps=16'],

@@ -67,9 +67,10 @@ export function resolveMethod(config: WmrlConfig): Method {
       "anchorUpdateFirst adds an update on the anchors before imagination's: " +
         `it needs mode 'wmrl' (mode '${config.mode}')`,
     );
-  if (config.worldModel.privilegedGoal && !config.worldModel.endEffector)
+  if (config.worldModel.goal !== 'none' && !config.worldModel.endEffector)
     throw new Error(
-      'worldModel.privilegedGoal appends the goal relative to the end effector: it needs worldModel.endEffector',
+      `worldModel.goal=${config.worldModel.goal} appends the goal relative to the end effector: ` +
+        'it needs worldModel.endEffector',
     );
   const anchorGroups = anchorGroupCount(config);
   return {

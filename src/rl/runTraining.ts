@@ -16,9 +16,17 @@ import { LabelStore, labelVerdict } from '../operator/labelStore.ts';
 import { loadPolicy, savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { parseTaskSelectors } from '../tasks/selectors.ts';
-import { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
-import { perceptionLayout, trainPerceptionWorldModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
-import type { WorldModel } from '../worldmodel/worldModel.ts';
+import { EndEffectorFeatures, type EndEffectorOptions } from '../worldmodel/endEffectorFeatures.ts';
+import {
+  goalOfLayout,
+  layoutOf,
+  perceptionEpisodes,
+  perceptionLayout,
+  trainPerceptionWorldModel,
+  worldModelEpisodes,
+} from '../worldmodel/perceptionWorldModel.ts';
+import { GoalLocaliser } from '../worldmodel/goalLocaliser.ts';
+import type { PerceptionLayout, WorldModel } from '../worldmodel/worldModel.ts';
 import { type WorldModelConfig, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { AnchorRunner } from './anchorRunner.ts';
@@ -34,6 +42,7 @@ import { resolveMethod } from './method.ts';
 import { ppiCheck } from './ppiCheck.ts';
 import { startPool } from './startPool.ts';
 import {
+  checkpointDir,
   hasTrainCheckpoint,
   loadTrainCheckpoint,
   progressOf,
@@ -132,12 +141,20 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   let learning: LearningState | undefined;
   let endEffector: EndEffectorFeatures | undefined;
   try {
-    if (needsModel && config.worldModel.endEffector)
-      endEffector = await EndEffectorFeatures.forRobot(o.env.robot, {
-        privilegedGoal: config.worldModel.privilegedGoal,
-      });
     // The data in the world model's layout, computed once: for training it and for every refit.
-    const modelData = needsModel ? worldModelEpisodes(reference, o.data, endEffector) : [];
+    const perceived = needsModel ? perceptionEpisodes(reference, o.data) : [];
+    if (needsModel && config.worldModel.endEffector)
+      endEffector = await EndEffectorFeatures.forRobot(
+        o.env.robot,
+        goalSource(
+          o,
+          reference,
+          perceived,
+          resuming ? join(checkpointDir(o.runDir), 'worldmodel') : o.worldModelDir,
+          log,
+        ),
+      );
+    const modelData = endEffector ? endEffector.append(perceived, o.data) : perceived;
     learning = resuming
       ? await resumeLearning(o, optimizer, reference, endEffector, log)
       : await startLearning(o, optimizer, reference, endEffector, modelData, log, evaluations);
@@ -253,11 +270,11 @@ async function startWorldModel(
       refuseScoreRefit(config, worldModel.config.scoreHead, o.worldModelDir);
       const layout = perceptionLayout(worldModel, reference);
       const modelHasIt = layout.endEffector;
-      if ((layout.privilegedGoal === true) !== (endEffector?.privilegedGoal === true))
+      if (layout.goal !== endEffector?.goalKind)
         throw new Error(
-          `${o.worldModelDir} ${layout.privilegedGoal ? 'has' : 'lacks'} the privileged goal in its state, ` +
-            `which this run's worldModel.privilegedGoal ${layout.privilegedGoal ? 'leaves out' : 'asks for'} ` +
-            `(pass --worldModel.privilegedGoal=${layout.privilegedGoal === true}, or train a new one)`,
+          `${o.worldModelDir} has ${layout.goal ? `the ${layout.goal} goal` : 'no goal'} in its state, which ` +
+            `this run's worldModel.goal=${config.worldModel.goal} ${layout.goal ? 'leaves out' : 'asks for'} ` +
+            `(pass --worldModel.goal=${layout.goal ?? 'none'}, or train a new one)`,
         );
       if (modelHasIt !== (endEffector !== undefined)) {
         const fix = modelHasIt
@@ -277,24 +294,52 @@ async function startWorldModel(
   o.onProgress?.('training the world model over the policy perception');
   const wmConfig = resolveWorldModelConfig(o);
   refuseScoreRefit(config, wmConfig.scoreHead, 'the world-model config');
-  const worldModel = await trainPerceptionWorldModel(
-    modelData,
-    wmConfig,
-    { endEffector: endEffector !== undefined, ...(endEffector?.privilegedGoal ? { privilegedGoal: true } : {}) },
-    {
-      onEpoch: (stage, m) => {
-        const v = (m.validation as Record<string, number> | undefined) ?? {};
-        log.log({ kind: 'worldmodel', stage, ...m });
-        o.onProgress?.(
-          `world model epoch ${(m.epoch as number) + 1}: validation ${Object.entries(v)
-            .map(([k, x]) => `${k} ${x.toFixed(3)}`)
-            .join(', ')}`,
-        );
-      },
+  const worldModel = await trainPerceptionWorldModel(modelData, wmConfig, layoutOf(endEffector), {
+    onEpoch: (stage, m) => {
+      const v = (m.validation as Record<string, number> | undefined) ?? {};
+      log.log({ kind: 'worldmodel', stage, ...m });
+      o.onProgress?.(
+        `world model epoch ${(m.epoch as number) + 1}: validation ${Object.entries(v)
+          .map(([k, x]) => `${k} ${x.toFixed(3)}`)
+          .join(', ')}`,
+      );
     },
-  );
+  });
   if (o.worldModelDir) await saveWorldModel(worldModel, o.worldModelDir);
   return worldModel;
+}
+
+/**
+ * Where the run's world-model features read the task's goal (worldModel.goal): a world model that
+ * already exists in `modelDir` (or the resumed checkpoint) brings its own localiser; otherwise one is
+ * fitted here on the data, and its fit logged.
+ */
+function goalSource(
+  o: RunOptions,
+  reference: VlaPolicy,
+  perceived: Episode[],
+  modelDir: string | undefined,
+  log: RunLog,
+): EndEffectorOptions {
+  const goal = o.config.worldModel.goal;
+  if (goal === 'none') return {};
+  if (goal === 'privileged') return { goal: 'privileged' };
+  const manifest = modelDir ? join(modelDir, 'model.json') : undefined;
+  if (manifest && existsSync(manifest)) {
+    const layout = (JSON.parse(readFileSync(manifest, 'utf8')) as { extra?: { perception?: PerceptionLayout } }).extra
+      ?.perception;
+    // A model without one is refused once it is loaded, with the switch to pass.
+    if (layout?.goal === 'localised') return goalOfLayout(layout);
+  }
+  const localiser = GoalLocaliser.fit(perceived, o.data, reference.latentDim);
+  const fits = Object.entries(localiser.families);
+  log.log({
+    kind: 'goal-localiser',
+    families: Object.fromEntries(fits.map(([f, x]) => [f, { rmse: x.rmse, episodes: x.episodes }])),
+  });
+  const each = fits.map(([f, x]) => `${f} ${(100 * x.rmse).toFixed(1)} cm RMSE over ${x.episodes} episodes`);
+  o.onProgress?.(`goal localiser fitted: ${each.join(', ')}`);
+  return { goal: localiser };
 }
 
 /** The world-model config the run would train with: its presets, the run's seed, its overrides. */

@@ -386,14 +386,15 @@ export const wmrlConfigSchema = z
               'configs/wm/perception.yaml) then sees where the gripper is instead of inferring it from joint ' +
               'angles. A world model trained without it cannot be loaded with it, and the other way round',
           ),
-        privilegedGoal: z
-          .boolean()
-          .default(false)
+        goal: z
+          .enum(['none', 'localised', 'privileged'])
+          .default('none')
           .describe(
-            "a probe, simulator only: also append the task's goal minus the end effector, the goal read from " +
-              "the simulator's privileged state, so the scene score head knows where the goal is: how much an " +
-              'accurate goal localiser would give (docs/benchmarks.md). Needs endEffector; a robot over ' +
-              'rosbridge reports no privileged state',
+            "with endEffector, also append the task's goal minus the end effector, so the scene score head " +
+              "knows where the goal is: 'localised' reads it from the policy's perception of the episode's " +
+              'first frame (a ridge regression per family fitted, when the world model is trained, on data whose ' +
+              "privileged state holds the goal: simulator demonstrations); 'privileged' reads the simulator's " +
+              'true goal (a probe: a robot over rosbridge reports none). docs/worldmodel.md',
           ),
         warmupEpisodes: z
           .number()

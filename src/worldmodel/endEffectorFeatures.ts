@@ -6,49 +6,59 @@
  * joint angles through a small MLP ranks the policy's near misses no better than chance, one
  * that is given it does (`wmrl wm rank`; README "Is the world model any use?").
  *
- * With `privilegedGoal` (a probe, not for robots) three more features follow: the task's goal minus
- * the end effector, the goal read from the simulator's privileged state (its last three numbers,
- * `sim/privilegedState.ts`). It measures how much a goal localiser could give the score head: on
- * reach's anchors it lifts the replayed 8-step ranking from chance to about 0.8 (docs/benchmarks.md).
+ * With a goal, three more features follow: the task's goal minus the end effector. The goal comes from
+ * a GoalLocaliser (the policy's perception of the episode's first frame), or, as a probe only, from
+ * the simulator's privileged state (its last three numbers, `sim/privilegedState.ts`). Told the goal,
+ * the score head ranks reach's near misses (docs/benchmarks.md, session 35).
  */
 import type { Episode } from '../core/types.ts';
 import type { RobotDescription } from '../core/robotDescription.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
+import type { GoalLocaliser } from './goalLocaliser.ts';
 
 /** Features appended per step: the end-effector site's position xyz (metres, world frame). */
 export const END_EFFECTOR_DIM = 3;
-/** Features `privilegedGoal` appends after those: the goal minus the end effector (metres). */
+/** Features a goal appends after those: the goal minus the end effector (metres). */
 export const GOAL_DIM = 3;
 
+/** Where the goal features read the goal: a localiser, or the simulator's privileged state (a probe). */
+export type GoalSource = GoalLocaliser | 'privileged';
+
 export interface EndEffectorOptions {
-  /** Also append the simulator's goal relative to the end effector (needs privileged state). */
-  privilegedGoal?: boolean;
+  /** Also append the goal relative to the end effector, from this source. */
+  goal?: GoalSource;
 }
 
 export class EndEffectorFeatures {
   readonly robot: string;
-  readonly privilegedGoal: boolean;
+  readonly goal: GoalSource | undefined;
   #kinematics: ArmKinematics;
 
-  private constructor(robot: string, kinematics: ArmKinematics, privilegedGoal: boolean) {
+  private constructor(robot: string, kinematics: ArmKinematics, goal: GoalSource | undefined) {
     this.robot = robot;
     this.#kinematics = kinematics;
-    this.privilegedGoal = privilegedGoal;
+    this.goal = goal;
   }
 
   static async forRobot(robot: RobotDescription, options: EndEffectorOptions = {}): Promise<EndEffectorFeatures> {
-    return new EndEffectorFeatures(robot.name, await ArmKinematics.create(robot), options.privilegedGoal ?? false);
+    return new EndEffectorFeatures(robot.name, await ArmKinematics.create(robot), options.goal);
+  }
+
+  /** 'localised', 'privileged' or undefined: what the world model's layout records of the goal. */
+  get goalKind(): 'localised' | 'privileged' | undefined {
+    return this.goal === undefined ? undefined : this.goal === 'privileged' ? 'privileged' : 'localised';
   }
 
   /** How many features `append` adds per step. */
   get dim(): number {
-    return END_EFFECTOR_DIM + (this.privilegedGoal ? GOAL_DIM : 0);
+    return END_EFFECTOR_DIM + (this.goal ? GOAL_DIM : 0);
   }
 
   /**
    * `perceived` (episodes with their state replaced by the policy's perception, Z per step) widened to
-   * Z + dim: [state, end-effector xyz] and with `privilegedGoal` [goal − end effector]; `recorded` are
-   * the same episodes as recorded, whose privileged state holds the goal (only read with `privilegedGoal`).
+   * Z + dim: [state, end-effector xyz] and with a goal [goal − end effector]; `recorded` are the same
+   * episodes as recorded (read only by the privileged goal). A localised goal is read from the first
+   * step's perception, so every step of an episode (and every imagined step from it) sees the same goal.
    */
   append(perceived: Episode[], recorded: Episode[] = perceived): Episode[] {
     if (recorded.length !== perceived.length)
@@ -63,7 +73,7 @@ export class EndEffectorFeatures {
       const W = Z + this.dim;
       const state = new Float32Array(count * W);
       const n = this.#kinematics.nArm;
-      const goal = this.privilegedGoal ? goalOf(recorded[i]!) : undefined;
+      const goal = this.#goalOf(e, recorded[i]!);
       for (let t = 0; t < count; t++) {
         state.set(e.state.subarray(t * Z, (t + 1) * Z), t * W);
         const ee = this.#kinematics.pose(e.qpos.subarray(t * e.qposDim, t * e.qposDim + n)).pos;
@@ -77,14 +87,21 @@ export class EndEffectorFeatures {
   close(): void {
     this.#kinematics.close();
   }
+
+  #goalOf(perceived: Episode, recorded: Episode): ((t: number, j: number) => number) | undefined {
+    if (this.goal === undefined) return undefined;
+    if (this.goal === 'privileged') return privilegedGoal(recorded);
+    const xyz = this.goal.estimate(perceived.state.subarray(0, this.goal.latentDim), perceived.task);
+    return (_t, j) => xyz[j]!;
+  }
 }
 
 /** The goal (the privileged state's last three numbers) of a recorded episode at step t, coordinate j. */
-function goalOf(e: Episode): (t: number, j: number) => number {
+function privilegedGoal(e: Episode): (t: number, j: number) => number {
   const D = e.stateDim;
   if (D < GOAL_DIM || e.state.length < (e.steps + 1) * D)
     throw new Error(
-      `episode ${e.id} has no privileged state to read the goal from (privilegedGoal is a simulator ` +
+      `episode ${e.id} has no privileged state to read the goal from (the privileged goal is a simulator ` +
         'probe: a robot over rosbridge reports none)',
     );
   return (t, j) => e.state[t * D + D - GOAL_DIM + j]!;

@@ -15,7 +15,8 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { WorldModel, type PerceptionLayout, type TrainHooks } from './worldModel.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
 import { statesAt } from './statesAt.ts';
-import { END_EFFECTOR_DIM, EndEffectorFeatures, GOAL_DIM } from './endEffectorFeatures.ts';
+import { END_EFFECTOR_DIM, EndEffectorFeatures, GOAL_DIM, type GoalSource } from './endEffectorFeatures.ts';
+import { GoalLocaliser } from './goalLocaliser.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
@@ -97,11 +98,10 @@ export function perceptionLayout(model: WorldModel, policy: VlaPolicy): Percepti
 }
 
 /** Features a layout adds after the policy's [proprio, latent]. */
-const layoutDim = (l: PerceptionLayout): number =>
-  (l.endEffector ? END_EFFECTOR_DIM : 0) + (l.privilegedGoal ? GOAL_DIM : 0);
+const layoutDim = (l: PerceptionLayout): number => (l.endEffector ? END_EFFECTOR_DIM : 0) + (l.goal ? GOAL_DIM : 0);
 const layoutWords = (l: PerceptionLayout): string =>
-  l.privilegedGoal
-    ? ' with the end-effector position and the privileged goal'
+  l.goal
+    ? ` with the end-effector position and the ${l.goal} goal`
     : l.endEffector
       ? ' with the end-effector position'
       : '';
@@ -113,9 +113,26 @@ export async function featuresOfModel(
   robot: RobotDescription,
 ): Promise<EndEffectorFeatures | undefined> {
   const layout = perceptionLayout(model, policy);
-  return layout.endEffector
-    ? EndEffectorFeatures.forRobot(robot, { privilegedGoal: layout.privilegedGoal === true })
-    : undefined;
+  if (!layout.endEffector) return undefined;
+  return EndEffectorFeatures.forRobot(robot, goalOfLayout(layout));
+}
+
+/** The goal source a recorded layout asks for. */
+export function goalOfLayout(layout: PerceptionLayout): { goal?: GoalSource } {
+  if (layout.goal === 'privileged') return { goal: 'privileged' };
+  if (layout.goal !== 'localised') return {};
+  if (!layout.localiser) throw new Error("the world model's layout has a localised goal but no localiser weights");
+  return { goal: GoalLocaliser.fromJSON(layout.localiser) };
+}
+
+/** The layout a world model trained on episodes of these features records. */
+export function layoutOf(endEffector: EndEffectorFeatures | undefined): PerceptionLayout {
+  const goal = endEffector?.goal;
+  return {
+    endEffector: endEffector !== undefined,
+    ...(goal === 'privileged' ? { goal: 'privileged' as const } : {}),
+    ...(goal && goal !== 'privileged' ? { goal: 'localised' as const, localiser: goal.toJSON() } : {}),
+  };
 }
 
 /**

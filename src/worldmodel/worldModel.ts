@@ -5,6 +5,7 @@
  *    [joint positions, joint velocities, latent], a decoder turns latents back into frames.
  * Both kinds share the ensemble dynamics (StateWorldModel) and the imagination loop.
  */
+import type { GoalLocaliserWeights } from './goalLocaliser.ts';
 import * as tf from '@tensorflow/tfjs';
 import type { Episode, Observation } from '../core/types.ts';
 import { concatFloat32 } from '../core/arrays.ts';
@@ -50,8 +51,12 @@ export interface WorldModelMeta {
 export interface PerceptionLayout {
   /** The end effector's xyz (forward kinematics of the joint positions) after the latent. */
   endEffector: boolean;
-  /** Then the simulator's goal minus the end effector (a probe: EndEffectorFeatures' privilegedGoal). */
-  privilegedGoal?: boolean;
+  /**
+   * Then the goal minus the end effector: 'localised' from the policy's perception of the first frame
+   * (`localiser`, fitted when the model was trained), or 'privileged' from the simulator (a probe).
+   */
+  goal?: 'localised' | 'privileged';
+  localiser?: GoalLocaliserWeights;
 }
 
 export interface TrainHooks {

@@ -68,7 +68,7 @@ test("benchmark arms: each world model has its own cache folder: shared, a prese
   assert.equal(armWorldModelFolder('no-debias', 'wmrl'), 'worldmodel');
   assert.equal(armWorldModelFolder('wmrl-value', 'wmrl'), 'worldmodel-perception-outcome');
   // The privileged-goal probe's state is 3 wider: never the shared model, and its ablations use its own too.
-  assert.deepEqual(armFlags('wmrl-privileged-goal', 'wmrl'), ['--worldModel.privilegedGoal=true']);
+  assert.deepEqual(armFlags('wmrl-privileged-goal', 'wmrl'), ['--worldModel.goal=privileged']);
   assert.equal(armWorldModelFolder('wmrl-privileged-goal', 'wmrl'), 'worldmodel-privileged-goal');
   assert.equal(armWorldModelFolder('no-debias', 'wmrl-privileged-goal'), 'worldmodel-privileged-goal');
 });

@@ -486,8 +486,8 @@ test(
 );
 
 test(
-  'train --worldModel.privilegedGoal (a simulator probe): the state ends with the goal relative to the ' +
-    'gripper, recorded in the layout; a model without it, or a run without the end effector, is refused',
+  'train --worldModel.goal=localised: a localiser fitted on the data, the state ending with the goal relative ' +
+    'to the gripper, both in the checkpoint; a run that leaves it out, or the end effector, is refused',
   async () => {
     const run = join(dir, 'goal');
     const model = join(dir, 'goal-model');
@@ -497,15 +497,20 @@ test(
       ...TOY,
       '--steps=1',
       '--eval.every=5',
-      '--worldModel.privilegedGoal=true',
+      '--worldModel.goal=localised',
       '--world-model',
       model,
     ]);
     assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr + r.stdout, /goal localiser fitted: reach \d+\.\d cm RMSE over \d+ episodes/);
     const saved = JSON.parse(readFileSync(join(model, 'model.json'), 'utf8')) as {
-      extra: { dims: { state: number }; perception?: { endEffector: boolean; privilegedGoal?: boolean } };
+      extra: { dims: { state: number }; perception?: { endEffector: boolean; goal?: string; localiser?: unknown } };
     };
-    assert.deepEqual(saved.extra.perception, { endEffector: true, privilegedGoal: true });
+    const { localiser, ...layout } = saved.extra.perception!;
+    assert.deepEqual(layout, { endEffector: true, goal: 'localised' });
+    const fitted = (localiser as { families: Record<string, { episodes: number }> }).families;
+    assert.deepEqual(Object.keys(fitted), ['reach'], 'the localiser is saved with the model');
+    assert.equal(records(run, 'goal-localiser').length, 1, 'and its fit logged');
     const policy = await loadPolicy(policyDir);
     const base = policy.meta.proprioDim + policy.latentDim;
     policy.dispose();
@@ -514,16 +519,16 @@ test(
     // The same model without the switch: refused, saying which switch to pass.
     const without = cli([...runArgs(join(dir, 'goal-without')), ...TOY, '--steps=1', '--world-model', model]);
     assert.notEqual(without.status, 0);
-    assert.match(without.stderr, /has the privileged goal in its state.*--worldModel\.privilegedGoal=true/);
+    assert.match(without.stderr, /has the localised goal in its state.*--worldModel\.goal=localised/);
     const noEffector = cli([
       ...runArgs(join(dir, 'goal-no-ee')),
       ...TOY,
       '--steps=1',
-      '--worldModel.privilegedGoal=true',
+      '--worldModel.goal=localised',
       '--worldModel.endEffector=false',
     ]);
     assert.notEqual(noEffector.status, 0);
-    assert.match(noEffector.stderr, /privilegedGoal appends the goal relative to the end effector: it needs/);
+    assert.match(noEffector.stderr, /goal=localised appends the goal relative to the end effector: it needs/);
   },
 );
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import { EndEffectorFeatures, END_EFFECTOR_DIM, GOAL_DIM } from '../../src/worldmodel/endEffectorFeatures.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
+import type { GoalLocaliser } from '../../src/worldmodel/goalLocaliser.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 
 test(
@@ -42,8 +43,8 @@ test(
 );
 
 test(
-  "EndEffectorFeatures.append with privilegedGoal: then the goal (the recorded privileged state's last " +
-    'three numbers) minus the end effector; an episode without privileged state is refused',
+  'EndEffectorFeatures.append with a goal: then the goal minus the end effector, from the recorded privileged ' +
+    "state's last three numbers or from a localiser of the first step's perception; no privileged state refused",
   async () => {
     const robot = loadRobot('vx300');
     const nArm = robot.arm.joints.length;
@@ -54,7 +55,7 @@ test(
     for (let t = 0; t <= 2; t++) recorded.state.set([9, 9, 0.3, -0.1, 0.2], t * 5);
     // What the world model's episodes hold before the features: the perception, 2 numbers a step.
     const perceived = { ...recorded, state: new Float32Array(3 * 2).fill(7), stateDim: 2 };
-    const features = await EndEffectorFeatures.forRobot(robot, { privilegedGoal: true });
+    const features = await EndEffectorFeatures.forRobot(robot, { goal: 'privileged' });
     try {
       assert.equal(features.dim, END_EFFECTOR_DIM + GOAL_DIM);
       const [out] = features.append([perceived], [recorded]);
@@ -71,6 +72,19 @@ test(
         /no privileged state to read the goal from/,
       );
       assert.throws(() => features.append([perceived], []), /1 episodes but 0 recorded/);
+      // A localiser reads the goal from the first step's perception ([7, 7]) and holds it for the episode.
+      const localiser = { latentDim: 2, estimate: (z: ArrayLike<number>) => [0.1 * z[0]!, 0, 0.5] };
+      const localised = await EndEffectorFeatures.forRobot(robot, { goal: localiser as unknown as GoalLocaliser });
+      try {
+        assert.equal(localised.goalKind, 'localised');
+        const [l] = localised.append([perceived], [{ ...recorded, state: new Float32Array(0), stateDim: 0 }]);
+        for (let t = 0; t <= 2; t++) {
+          const row = l!.state.subarray(t * 8, (t + 1) * 8);
+          [0.7, 0, 0.5].forEach((g, j) => assert.ok(Math.abs(row[5 + j]! - (g - row[2 + j]!)) < 1e-6, `${t}, ${j}`));
+        }
+      } finally {
+        localised.close();
+      }
     } finally {
       features.close();
     }

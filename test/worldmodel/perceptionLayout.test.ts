@@ -31,8 +31,8 @@ test('perceptionLayout: a checkpoint saved before the layout was recorded is mig
   );
 });
 
-test('perceptionLayout: a layout with the privileged goal is 3 wider still, and checked so', () => {
-  const layout = { endEffector: true, privilegedGoal: true };
+test('perceptionLayout: a layout with a goal is 3 wider still, and checked so', () => {
+  const layout = { endEffector: true, goal: 'privileged' as const };
   assert.deepEqual(perceptionLayout(model(44 + END_EFFECTOR_DIM + GOAL_DIM, layout), policy), layout);
   assert.throws(
     () => perceptionLayout(model(44 + END_EFFECTOR_DIM, layout), policy),
