@@ -254,7 +254,7 @@ const ARMS: Record<string, Arm> = {
     long: true,
     probe: true,
     ownWorldModel: 'goal-localised',
-    label: 'the same, the world model told the localised goal',
+    label: 'WMRL branched to KL 0.1, then 2 real groups, told the localised goal',
     colour: '#6b6ecf',
   },
   // The same, and after 2 such steps imagination resumes from the model refitted on them, until the KL to the clone
@@ -347,6 +347,15 @@ const ARMS: Record<string, Arm> = {
     ownWorldModel: 'goal-localised',
     label: 'WMRL, the world model told the localised goal',
     colour: '#17becf',
+  },
+  // The same imagining 12 steps instead of 8: told the goal, the world model's replayed ranking on reach's
+  // anchors was better at 12 than at 8 (docs/benchmarks.md, session 35). Fixed before its first run.
+  'wmrl-goal-h12': {
+    flags: ['--worldModel.goal=localised', '--horizon=12'],
+    probe: true,
+    ownWorldModel: 'goal-localised',
+    label: 'WMRL, the localised goal, imagining 12 steps',
+    colour: '#8c6d31',
   },
   'perfect-wm-cut16': {
     flags: [...REAL_ONLY, '--groups=32', '--realEpisodeSteps=16'],
