@@ -72,6 +72,18 @@ const TOY = [
 ];
 const WM = ['--wm-config', join(dir, 'wm.yaml')];
 
+/** What a world-model checkpoint's manifest says of the model's state. */
+interface SavedModel {
+  extra: { dims: { state: number }; perception?: { endEffector: boolean; goal?: string; localiser?: unknown } };
+}
+
+/** One toy step of `train` that trains a world model into `model` with `flag`; fails the test if it fails. */
+function trainOneStepInto(run: string, model: string, flag: string): { r: ReturnType<typeof cli>; saved: SavedModel } {
+  const r = cli([...runArgs(run), ...WM, ...TOY, '--steps=1', '--eval.every=5', flag, '--world-model', model]);
+  assert.equal(r.status, 0, r.stderr);
+  return { r, saved: JSON.parse(readFileSync(join(model, 'model.json'), 'utf8')) as SavedModel };
+}
+
 /** The arguments every run here shares: the policy, the data, its folder and the wasm backend. */
 function runArgs(out: string): string[] {
   return ['--policy', policyDir, '--data', data, '--out', out, '--backend', 'wasm'];
@@ -415,20 +427,7 @@ test(
   async () => {
     const run = join(dir, 'ee');
     const model = join(dir, 'ee-model');
-    const r = cli([
-      ...runArgs(run),
-      ...WM,
-      ...TOY,
-      '--steps=1',
-      '--eval.every=5',
-      '--worldModel.endEffector=true',
-      '--world-model',
-      model,
-    ]);
-    assert.equal(r.status, 0, r.stderr);
-    const saved = JSON.parse(readFileSync(join(model, 'model.json'), 'utf8')) as {
-      extra: { dims: { state: number }; perception?: { endEffector: boolean } };
-    };
+    const { saved } = trainOneStepInto(run, model, '--worldModel.endEffector=true');
     assert.deepEqual(saved.extra.perception, { endEffector: true }, 'the checkpoint records its layout');
     const policy = await loadPolicy(policyDir);
     const base = policy.meta.proprioDim + policy.latentDim;
@@ -491,21 +490,8 @@ test(
   async () => {
     const run = join(dir, 'goal');
     const model = join(dir, 'goal-model');
-    const r = cli([
-      ...runArgs(run),
-      ...WM,
-      ...TOY,
-      '--steps=1',
-      '--eval.every=5',
-      '--worldModel.goal=localised',
-      '--world-model',
-      model,
-    ]);
-    assert.equal(r.status, 0, r.stderr);
+    const { r, saved } = trainOneStepInto(run, model, '--worldModel.goal=localised');
     assert.match(r.stderr + r.stdout, /goal localiser fitted: reach \d+\.\d cm RMSE over \d+ episodes/);
-    const saved = JSON.parse(readFileSync(join(model, 'model.json'), 'utf8')) as {
-      extra: { dims: { state: number }; perception?: { endEffector: boolean; goal?: string; localiser?: unknown } };
-    };
     const { localiser, ...layout } = saved.extra.perception!;
     assert.deepEqual(layout, { endEffector: true, goal: 'localised' });
     const fitted = (localiser as { families: Record<string, { episodes: number }> }).families;
