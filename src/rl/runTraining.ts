@@ -272,9 +272,9 @@ async function startWorldModel(
       const modelHasIt = layout.endEffector;
       if (layout.goal !== endEffector?.goalKind)
         throw new Error(
-          `${o.worldModelDir} has ${layout.goal ? `the ${layout.goal} goal` : 'no goal'} in its state, which ` +
-            `this run's worldModel.goal=${config.worldModel.goal} ${layout.goal ? 'leaves out' : 'asks for'} ` +
-            `(pass --worldModel.goal=${layout.goal ?? 'none'}, or train a new one)`,
+          `${o.worldModelDir} has ${layout.goal ? `the ${layout.goal} goal` : 'no goal'} in its state; this ` +
+            `run's worldModel.goal is ${config.worldModel.goal} (pass --worldModel.goal=${layout.goal ?? 'none'}, ` +
+            'or train a new one)',
         );
       if (modelHasIt !== (endEffector !== undefined)) {
         const fix = modelHasIt
