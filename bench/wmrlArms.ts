@@ -348,8 +348,8 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL, the world model told the localised goal',
     colour: '#17becf',
   },
-  // The same imagining 12 steps instead of 8: told the goal, the world model's replayed ranking on reach's
-  // anchors was better at 12 than at 8 (docs/benchmarks.md, session 35). Fixed before its first run.
+  // The same imagining 12 steps instead of 8: with a localised goal a first (throwaway) fit replayed reach's
+  // anchors better at 12 than at 8. Fixed before its first run; worse (docs/benchmarks.md, session 35).
   'wmrl-goal-h12': {
     flags: ['--worldModel.goal=localised', '--horizon=12'],
     probe: true,
