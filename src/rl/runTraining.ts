@@ -6,6 +6,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type CheckpointManifest, MODEL_FILE } from '../core/checkpoint.ts';
 import { resolveConfig } from '../core/config.ts';
 import { readRunLog, RunLog } from '../core/runLog.ts';
 import type { Episode } from '../core/types.ts';
@@ -26,7 +27,7 @@ import {
   worldModelEpisodes,
 } from '../worldmodel/perceptionWorldModel.ts';
 import { GoalLocaliser } from '../worldmodel/goalLocaliser.ts';
-import type { PerceptionLayout, WorldModel } from '../worldmodel/worldModel.ts';
+import type { WorldModel, WorldModelMeta } from '../worldmodel/worldModel.ts';
 import { type WorldModelConfig, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { AnchorRunner } from './anchorRunner.ts';
@@ -324,9 +325,9 @@ function goalSource(
   const goal = o.config.worldModel.goal;
   if (goal === 'none') return {};
   if (goal === 'privileged') return { goal: 'privileged' };
-  const manifest = modelDir ? join(modelDir, 'model.json') : undefined;
+  const manifest = modelDir ? join(modelDir, MODEL_FILE) : undefined;
   if (manifest && existsSync(manifest)) {
-    const layout = (JSON.parse(readFileSync(manifest, 'utf8')) as { extra?: { perception?: PerceptionLayout } }).extra
+    const layout = (JSON.parse(readFileSync(manifest, 'utf8')) as CheckpointManifest<unknown, WorldModelMeta>).extra
       ?.perception;
     // A model without one is refused once it is loaded, with the switch to pass.
     if (layout?.goal === 'localised') return goalOfLayout(layout);
