@@ -175,7 +175,7 @@ await Promise.all([
     ),
 ]);
 /** The folder of the world model `arm` imagines with: the set-up's shared one, or one of its own preset's. */
-const worldModelDir = (arm: string): string => join(cache, armWorldModelFolder(arm, headline));
+const worldModelDir = (arm: string): string => join(cache, armWorldModelFolder(arm, headline, family.train));
 
 interface Arm {
   arm: string;

@@ -26,6 +26,7 @@ import {
   trainPerceptionWorldModel,
   worldModelEpisodes,
 } from '../worldmodel/perceptionWorldModel.ts';
+import { goalLabelsOfRobot } from '../worldmodel/goalLabels.ts';
 import { GoalLocaliser } from '../worldmodel/goalLocaliser.ts';
 import type { WorldModel, WorldModelMeta } from '../worldmodel/worldModel.ts';
 import { type WorldModelConfig, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
@@ -147,7 +148,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     if (needsModel && config.worldModel.endEffector)
       endEffector = await EndEffectorFeatures.forRobot(
         o.env.robot,
-        goalSource(
+        await goalSource(
           o,
           reference,
           perceived,
@@ -310,19 +311,21 @@ async function startWorldModel(
   return worldModel;
 }
 
+const GOAL_FROM_WORDS: Record<string, string> = { state: "simulator's state", gripper: "gripper's final position" };
+
 /**
  * Where the run's world-model features read the task's goal (worldModel.goal): a world model that
  * already exists in `modelDir` (or the resumed checkpoint) brings its own localiser; otherwise one is
  * fitted here on the data, and its fit logged.
  */
-function goalSource(
+async function goalSource(
   o: RunOptions,
   reference: VlaPolicy,
   perceived: Episode[],
   modelDir: string | undefined,
   log: RunLog,
-): EndEffectorOptions {
-  const goal = o.config.worldModel.goal;
+): Promise<EndEffectorOptions> {
+  const { goal, goalFrom } = o.config.worldModel;
   if (goal === 'none') return {};
   if (goal === 'privileged') return { goal: 'privileged' };
   const manifest = modelDir ? join(modelDir, MODEL_FILE) : undefined;
@@ -332,14 +335,24 @@ function goalSource(
     // A model without one is refused once it is loaded, with the switch to pass.
     if (layout?.goal === 'localised') return goalOfLayout(layout);
   }
-  const localiser = GoalLocaliser.fit(perceived, o.data, reference.latentDim);
+  const labels = await goalLabelsOfRobot(o.data, goalFrom, o.env.robot);
+  const localiser = GoalLocaliser.fit(perceived, labels, reference.latentDim);
   const fits = Object.entries(localiser.families);
+  const from = { state: 0, gripper: 0 };
+  for (const l of labels) if (l) from[l.from]++;
   log.log({
     kind: 'goal-localiser',
-    families: Object.fromEntries(fits.map(([f, x]) => [f, { rmse: x.rmse, episodes: x.episodes }])),
+    goalsFrom: from,
+    families: Object.fromEntries(
+      fits.map(([f, x]) => [f, { rmse: x.rmse, episodes: x.episodes, polynomial: x.polynomial }]),
+    ),
   });
-  const each = fits.map(([f, x]) => `${f} ${(100 * x.rmse).toFixed(1)} cm RMSE over ${x.episodes} episodes`);
-  o.onProgress?.(`goal localiser fitted: ${each.join(', ')}`);
+  const each = fits.map(([f, x]) => {
+    const plane = x.polynomial ? '' : ' (a plane: few episodes)';
+    return `${f} ${(100 * x.rmse).toFixed(1)} cm RMSE over ${x.episodes} episodes${plane}`;
+  });
+  const sources = Object.entries(from).flatMap(([k, n]) => (n ? [`${n} from the ${GOAL_FROM_WORDS[k]}`] : []));
+  o.onProgress?.(`goal localiser fitted (goals: ${sources.join(', ')}): ${each.join(', ')}`);
   return { goal: localiser };
 }
 

@@ -4,6 +4,7 @@ import { contextualOptionsSchema } from './contextualCorrection.ts';
 import { BACKEND_NAMES } from '../backend/selectBackend.ts';
 import type { ImagineOptions } from '../worldmodel/imagine.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
+import { GOAL_SOURCES } from '../worldmodel/goalLabels.ts';
 
 export const TRAIN_MODES = ['wmrl', 'real', 'wm-only'] as const;
 
@@ -395,6 +396,15 @@ export const wmrlConfigSchema = z
               'first frame (a ridge regression per family fitted, when the world model is trained, on data whose ' +
               "privileged state holds the goal: simulator demonstrations); 'privileged' reads the simulator's " +
               'true goal (a probe: a robot over rosbridge reports none). docs/worldmodel.md',
+          ),
+        goalFrom: z
+          .enum(GOAL_SOURCES)
+          .default('auto')
+          .describe(
+            "with goal 'localised', where the localiser learns each data episode's goal: 'state', the " +
+              "privileged state's (simulator demonstrations); 'gripper', the gripper position where a successful " +
+              "episode last succeeded (an arm's own demonstrations: joint states and outcomes are enough); 'auto', " +
+              "the state's where an episode records it, else the gripper's",
           ),
         warmupEpisodes: z
           .number()

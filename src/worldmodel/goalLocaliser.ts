@@ -2,8 +2,8 @@
  * Where the task's goal is (world frame, metres), read from the policy's perception of an episode's
  * first frame: one ridge regression per task family, from the perception latent (the grounding heads'
  * image positions of what the instruction names) and the instructed object's kind, to the goal. It is
- * fitted on recorded episodes whose privileged state holds the goal (simulator demonstrations: the
- * supervision the policy's grounding heads were cloned with); it then needs only the camera frame.
+ * fitted on recorded episodes whose goal is known (goalLabels.ts: the simulator's state, or where a
+ * successful demonstration's gripper ended); it then needs only the camera frame.
  *
  * Why: whether a reach succeeds is decided by a centimetre or two of gripper position against the
  * goal. A scene score head that must work the goal out of image positions ranks the policy's near
@@ -12,6 +12,7 @@
  */
 import type { Episode } from '../core/types.ts';
 import { solve } from '../core/linearSolve.ts';
+import type { GoalLabel } from './goalLabels.ts';
 
 /** Goal coordinates estimated (x, y, z). */
 const XYZ = 3;
@@ -19,6 +20,8 @@ const XYZ = 3;
 const RIDGE = 1e-4;
 /** Latents up to this width get quadratic and cubic terms (a camera's projection is not linear). */
 const POLYNOMIAL_UP_TO = 8;
+/** ...when a family has this many episodes a feature; fewer get a plane (an arm's few demonstrations). */
+const EPISODES_PER_FEATURE = 2;
 
 /** One family's fit. */
 export interface FamilyGoalFit {
@@ -26,6 +29,8 @@ export interface FamilyGoalFit {
   kinds: string[];
   /** XYZ rows of feature weights. */
   weights: number[][];
+  /** Whether the features have the latent's quadratic and cubic terms (absent: fitted before this was kept). */
+  polynomial?: boolean;
   /** Root-mean-square error over the fitting episodes, metres (in-sample). */
   rmse: number;
   episodes: number;
@@ -48,41 +53,40 @@ export class GoalLocaliser {
 
   /**
    * Fit on `perceived` (episodes whose state is the policy's perception latent, `latentDim` a step)
-   * against the same episodes as `recorded`, whose privileged state's last three numbers are the goal.
-   * Episodes without privileged state are left out; a family needs more episodes than features.
+   * against `goals`, each episode's goal (goalLabels.ts); episodes without one are left out, and a
+   * family needs more episodes than features.
    */
-  static fit(perceived: Episode[], recorded: Episode[], latentDim: number): GoalLocaliser {
-    if (perceived.length !== recorded.length)
-      throw new Error(`goal localiser: ${perceived.length} perceived episodes but ${recorded.length} recorded`);
+  static fit(perceived: Episode[], goals: (GoalLabel | undefined)[], latentDim: number): GoalLocaliser {
+    if (perceived.length !== goals.length)
+      throw new Error(`goal localiser: ${perceived.length} perceived episodes but ${goals.length} goals`);
     const byFamily = new Map<string, { latent: Float32Array; kind: string; goal: number[] }[]>();
     perceived.forEach((e, i) => {
-      const r = recorded[i]!;
-      if (r.stateDim < XYZ || r.state.length < r.stateDim) return;
+      const goal = goals[i];
+      if (!goal) return;
       if (e.stateDim < latentDim)
         throw new Error(
           `goal localiser: episode ${e.id} has ${e.stateDim} state numbers, not a ${latentDim}-wide latent`,
         );
       const rows = byFamily.get(e.task.family) ?? [];
-      rows.push({
-        latent: e.state.slice(0, latentDim),
-        kind: e.task.object,
-        goal: Array.from(r.state.subarray(r.stateDim - XYZ, r.stateDim)),
-      });
+      rows.push({ latent: e.state.slice(0, latentDim), kind: e.task.object, goal: goal.xyz });
       byFamily.set(e.task.family, rows);
     });
     if (byFamily.size === 0)
       throw new Error(
-        'goal localiser: no episode holds a privileged goal to fit on (simulator demonstrations do; ' +
-          'a robot over rosbridge records none)',
+        'goal localiser: no episode shows where its goal was: simulator demonstrations record it in their ' +
+          "state; a robot's record none, and none of these succeeded to show it by the gripper's position",
       );
     const families: Record<string, FamilyGoalFit> = {};
     for (const [family, rows] of byFamily) {
       const kinds = [...new Set(rows.map((r) => r.kind))].sort();
-      const X = rows.map((r) => features(r.latent, r.kind, kinds));
+      // The polynomial terms where there are episodes enough to fit them, else a plane (a few demonstrations).
+      const polynomial =
+        latentDim <= POLYNOMIAL_UP_TO && rows.length >= EPISODES_PER_FEATURE * featureCount(latentDim, kinds, true);
+      const X = rows.map((r) => features(r.latent, r.kind, kinds, polynomial));
       const F = X[0]!.length;
       if (rows.length <= F)
         throw new Error(
-          `goal localiser: ${rows.length} ${family} episodes with a privileged goal, fewer than its ${F + 1} needed`,
+          `goal localiser: ${rows.length} ${family} episodes with a goal, fewer than the ${F + 1} a plane needs`,
         );
       const weights = Array.from({ length: XYZ }, (_, j) =>
         ridge(
@@ -94,7 +98,8 @@ export class GoalLocaliser {
       rows.forEach((r, n) => {
         for (let j = 0; j < XYZ; j++) squared += (dotRow(weights[j]!, X[n]!) - r.goal[j]!) ** 2;
       });
-      families[family] = { kinds, weights, rmse: Math.sqrt(squared / rows.length), episodes: rows.length };
+      const rmse = Math.sqrt(squared / rows.length);
+      families[family] = { kinds, weights, polynomial, rmse, episodes: rows.length };
     }
     return new GoalLocaliser({ latentDim, families });
   }
@@ -115,22 +120,33 @@ export class GoalLocaliser {
         `goal localiser: fitted on ${Object.keys(this.families).join(', ')}; ` +
           `it has no goal for family '${task.family}'`,
       );
-    const x = features(latent, task.object, fit.kinds, this.latentDim);
+    // Fits saved before `polynomial` was recorded used the terms whenever the latent was narrow.
+    const polynomial = fit.polynomial ?? this.latentDim <= POLYNOMIAL_UP_TO;
+    const x = features(
+      Array.from({ length: this.latentDim }, (_, i) => latent[i]!),
+      task.object,
+      fit.kinds,
+      polynomial,
+    );
     return [dotRow(fit.weights[0]!, x), dotRow(fit.weights[1]!, x), dotRow(fit.weights[2]!, x)];
   }
 }
 
-/** [1, z, (z_i z_j for i ≤ j, z_i³ when the latent is narrow), one-hot object kind]. */
-function features(latent: ArrayLike<number>, kind: string, kinds: string[], width = latent.length): number[] {
-  const z = Array.from({ length: width }, (_, i) => latent[i]!);
+/** [1, z, (with `polynomial`: z_i z_j for i ≤ j, z_i³), one-hot object kind]. */
+function features(latent: ArrayLike<number>, kind: string, kinds: string[], polynomial: boolean): number[] {
+  const z = Array.from(latent);
   const out = [1, ...z];
-  if (width <= POLYNOMIAL_UP_TO) {
-    for (let i = 0; i < width; i++) for (let j = i; j < width; j++) out.push(z[i]! * z[j]!);
+  if (polynomial) {
+    for (let i = 0; i < z.length; i++) for (let j = i; j < z.length; j++) out.push(z[i]! * z[j]!);
     for (const v of z) out.push(v * v * v);
   }
   for (const k of kinds) out.push(k === kind ? 1 : 0);
   return out;
 }
+
+/** How many features `features` makes. */
+const featureCount = (width: number, kinds: string[], polynomial: boolean): number =>
+  1 + width + (polynomial ? (width * (width + 1)) / 2 + width : 0) + kinds.length;
 
 /** Ridge regression weights of y on the rows of X. */
 function ridge(X: number[][], y: number[]): number[] {

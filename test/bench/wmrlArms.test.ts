@@ -63,14 +63,23 @@ test('benchmark arms: an arm with a world-model preset of its own imagines with 
   );
 });
 
-test("benchmark arms: each world model has its own cache folder: shared, a preset's, or an arm's own layout", () => {
-  assert.equal(armWorldModelFolder('wmrl', 'wmrl'), 'worldmodel');
-  assert.equal(armWorldModelFolder('no-debias', 'wmrl'), 'worldmodel');
-  assert.equal(armWorldModelFolder('wmrl-value', 'wmrl'), 'worldmodel-perception-outcome');
-  // The privileged-goal probe's state is 3 wider: never the shared model, and its ablations use its own too.
+test("benchmark arms: each world model has its own cache folder: its preset's and its state's goal", () => {
+  // The quickstart's world model holds the localised goal; so do its ablations, but the one taking it away.
+  assert.equal(armWorldModelFolder('wmrl', 'wmrl'), 'worldmodel-goal-localised');
+  assert.equal(armWorldModelFolder('no-debias', 'wmrl'), 'worldmodel-goal-localised');
+  assert.deepEqual(armFlags('no-goal', 'wmrl'), ['--worldModel.goal=none']);
+  assert.equal(armWorldModelFolder('no-goal', 'wmrl'), 'worldmodel');
+  assert.equal(armWorldModelFolder('wmrl-value', 'wmrl'), 'worldmodel-perception-outcome-goal-localised');
+  // A family whose flags leave the goal out (pick) shares a model without it, unless an arm asks for one.
+  const pick = ['--horizon=16', '--worldModel.goal=none'];
+  assert.equal(armWorldModelFolder('wmrl', 'wmrl', pick), 'worldmodel');
+  assert.equal(armWorldModelFolder('wmrl-goal', 'wmrl', pick), 'worldmodel-goal-localised');
+  // Goals learned from the demonstrations' gripper: a localiser of its own, so a model of its own.
+  assert.equal(armWorldModelFolder('wmrl-goal-gripper', 'wmrl'), 'worldmodel-goal-localised-from-gripper');
+  // The privileged-goal probe's state holds another goal: never the shared model; its ablations use its own.
   assert.deepEqual(armFlags('wmrl-privileged-goal', 'wmrl'), ['--worldModel.goal=privileged']);
-  assert.equal(armWorldModelFolder('wmrl-privileged-goal', 'wmrl'), 'worldmodel-privileged-goal');
-  assert.equal(armWorldModelFolder('no-debias', 'wmrl-privileged-goal'), 'worldmodel-privileged-goal');
+  assert.equal(armWorldModelFolder('wmrl-privileged-goal', 'wmrl'), 'worldmodel-goal-privileged');
+  assert.equal(armWorldModelFolder('no-debias', 'wmrl-privileged-goal', pick), 'worldmodel-goal-privileged');
 });
 
 test('benchmark arms: the perfect-world-model ceiling runs all 32 groups and counts one group of robot time', () => {

@@ -65,6 +65,8 @@ test('train on pick (WMRL gated by trust): a short run raises deterministic succ
       'eval.split': 'train',
       'eval.tasks': TASK,
       tasks: 'pick',
+      // As configs/train/pick.yaml: on pick the world model is not told the goal.
+      'worldModel.goal': 'none',
       backend: 'wasm',
     },
   });

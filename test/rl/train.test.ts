@@ -22,11 +22,14 @@ import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-train-'));
 const data = join(dir, 'data');
 const policyDir = join(dir, 'bc', 'policy');
+/** How many of the data's episodes succeeded. */
+let dataSuccesses = 0;
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'wmrl.js');
 
 before(async () => {
   await selectBackend('wasm', { requiredKernels: POLICY_KERNELS, log: () => {} });
   const episodes = await collectMixedEpisodes({ families: ['reach'], perKind: 8, seed: 500 });
+  dataSuccesses = episodes.filter((e) => e.success).length;
   const store = await EpisodeStore.create(data, { robot: 'vx300' });
   for (const e of episodes) await store.append(e);
   await store.close();
@@ -78,8 +81,12 @@ interface SavedModel {
 }
 
 /** One toy step of `train` that trains a world model into `model` with `flag`; fails the test if it fails. */
-function trainOneStepInto(run: string, model: string, flag: string): { r: ReturnType<typeof cli>; saved: SavedModel } {
-  const r = cli([...runArgs(run), ...WM, ...TOY, '--steps=1', '--eval.every=5', flag, '--world-model', model]);
+function trainOneStepInto(
+  run: string,
+  model: string,
+  ...flags: string[]
+): { r: ReturnType<typeof cli>; saved: SavedModel } {
+  const r = cli([...runArgs(run), ...WM, ...TOY, '--steps=1', '--eval.every=5', ...flags, '--world-model', model]);
   assert.equal(r.status, 0, r.stderr);
   return { r, saved: JSON.parse(readFileSync(join(model, 'model.json'), 'utf8')) as SavedModel };
 }
@@ -491,12 +498,26 @@ test(
     const run = join(dir, 'goal');
     const model = join(dir, 'goal-model');
     const { r, saved } = trainOneStepInto(run, model, '--worldModel.goal=localised');
-    assert.match(r.stderr + r.stdout, /goal localiser fitted: reach \d+\.\d cm RMSE over \d+ episodes/);
+    assert.match(
+      r.stderr + r.stdout,
+      /goal localiser fitted \(goals: \d+ from the simulator's state\): reach \d+\.\d cm RMSE over \d+ episodes/,
+    );
     const { localiser, ...layout } = saved.extra.perception!;
     assert.deepEqual(layout, { endEffector: true, goal: 'localised' });
     const fitted = (localiser as { families: Record<string, { episodes: number }> }).families;
     assert.deepEqual(Object.keys(fitted), ['reach'], 'the localiser is saved with the model');
     assert.equal(records(run, 'goal-localiser').length, 1, 'and its fit logged');
+    // Goals where the successful episodes' gripper ended (all an arm's own demonstrations give): those alone.
+    const gripper = join(dir, 'goal-gripper');
+    trainOneStepInto(
+      gripper,
+      join(dir, 'goal-gripper-model'),
+      '--worldModel.goal=localised',
+      '--worldModel.goalFrom=gripper',
+    );
+    const [fit] = records(gripper, 'goal-localiser');
+    assert.deepEqual(fit!.goalsFrom, { state: 0, gripper: dataSuccesses });
+    assert.equal(fit!.families.reach.episodes, dataSuccesses);
     const policy = await loadPolicy(policyDir);
     const base = policy.meta.proprioDim + policy.latentDim;
     policy.dispose();

@@ -11,10 +11,11 @@ const preset = (name: string, overrides: string[] = []) =>
 
 test('every training preset resolves; pick.yaml is the quickstart the pick benchmark ran as its WMRL arm', () => {
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) assert.doesNotThrow(() => preset(file), file);
-  // The benchmark's wmrl-trust-bound arm on pick: the quickstart, --horizon=16 (the family's flag),
-  // --imaginedWeight=trust --trust.confidence=1.645, 28 steps.
+  // The benchmark's wmrl-trust-bound arm on pick: the quickstart, --horizon=16 --worldModel.goal=none (the
+  // family's flags), --imaginedWeight=trust --trust.confidence=1.645, 28 steps.
   const arm = preset('quickstart.yaml', [
     '--horizon=16',
+    '--worldModel.goal=none',
     '--imaginedWeight=trust',
     '--trust.confidence=1.645',
     '--steps=28',

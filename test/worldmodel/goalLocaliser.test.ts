@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Episode } from '../../src/core/types.ts';
+import { type GoalLabel, goalLabels } from '../../src/worldmodel/goalLabels.ts';
 import { GoalLocaliser } from '../../src/worldmodel/goalLocaliser.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 
@@ -31,9 +32,12 @@ const goalOf = (z: number[], kind: string): number[] => [
 const pairs = Array.from({ length: 60 }, (_, i) => pair(i + 1, i % 2 ? 'ball' : 'block'));
 const perceived = pairs.map((p) => p.perceived);
 const recorded = pairs.map((p) => p.recorded);
+/** The goals the simulator's state records (no kinematics needed). */
+const stateGoals = (episodes: Episode[]): (GoalLabel | undefined)[] => goalLabels(episodes, 'state', () => []);
+const goals = stateGoals(recorded);
 
 test('GoalLocaliser: a goal that is a smooth function of the image positions and the kind is recovered', () => {
-  const localiser = GoalLocaliser.fit(perceived, recorded, 4);
+  const localiser = GoalLocaliser.fit(perceived, goals, 4);
   const fit = localiser.families.reach!;
   assert.equal(fit.episodes, 60);
   assert.deepEqual(fit.kinds, ['ball', 'block']);
@@ -47,18 +51,27 @@ test('GoalLocaliser: a goal that is a smooth function of the image positions and
   assert.deepEqual(restored.estimate([0.5, -0.2, 0, 0], { family: 'reach', object: 'ball' }), xyz);
 });
 
-test('GoalLocaliser: episodes without privileged state are left out; too few, none, or another family refused', () => {
+test('GoalLocaliser: episodes without a goal are left out; too few, none, or another family refused', () => {
   const bare = (e: Episode): Episode => ({ ...e, state: new Float32Array(0), stateDim: 0 });
   // Ten of the sixty lose their privileged state: fitted on the other fifty.
-  const some = GoalLocaliser.fit(perceived, [...recorded.slice(0, 50), ...recorded.slice(50).map(bare)], 4);
+  const some = GoalLocaliser.fit(perceived, stateGoals([...recorded.slice(0, 50), ...recorded.slice(50).map(bare)]), 4);
   assert.equal(some.families.reach!.episodes, 50);
-  assert.throws(() => GoalLocaliser.fit(perceived, recorded.map(bare), 4), /no episode holds a privileged goal/);
   assert.throws(
-    () => GoalLocaliser.fit(perceived.slice(0, 10), recorded.slice(0, 10), 4),
-    /10 reach episodes with a privileged goal, fewer than its 22 needed/,
+    () => GoalLocaliser.fit(perceived, stateGoals(recorded.map(bare)), 4),
+    /no episode shows where its goal was/,
   );
-  assert.throws(() => GoalLocaliser.fit(perceived, recorded.slice(1), 4), /60 perceived episodes but 59 recorded/);
-  const localiser = GoalLocaliser.fit(perceived, recorded, 4);
+  // Fewer than two episodes a feature of the cubic fit (21): a plane, its error the curvature it misses.
+  const few = GoalLocaliser.fit(perceived.slice(0, 30), goals.slice(0, 30), 4).families.reach!;
+  assert.equal(few.polynomial, false);
+  assert.ok(few.rmse > 1e-3 && few.rmse < 0.02, `a plane's in-sample RMSE ${few.rmse}`);
+  assert.equal(some.families.reach!.polynomial, true);
+  // Fewer than a plane's 7 features and one: refused.
+  assert.throws(
+    () => GoalLocaliser.fit(perceived.slice(0, 6), goals.slice(0, 6), 4),
+    /6 reach episodes with a goal, fewer than the 8 a plane needs/,
+  );
+  assert.throws(() => GoalLocaliser.fit(perceived, goals.slice(1), 4), /60 perceived episodes but 59 goals/);
+  const localiser = GoalLocaliser.fit(perceived, goals, 4);
   assert.throws(
     () => localiser.estimate([0, 0, 0, 0], { family: 'pick', object: 'ball' }),
     /fitted on reach; it has no goal for family 'pick'/,
