@@ -160,6 +160,11 @@ export const command = {
           : '--detector is used only with --outcome detector',
       );
     const onRobot = envFlags.env !== 'sim' || values.robots !== undefined || values.queue !== undefined;
+    if (onRobot && config.mode !== 'real' && config.worldModel.goal === 'privileged')
+      throw new UsageError(
+        "worldModel.goal=privileged reads the simulator's true goal, which a robot does not report: use " +
+          "--worldModel.goal=localised (fitted where your demonstrations' gripper ended: worldModel.goalFrom)",
+      );
     const spotChecksBy = spotCheckAnswerer(config.outcome, { onRobot });
     await useBackend(config.backend, [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
     const data = await readEpisodes(values.data);

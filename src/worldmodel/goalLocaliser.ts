@@ -73,8 +73,8 @@ export class GoalLocaliser {
     });
     if (byFamily.size === 0)
       throw new Error(
-        'goal localiser: no episode shows where its goal was: simulator demonstrations record it in their ' +
-          "state; a robot's record none, and none of these succeeded to show it by the gripper's position",
+        'goal localiser: no episode shows where its goal was (worldModel.goalFrom): simulator demonstrations ' +
+          'record it in their state, a successful demonstration shows it where its gripper ended; these do neither',
       );
     const families: Record<string, FamilyGoalFit> = {};
     for (const [family, rows] of byFamily) {

@@ -22,6 +22,8 @@ import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-train-'));
 const data = join(dir, 'data');
 const policyDir = join(dir, 'bc', 'policy');
+/** The same episodes without privileged state, as a robot over rosbridge records them. */
+const robotData = join(dir, 'robot-data');
 /** How many of the data's episodes succeeded. */
 let dataSuccesses = 0;
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'wmrl.js');
@@ -33,6 +35,10 @@ before(async () => {
   const store = await EpisodeStore.create(data, { robot: 'vx300' });
   for (const e of episodes) await store.append(e);
   await store.close();
+  // The same episodes as a robot over rosbridge records them: no privileged state (no goal).
+  const robotStore = await EpisodeStore.create(robotData, { robot: 'vx300' });
+  for (const e of episodes) await robotStore.append({ ...e, state: new Float32Array(0), stateDim: 0 });
+  await robotStore.close();
   const config = resolveConfig(policyConfigSchema, {
     overrides: {
       features: '16',
@@ -492,8 +498,9 @@ test(
 );
 
 test(
-  'train --worldModel.goal=localised: a localiser fitted on the data, the state ending with the goal relative ' +
-    'to the gripper, both in the checkpoint; a run that leaves it out, or the end effector, is refused',
+  "train --worldModel.goal=localised: a localiser fitted on the data (a robot's: on its gripper's final " +
+    'positions), the state ending with the goal relative to the gripper, both in the checkpoint; a run that ' +
+    'leaves it out, or the end effector, is refused, and so is the privileged goal on a robot',
   async () => {
     const run = join(dir, 'goal');
     const model = join(dir, 'goal-model');
@@ -507,14 +514,19 @@ test(
     const fitted = (localiser as { families: Record<string, { episodes: number }> }).families;
     assert.deepEqual(Object.keys(fitted), ['reach'], 'the localiser is saved with the model');
     assert.equal(records(run, 'goal-localiser').length, 1, 'and its fit logged');
-    // Goals where the successful episodes' gripper ended (all an arm's own demonstrations give): those alone.
+    // A robot's episodes record no goal: by default (goalFrom auto) the goals are where the successful
+    // episodes' gripper ended, those alone.
     const gripper = join(dir, 'goal-gripper');
-    trainOneStepInto(
-      gripper,
-      join(dir, 'goal-gripper-model'),
+    const fromRobot = cli([
+      ...runArgs(gripper).map((a) => (a === data ? robotData : a)),
+      ...WM,
+      ...TOY,
+      '--steps=1',
+      '--eval.every=5',
       '--worldModel.goal=localised',
-      '--worldModel.goalFrom=gripper',
-    );
+    ]);
+    assert.equal(fromRobot.status, 0, fromRobot.stderr);
+    assert.match(fromRobot.stderr + fromRobot.stdout, /goals: \d+ from the gripper's final position\)/);
     const [fit] = records(gripper, 'goal-localiser');
     assert.deepEqual(fit!.goalsFrom, { state: 0, gripper: dataSuccesses });
     assert.equal(fit!.families.reach.episodes, dataSuccesses);
@@ -536,6 +548,18 @@ test(
     ]);
     assert.notEqual(noEffector.status, 0);
     assert.match(noEffector.stderr, /goal=localised appends the goal relative to the end effector: it needs/);
+    // The simulator's true goal on a robot: refused before connecting, naming what to use instead.
+    const onRobot = cli([
+      ...runArgs(join(dir, 'goal-robot')),
+      ...TOY,
+      '--env',
+      'rosbridge',
+      '--url',
+      'ws://127.0.0.1:9',
+      '--worldModel.goal=privileged',
+    ]);
+    assert.equal(onRobot.status, 2, onRobot.stderr);
+    assert.match(onRobot.stderr, /privileged reads the simulator's true goal.*use --worldModel\.goal=localised/);
   },
 );
 
