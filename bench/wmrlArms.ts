@@ -75,7 +75,12 @@ const ARMS: Record<string, Arm> = {
   'no-refit': { flags: ['--no-refit'], ablation: true },
   // The world model not told where the goal is (the quickstart before session 36): the scene score head
   // must compare image positions with the gripper's. On reach's fresh seeds 40–49: 2.9× against 7.5×.
-  'no-goal': { flags: ['--worldModel.goal=none'], ablation: true },
+  'no-goal': {
+    flags: ['--worldModel.goal=none'],
+    ablation: true,
+    label: 'no-goal (the quickstart before session 36)',
+    colour: '#e7ba52',
+  },
   'wm-only': { flags: ['--mode', 'wm-only'], ablation: true },
   // The quickstart's 32 groups with twice its optimiser steps per refit (the refit is most of a step's compute).
   'wmrl-full-refits': {

@@ -312,6 +312,7 @@ async function startWorldModel(
 }
 
 const GOAL_FROM_WORDS: Record<string, string> = { state: "simulator's state", gripper: "gripper's final position" };
+const FEW_EPISODES_TERMS: Record<string, string> = { plane: 'a plane', mean: "each object kind's mean goal" };
 
 /**
  * Where the run's world-model features read the task's goal (worldModel.goal): a world model that
@@ -343,13 +344,11 @@ async function goalSource(
   log.log({
     kind: 'goal-localiser',
     goalsFrom: from,
-    families: Object.fromEntries(
-      fits.map(([f, x]) => [f, { rmse: x.rmse, episodes: x.episodes, polynomial: x.polynomial }]),
-    ),
+    families: Object.fromEntries(fits.map(([f, x]) => [f, { rmse: x.rmse, episodes: x.episodes, terms: x.terms }])),
   });
   const each = fits.map(([f, x]) => {
-    const plane = x.polynomial ? '' : ' (a plane: few episodes)';
-    return `${f} ${(100 * x.rmse).toFixed(1)} cm RMSE over ${x.episodes} episodes${plane}`;
+    const few = x.terms === 'cubic' ? '' : ` (${FEW_EPISODES_TERMS[x.terms!]}: few episodes)`;
+    return `${f} ${(100 * x.rmse).toFixed(1)} cm RMSE over ${x.episodes} episodes${few}`;
   });
   const sources = Object.entries(from).flatMap(([k, n]) => (n ? [`${n} from the ${GOAL_FROM_WORDS[k]}`] : []));
   o.onProgress?.(`goal localiser fitted (goals: ${sources.join(', ')}): ${each.join(', ')}`);

@@ -20,8 +20,15 @@ const XYZ = 3;
 const RIDGE = 1e-4;
 /** Latents up to this width get quadratic and cubic terms (a camera's projection is not linear). */
 const POLYNOMIAL_UP_TO = 8;
-/** ...when a family has this many episodes a feature; fewer get a plane (an arm's few demonstrations). */
+/** A family gets the richest terms it has this many episodes a feature for (an arm's few demonstrations). */
 const EPISODES_PER_FEATURE = 2;
+
+/**
+ * The localiser's terms, richest first: the latent with its quadratic and cubic terms, the latent
+ * (a plane), or none (each object kind's mean goal: a constant for a handful of episodes).
+ */
+export type LocaliserTerms = 'cubic' | 'plane' | 'mean';
+const TERMS: LocaliserTerms[] = ['cubic', 'plane', 'mean'];
 
 /** One family's fit. */
 export interface FamilyGoalFit {
@@ -29,8 +36,8 @@ export interface FamilyGoalFit {
   kinds: string[];
   /** XYZ rows of feature weights. */
   weights: number[][];
-  /** Whether the features have the latent's quadratic and cubic terms (absent: fitted before this was kept). */
-  polynomial?: boolean;
+  /** Its terms (absent: fitted before this was kept, cubic for a latent up to POLYNOMIAL_UP_TO wide). */
+  terms?: LocaliserTerms;
   /** Root-mean-square error over the fitting episodes, metres (in-sample). */
   rmse: number;
   episodes: number;
@@ -79,14 +86,15 @@ export class GoalLocaliser {
     const families: Record<string, FamilyGoalFit> = {};
     for (const [family, rows] of byFamily) {
       const kinds = [...new Set(rows.map((r) => r.kind))].sort();
-      // The polynomial terms where there are episodes enough to fit them, else a plane (a few demonstrations).
-      const polynomial =
-        latentDim <= POLYNOMIAL_UP_TO && rows.length >= EPISODES_PER_FEATURE * featureCount(latentDim, kinds, true);
-      const X = rows.map((r) => features(r.latent, r.kind, kinds, polynomial));
+      const usable = TERMS.filter((t) => t !== 'cubic' || latentDim <= POLYNOMIAL_UP_TO);
+      const terms =
+        usable.find((t) => rows.length >= EPISODES_PER_FEATURE * featureCount(latentDim, kinds, t)) ?? 'mean';
+      const X = rows.map((r) => features(r.latent, r.kind, kinds, terms));
       const F = X[0]!.length;
       if (rows.length <= F)
         throw new Error(
-          `goal localiser: ${rows.length} ${family} episodes with a goal, fewer than the ${F + 1} a plane needs`,
+          `goal localiser: ${rows.length} ${family} episodes with a goal, fewer than the ${F + 1} ` +
+            `its ${kinds.length} object kinds' mean goals need`,
         );
       const weights = Array.from({ length: XYZ }, (_, j) =>
         ridge(
@@ -99,7 +107,7 @@ export class GoalLocaliser {
         for (let j = 0; j < XYZ; j++) squared += (dotRow(weights[j]!, X[n]!) - r.goal[j]!) ** 2;
       });
       const rmse = Math.sqrt(squared / rows.length);
-      families[family] = { kinds, weights, polynomial, rmse, episodes: rows.length };
+      families[family] = { kinds, weights, terms, rmse, episodes: rows.length };
     }
     return new GoalLocaliser({ latentDim, families });
   }
@@ -120,23 +128,23 @@ export class GoalLocaliser {
         `goal localiser: fitted on ${Object.keys(this.families).join(', ')}; ` +
           `it has no goal for family '${task.family}'`,
       );
-    // Fits saved before `polynomial` was recorded used the terms whenever the latent was narrow.
-    const polynomial = fit.polynomial ?? this.latentDim <= POLYNOMIAL_UP_TO;
+    // Fits saved before `terms` was kept were cubic whenever the latent was narrow.
+    const terms = fit.terms ?? (this.latentDim <= POLYNOMIAL_UP_TO ? 'cubic' : 'plane');
     const x = features(
       Array.from({ length: this.latentDim }, (_, i) => latent[i]!),
       task.object,
       fit.kinds,
-      polynomial,
+      terms,
     );
     return [dotRow(fit.weights[0]!, x), dotRow(fit.weights[1]!, x), dotRow(fit.weights[2]!, x)];
   }
 }
 
-/** [1, z, (with `polynomial`: z_i z_j for i ≤ j, z_i³), one-hot object kind]. */
-function features(latent: ArrayLike<number>, kind: string, kinds: string[], polynomial: boolean): number[] {
-  const z = Array.from(latent);
+/** [1, (plane: z; cubic: z, z_i z_j for i ≤ j, z_i³), one-hot object kind]. */
+function features(latent: ArrayLike<number>, kind: string, kinds: string[], terms: LocaliserTerms): number[] {
+  const z = terms === 'mean' ? [] : Array.from(latent);
   const out = [1, ...z];
-  if (polynomial) {
+  if (terms === 'cubic') {
     for (let i = 0; i < z.length; i++) for (let j = i; j < z.length; j++) out.push(z[i]! * z[j]!);
     for (const v of z) out.push(v * v * v);
   }
@@ -145,8 +153,8 @@ function features(latent: ArrayLike<number>, kind: string, kinds: string[], poly
 }
 
 /** How many features `features` makes. */
-const featureCount = (width: number, kinds: string[], polynomial: boolean): number =>
-  1 + width + (polynomial ? (width * (width + 1)) / 2 + width : 0) + kinds.length;
+const featureCount = (width: number, kinds: string[], terms: LocaliserTerms): number =>
+  1 + (terms === 'mean' ? 0 : width) + (terms === 'cubic' ? (width * (width + 1)) / 2 + width : 0) + kinds.length;
 
 /** Ridge regression weights of y on the rows of X. */
 function ridge(X: number[][], y: number[]): number[] {

@@ -60,15 +60,22 @@ test('GoalLocaliser: episodes without a goal are left out; too few, none, or ano
     () => GoalLocaliser.fit(perceived, stateGoals(recorded.map(bare)), 4),
     /no episode shows where its goal was/,
   );
-  // Fewer than two episodes a feature of the cubic fit (21): a plane, its error the curvature it misses.
+  // Fewer than two episodes a feature of the cubic fit (21): a plane (7), its error the curvature it misses.
   const few = GoalLocaliser.fit(perceived.slice(0, 30), goals.slice(0, 30), 4).families.reach!;
-  assert.equal(few.polynomial, false);
+  assert.equal(few.terms, 'plane');
   assert.ok(few.rmse > 1e-3 && few.rmse < 0.02, `a plane's in-sample RMSE ${few.rmse}`);
-  assert.equal(some.families.reach!.polynomial, true);
-  // Fewer than a plane's 7 features and one: refused.
+  assert.equal(some.families.reach!.terms, 'cubic');
+  // Fewer than 14: each kind's mean goal (3 features). Worked numbers: the first 6 episodes' goals.
+  const handful = GoalLocaliser.fit(perceived.slice(0, 6), goals.slice(0, 6), 4);
+  assert.equal(handful.families.reach!.terms, 'mean');
+  const balls = goals.slice(0, 6).filter((_, i) => i % 2 === 1);
+  const ballMean = [0, 1, 2].map((j) => balls.reduce((m, g) => m + g!.xyz[j]! / balls.length, 0));
+  const estimate = handful.estimate([9, 9, 9, 9], { family: 'reach', object: 'ball' });
+  ballMean.forEach((v, j) => assert.ok(Math.abs(estimate[j]! - v) < 2e-3, `coordinate ${j}: ${estimate[j]} vs ${v}`));
+  // Fewer than the 3 features and one: refused.
   assert.throws(
-    () => GoalLocaliser.fit(perceived.slice(0, 6), goals.slice(0, 6), 4),
-    /6 reach episodes with a goal, fewer than the 8 a plane needs/,
+    () => GoalLocaliser.fit(perceived.slice(0, 3), goals.slice(0, 3), 4),
+    /3 reach episodes with a goal, fewer than the 4 its 2 object kinds' mean goals need/,
   );
   assert.throws(() => GoalLocaliser.fit(perceived, goals.slice(1), 4), /60 perceived episodes but 59 goals/);
   const localiser = GoalLocaliser.fit(perceived, goals, 4);
