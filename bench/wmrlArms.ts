@@ -74,7 +74,7 @@ const ARMS: Record<string, Arm> = {
   'no-ensemble-weight': { flags: ['--denoise=anchor'], ablation: true },
   'no-refit': { flags: ['--no-refit'], ablation: true },
   // The world model not told where the goal is (the quickstart before session 36): the scene score head
-  // must compare image positions with the gripper's. On reach's fresh seeds 40–49: 2.9× against 7.5×.
+  // must compare image positions with the gripper's. On reach's fresh seeds 40–49: 2.9× against 8.0×.
   'no-goal': {
     flags: ['--worldModel.goal=none'],
     ablation: true,
