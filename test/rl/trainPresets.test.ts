@@ -23,3 +23,10 @@ test('every training preset resolves; pick.yaml is the quickstart the pick bench
   assert.deepEqual(preset('pick.yaml'), arm);
   assert.equal(arm.trust.priorPairs, preset('quickstart.yaml').trust.priorPairs, 'trust keeps its other defaults');
 });
+
+test("the quickstart's world model is told the localised goal, learned where the data shows it; pick's is not", () => {
+  const { worldModel } = preset('quickstart.yaml');
+  assert.deepEqual([worldModel.endEffector, worldModel.goal, worldModel.goalFrom], [true, 'localised', 'auto']);
+  // Pick keeps the quickstart's other world-model settings (a deep merge, not a replacement).
+  assert.deepEqual(preset('pick.yaml').worldModel, { ...worldModel, goal: 'none' });
+});
