@@ -8,7 +8,18 @@ import type { TaskProgress } from './taskProgress.ts';
 
 /** Objects reported in the privileged state (padded with zeros). */
 export const MAX_STATE_OBJECTS = 4;
-export const STATE_DIM = MAX_STATE_OBJECTS * 7 + 3;
+/** The goal position's numbers, the state's last. */
+export const GOAL_DIM = 3;
+export const STATE_DIM = MAX_STATE_OBJECTS * 7 + GOAL_DIM;
+
+/**
+ * The goal position recorded at step t of an episode's (T+1) × stateDim privileged state: a view of its
+ * last GOAL_DIM numbers; undefined where the episode records no such state (a robot without object state).
+ */
+export function recordedGoal(state: Float32Array, stateDim: number, t = 0): Float32Array | undefined {
+  if (stateDim < GOAL_DIM || state.length < (t + 1) * stateDim) return undefined;
+  return state.subarray((t + 1) * stateDim - GOAL_DIM, (t + 1) * stateDim);
+}
 
 export function privilegedState(sim: Simulator, progress: TaskProgress): Float32Array {
   const state = new Float32Array(STATE_DIM);

@@ -14,12 +14,13 @@
 import type { Episode } from '../core/types.ts';
 import type { RobotDescription } from '../core/robotDescription.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
+import { GOAL_DIM, recordedGoal } from '../../sim/privilegedState.ts';
 import type { GoalLocaliser } from './goalLocaliser.ts';
 
 /** Features appended per step: the end-effector site's position xyz (metres, world frame). */
 export const END_EFFECTOR_DIM = 3;
 /** Features a goal appends after those: the goal minus the end effector (metres). */
-export const GOAL_DIM = 3;
+export { GOAL_DIM };
 
 /** Where the goal features read the goal: a localiser, or the simulator's privileged state (a probe). */
 export type GoalSource = GoalLocaliser | 'privileged';
@@ -78,7 +79,8 @@ export class EndEffectorFeatures {
         state.set(e.state.subarray(t * Z, (t + 1) * Z), t * W);
         const ee = this.#kinematics.pose(e.qpos.subarray(t * e.qposDim, t * e.qposDim + n)).pos;
         state.set(ee, t * W + Z);
-        if (goal) for (let j = 0; j < GOAL_DIM; j++) state[t * W + Z + END_EFFECTOR_DIM + j] = goal(t, j) - ee[j]!;
+        const g = goal?.(t);
+        if (g) for (let j = 0; j < GOAL_DIM; j++) state[t * W + Z + END_EFFECTOR_DIM + j] = g[j]! - ee[j]!;
       }
       return { ...e, state, stateDim: W };
     });
@@ -88,21 +90,20 @@ export class EndEffectorFeatures {
     this.#kinematics.close();
   }
 
-  #goalOf(perceived: Episode, recorded: Episode): ((t: number, j: number) => number) | undefined {
+  #goalOf(perceived: Episode, recorded: Episode): ((t: number) => ArrayLike<number>) | undefined {
     if (this.goal === undefined) return undefined;
     if (this.goal === 'privileged') return privilegedGoal(recorded);
     const xyz = this.goal.estimate(perceived.state.subarray(0, this.goal.latentDim), perceived.task);
-    return (_t, j) => xyz[j]!;
+    return () => xyz;
   }
 }
 
-/** The goal (the privileged state's last three numbers) of a recorded episode at step t, coordinate j. */
-function privilegedGoal(e: Episode): (t: number, j: number) => number {
-  const D = e.stateDim;
-  if (D < GOAL_DIM || e.state.length < (e.steps + 1) * D)
+/** The goal (the privileged state's last three numbers) of a recorded episode at step t. */
+function privilegedGoal(e: Episode): (t: number) => ArrayLike<number> {
+  if (!recordedGoal(e.state, e.stateDim, e.steps))
     throw new Error(
       `episode ${e.id} has no privileged state to read the goal from (the privileged goal is a simulator ` +
         'probe: a robot over rosbridge reports none)',
     );
-  return (t, j) => e.state[t * D + D - GOAL_DIM + j]!;
+  return (t) => recordedGoal(e.state, e.stateDim, t)!;
 }

@@ -13,12 +13,10 @@
 import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Episode } from '../core/types.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
+import { recordedGoal } from '../../sim/privilegedState.ts';
 
 export const GOAL_SOURCES = ['auto', 'state', 'gripper'] as const;
 export type GoalLabelSource = (typeof GOAL_SOURCES)[number];
-
-/** Goal coordinates (x, y, z). */
-const XYZ = 3;
 
 /** One episode's goal, and where it was read. */
 export interface GoalLabel {
@@ -47,9 +45,8 @@ export function goalLabels(
 
 /** The goal the privileged state records at the first step, if it records one. */
 function stateGoal(e: Episode): GoalLabel | undefined {
-  const D = e.stateDim;
-  if (D < XYZ || e.state.length < D) return undefined;
-  return { xyz: [e.state[D - 3]!, e.state[D - 2]!, e.state[D - 1]!], from: 'state' };
+  const g = recordedGoal(e.state, e.stateDim);
+  return g ? { xyz: [g[0]!, g[1]!, g[2]!], from: 'state' } : undefined;
 }
 
 /**
