@@ -35,8 +35,9 @@ interface Arm {
 // Every arm runs `steps`; the arms that spend at most one group of robot time per step (wmrl and
 // imagine-8, one every other step; anchors-only, one every step) run `longSteps`: on reach 28 steps of
 // one group cost about 450 robot-s, just under a third of real-only's ≈1470, so the whole budget the
-// target allows is measured and no more. Ablations compare at `steps`. real-every-step runs 4 steps, evaluated after each (≈ 620
-// robot-s on reach): where the others are compared at equal robot time, its curve is measured, not interpolated.
+// target allows is measured and no more. Ablations compare at `steps`. real-every-step runs 4 steps,
+// evaluated after each (≈ 620 robot-s on reach): where the others are compared at equal robot time,
+// its curve is measured, not interpolated.
 
 // The baseline's preset: 8 groups a step, every rollout executed (the quickstart imagines 31 of 32).
 export const REAL_ONLY = ['--config', 'configs/train/real-only.yaml'];

@@ -27,7 +27,7 @@
  */
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -40,7 +40,11 @@ import {
   timeToReach,
   timeToTarget,
 } from '../src/eval/learningCurves.ts';
-import { readRunLog } from '../src/core/runLog.ts';
+import { readRunLog, runStamp } from '../src/core/runLog.ts';
+import { resolveConfig } from '../src/core/config.ts';
+import { resolveTrainConfig } from '../src/cli/train.ts';
+import { wmrlConfigSchema } from '../src/rl/wmrlConfig.ts';
+import { changedKeys, describeChanges } from './staleRuns.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
 import { describeLead, type PairedLead, pairedLead } from '../src/eval/pairedLead.ts';
 import { ratioOfMeansInterval } from '../src/eval/ratioInterval.ts';
@@ -214,6 +218,20 @@ async function runQueued(a: Arm): Promise<void> {
   }
   return runArm(a);
 }
+// Runs are cached by folder name: one whose config its arm no longer resolves (a preset or an arm's
+// flags changed since) is moved aside, kept but not reused, and runs again.
+const defaults = resolveConfig(wmrlConfigSchema, {});
+const stamp = runStamp();
+for (const a of arms) {
+  const stored = join(a.dir, 'train.config.json');
+  if (!existsSync(stored)) continue;
+  const was = (JSON.parse(readFileSync(stored, 'utf8')) as { config: Record<string, unknown> }).config;
+  const changes = changedKeys(was, resolveTrainConfig(trainArgs(a).slice(1)), defaults);
+  if (changes.length === 0) continue;
+  const aside = `${a.dir}-stale-${stamp}`;
+  renameSync(a.dir, aside);
+  console.error(`[stale] ${a.arm} seed ${a.seed} (${describeChanges(changes)}): moved to ${aside}; it runs again`);
+}
 const queue = arms.filter((a) => !existsSync(join(a.dir, 'report.json')));
 const runsMade = queue.length;
 const runsReused = arms.length - runsMade;
@@ -226,30 +244,31 @@ await Promise.all(
   }),
 );
 
-async function runArm(a: Arm): Promise<void> {
+/** The `wmrl train` arguments of one arm's run (without --resume). */
+function trainArgs(a: Arm): string[] {
   const wmPreset = armWorldModel(a.arm, headline);
-  const resume = existsSync(join(a.dir, 'checkpoint')) ? ['--resume'] : [];
-  mkdirSync(a.dir, { recursive: true });
   // PPI coverage is measured on the WMRL arm only: the checks cost real episodes of compute time.
   const ppi = a.arm === headline ? ['--ppiCheckEpisodes=60'] : [];
-  await wmrl(
-    [
-      'train',
-      ...common,
-      '--world-model',
-      worldModelDir(a.arm),
-      ...(wmPreset ? ['--wm-config', wmPreset] : []),
-      `--steps=${armSteps(a.arm)}`,
-      ...ppi,
-      ...armFlags(a.arm, headline),
-      '--seed',
-      String(a.seed),
-      '--out',
-      a.dir,
-      ...resume,
-    ],
-    join(a.dir, 'bench.log'),
-  );
+  return [
+    'train',
+    ...common,
+    '--world-model',
+    worldModelDir(a.arm),
+    ...(wmPreset ? ['--wm-config', wmPreset] : []),
+    `--steps=${armSteps(a.arm)}`,
+    ...ppi,
+    ...armFlags(a.arm, headline),
+    '--seed',
+    String(a.seed),
+    '--out',
+    a.dir,
+  ];
+}
+
+async function runArm(a: Arm): Promise<void> {
+  const resume = existsSync(join(a.dir, 'checkpoint')) ? ['--resume'] : [];
+  mkdirSync(a.dir, { recursive: true });
+  await wmrl([...trainArgs(a), ...resume], join(a.dir, 'bench.log'));
 }
 
 // Results.

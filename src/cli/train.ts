@@ -11,7 +11,7 @@ import { TerminalPrompt } from '../operator/terminalPrompt.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { envAnchorRunner, type AnchorRunner } from '../rl/anchorRunner.ts';
 import { runAnchorDir, runTraining } from '../rl/runTraining.ts';
-import { TRAIN_MODES, wmrlConfigSchema } from '../rl/wmrlConfig.ts';
+import { TRAIN_MODES, type WmrlConfig, wmrlConfigSchema } from '../rl/wmrlConfig.ts';
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { CONFIGS_DIR } from '../core/robotDescription.ts';
 import { parseFlags, UsageError } from './args.ts';
@@ -73,61 +73,65 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
 config keys:
 `;
 
+/** `wmrl train`'s own flags; its other `--key=value` arguments set config keys. */
+const TRAIN_FLAGS = {
+  policy: { type: 'string' },
+  data: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  config: { type: 'string', multiple: true },
+  'wm-config': { type: 'string', multiple: true },
+  'world-model': { type: 'string' },
+  mode: { type: 'string' },
+  'no-debias': { type: 'boolean' },
+  'no-denoise': { type: 'boolean' },
+  'no-refit': { type: 'boolean' },
+  resume: { type: 'boolean' },
+  robots: { type: 'string' },
+  queue: { type: 'string' },
+  'queue-name': { type: 'string' },
+  ...ENV_FLAGS,
+  robot: { type: 'string' },
+  reset: { type: 'string' },
+  outcome: { type: 'string' },
+  detector: { type: 'string' },
+  seed: { type: 'string' },
+  backend: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** `wmrl train`'s arguments split into its own flags and the config keys they set. */
+function trainFlags(argv: string[]) {
+  const { overrides, rest } = configOverrides(argv, Object.keys(wmrlConfigSchema.shape), Object.keys(TRAIN_FLAGS));
+  const { values } = parseFlags(rest, TRAIN_FLAGS);
+  return { values, overrides };
+}
+
+/** The training config the flags resolve: presets, then config keys, then the shorthand flags. */
+function trainConfig({ values, overrides }: ReturnType<typeof trainFlags>): WmrlConfig {
+  const shorthand: Record<string, string> = {};
+  if (values.mode) shorthand.mode = values.mode;
+  if (values['no-debias']) shorthand.debias = 'false';
+  if (values['no-denoise']) shorthand.denoise = 'false';
+  if (values['no-refit']) shorthand.refit = 'false';
+  if (values.seed) shorthand.seed = values.seed;
+  if (values.backend) shorthand.backend = values.backend;
+  if (values.outcome) shorthand['outcome.source'] = values.outcome;
+  return resolveConfig(wmrlConfigSchema, { files: values.config ?? [], overrides: { ...overrides, ...shorthand } });
+}
+
+/**
+ * The config `wmrl train argv` would run with, resolved without running it: the benchmark checks its
+ * cached runs against it.
+ */
+export function resolveTrainConfig(argv: string[]): WmrlConfig {
+  return trainConfig(trainFlags(argv));
+}
+
 export const command = {
   summary: 'post-train a policy with WMRL (imagination + anchors), or a baseline',
   async run(argv: string[]): Promise<number> {
-    const flags = [
-      'policy',
-      'data',
-      'out',
-      'config',
-      'wm-config',
-      'world-model',
-      'mode',
-      'no-debias',
-      'no-denoise',
-      'no-refit',
-      'resume',
-      'robots',
-      'queue',
-      'queue-name',
-      'robot',
-      'env',
-      'url',
-      'speed',
-      'connect-timeout',
-      'reset',
-      'outcome',
-      'detector',
-      'seed',
-      'backend',
-      'help',
-    ];
-    const { overrides, rest } = configOverrides(argv, Object.keys(wmrlConfigSchema.shape), flags);
-    const { values } = parseFlags(rest, {
-      policy: { type: 'string' },
-      data: { type: 'string', multiple: true },
-      out: { type: 'string' },
-      config: { type: 'string', multiple: true },
-      'wm-config': { type: 'string', multiple: true },
-      'world-model': { type: 'string' },
-      mode: { type: 'string' },
-      'no-debias': { type: 'boolean' },
-      'no-denoise': { type: 'boolean' },
-      'no-refit': { type: 'boolean' },
-      resume: { type: 'boolean' },
-      robots: { type: 'string' },
-      queue: { type: 'string' },
-      'queue-name': { type: 'string' },
-      ...ENV_FLAGS,
-      robot: { type: 'string' },
-      reset: { type: 'string' },
-      outcome: { type: 'string' },
-      detector: { type: 'string' },
-      seed: { type: 'string' },
-      backend: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const parsed = trainFlags(argv);
+    const { values } = parsed;
     if (values.help) {
       console.log(
         HELP +
@@ -140,18 +144,7 @@ export const command = {
     if (!values.policy || !values.data?.length || !values.out)
       throw new UsageError(`--policy, --data and --out are required\n\n${HELP}`);
     const envFlags = envChoice(values);
-    const shorthand: Record<string, string> = {};
-    if (values.mode) shorthand.mode = values.mode;
-    if (values['no-debias']) shorthand.debias = 'false';
-    if (values['no-denoise']) shorthand.denoise = 'false';
-    if (values['no-refit']) shorthand.refit = 'false';
-    if (values.seed) shorthand.seed = values.seed;
-    if (values.backend) shorthand.backend = values.backend;
-    if (values.outcome) shorthand['outcome.source'] = values.outcome;
-    const config = resolveConfig(wmrlConfigSchema, {
-      files: values.config ?? [],
-      overrides: { ...overrides, ...shorthand },
-    });
+    const config = trainConfig(parsed);
     const byDetector = config.outcome.source === 'detector';
     if (byDetector !== (values.detector !== undefined))
       throw new UsageError(

@@ -108,3 +108,42 @@ export function anchorGroupCount(config: WmrlConfig): number {
 export function anchorsDue(method: Method, step: number): boolean {
   return (step - 1) % method.anchorEvery === 0;
 }
+
+/**
+ * Config keys (dotted prefixes) a run of `mode` never reads, so changing them cannot change its
+ * results: without corrections (real, wm-only) the anchors' debiasing, denoising, refits and
+ * schedule are off (resolveMethod); real mode also never builds a world model or imagines. A
+ * benchmark judging whether a cached run is stale skips them: real-only GRPO's preset extends the
+ * quickstart, whose imagination settings change without touching the baseline.
+ */
+export function keysUnread(mode: WmrlConfig['mode']): string[] {
+  if (mode === 'wmrl') return [];
+  const uncorrected = [
+    'debias',
+    'debiasMap',
+    'contextual',
+    'isotonic',
+    'denoise',
+    'anchorWeight',
+    'sigma0Squared',
+    'refit',
+    'anchorFraction',
+    'minAnchorGroups',
+    'anchorEvery',
+    'activeAnchors',
+    'branch',
+    'imagineFromStep',
+    'anchorUpdateFirst',
+    'imaginedKlLimit',
+    'trust',
+    'worldModel.refitEvery',
+    'worldModel.refitEpochs',
+    'worldModel.refitSteps',
+    'worldModel.replayEpisodes',
+    'worldModel.scoreRefitEvery',
+    'worldModel.anchorRepeat',
+    'worldModel.warmupEpisodes',
+  ];
+  if (mode === 'wm-only') return uncorrected;
+  return [...uncorrected, 'worldModel', 'horizon', 'score', 'terminateAt', 'imaginedAdvantage', 'imaginedWeight'];
+}

@@ -1,0 +1,58 @@
+/**
+ * Whether a cached benchmark run still answers its arm: the benchmark reuses a run folder by its
+ * name (arm and seed), so a change to a preset or an arm's flags would otherwise be measured with
+ * runs of the old config. A run is stale when a key its mode reads resolves differently now.
+ */
+import { keysUnread } from '../src/rl/method.ts';
+import type { WmrlConfig } from '../src/rl/wmrlConfig.ts';
+
+/**
+ * Keys that only add measurements (PPI checks against real episodes, imagination checks, keeping
+ * every evaluated policy): they change no training, so only turning one on makes a run stale.
+ */
+const MEASUREMENTS = ['ppiCheckEpisodes', 'imaginationCheckGroups', 'eval.keepPolicies'];
+
+/** One config key whose value changed: the run's and the one its arm resolves now. */
+export interface ChangedKey {
+  key: string;
+  was: unknown;
+  now: unknown;
+}
+
+/**
+ * The keys of `current` (what the arm resolves now) a run made with `stored` would have read
+ * differently. A key the stored config lacks was added to the schema after the run, which then
+ * behaved as its default: it counts only where it now differs from `defaults`. Keys the mode never
+ * reads (keysUnread) are skipped, and so are keys since removed from the schema and measurements
+ * turned off.
+ */
+export function changedKeys(stored: Record<string, unknown>, current: WmrlConfig, defaults: WmrlConfig): ChangedKey[] {
+  const unread = keysUnread(current.mode);
+  const was = flatten(stored);
+  const base = flatten(defaults as unknown as Record<string, unknown>);
+  const changes: ChangedKey[] = [];
+  for (const [key, now] of flatten(current as unknown as Record<string, unknown>)) {
+    if (unread.some((u) => key === u || key.startsWith(`${u}.`))) continue;
+    const before = was.has(key) ? was.get(key) : base.get(key);
+    if (JSON.stringify(before) === JSON.stringify(now)) continue;
+    // A run that measured something its arm no longer asks for still answers the arm.
+    if (MEASUREMENTS.includes(key) && !now) continue;
+    changes.push({ key, was: before, now });
+  }
+  return changes;
+}
+
+/** `a.b: 1 → 2, c: x → y`: the changes in one line. */
+export function describeChanges(changes: ChangedKey[]): string {
+  return changes.map((c) => `${c.key}: ${JSON.stringify(c.was)} → ${JSON.stringify(c.now)}`).join(', ');
+}
+
+/** Dotted key → leaf value (arrays are leaves). */
+function flatten(o: Record<string, unknown>, prefix = '', into = new Map<string, unknown>()): Map<string, unknown> {
+  for (const [k, v] of Object.entries(o)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) flatten(v as Record<string, unknown>, key, into);
+    else if (v !== undefined) into.set(key, v);
+  }
+  return into;
+}

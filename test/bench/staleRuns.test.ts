@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { changedKeys, describeChanges } from '../../bench/staleRuns.ts';
+import { resolveTrainConfig } from '../../src/cli/train.ts';
+import { resolveConfig } from '../../src/core/config.ts';
+import { keysUnread } from '../../src/rl/method.ts';
+import { type WmrlConfig, wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
+
+const defaults = resolveConfig(wmrlConfigSchema, {});
+/** What `wmrl train` resolves from these arguments (the benchmark's way). */
+const resolved = (...args: string[]): WmrlConfig =>
+  resolveTrainConfig(['--config', 'configs/train/quickstart.yaml', '--seed', '3', ...args]);
+/** A run's stored config: JSON, as train.config.json holds it. */
+const stored = (c: WmrlConfig): Record<string, unknown> => JSON.parse(JSON.stringify(c));
+
+test('a cached WMRL run made with anchors every step is stale once its arm resolves anchors every other step', () => {
+  const before = stored(resolved('--anchorEvery=1'));
+  const changes = changedKeys(before, resolved(), defaults);
+  assert.deepEqual(changes, [{ key: 'anchorEvery', was: 1, now: 2 }]);
+  assert.equal(describeChanges(changes), 'anchorEvery: 1 → 2');
+  assert.deepEqual(changedKeys(stored(resolved()), resolved(), defaults), []);
+  // A nested key is named by its path; the seed is part of the config too.
+  assert.deepEqual(
+    changedKeys(before, resolved('--anchorEvery=1', '--worldModel.refitSteps=40', '--seed', '4'), defaults).map(
+      (c) => c.key,
+    ),
+    ['worldModel.refitSteps', 'seed'],
+  );
+});
+
+test('real-only GRPO is not stale for keys it never reads (its preset extends the quickstart), only its own', () => {
+  const real = ['--config', 'configs/train/real-only.yaml'];
+  const before = stored(resolved(...real, '--anchorEvery=1', '--worldModel.goal=none', '--horizon=16'));
+  assert.deepEqual(changedKeys(before, resolved(...real), defaults), []);
+  assert.deepEqual(
+    changedKeys(before, resolved(...real, '--ppo.std=0.2'), defaults).map((c) => c.key),
+    ['ppo.std'],
+  );
+  // wm-only imagines (the world model's keys count) but never corrects (the anchors' schedule does not).
+  const wmOnly = stored(resolved('--mode', 'wm-only', '--anchorEvery=1'));
+  assert.deepEqual(changedKeys(wmOnly, resolved('--mode', 'wm-only'), defaults), []);
+  assert.deepEqual(
+    changedKeys(wmOnly, resolved('--mode', 'wm-only', '--horizon=16'), defaults).map((c) => c.key),
+    ['horizon'],
+  );
+});
+
+test('a key added after a run counts only where it differs from its default; measurements turned off do not', () => {
+  const now = resolved();
+  const old = stored(now);
+  delete old.anchorEvery; // the run predates the key: it ran as the default, 1
+  delete (old.worldModel as Record<string, unknown>).goalFrom; // default 'auto', as now
+  assert.deepEqual(changedKeys(old, now, defaults), [{ key: 'anchorEvery', was: 1, now: 2 }]);
+  // A run that checked PPI against real episodes answers an arm that does not; the other way round it does not.
+  const checked = stored(resolved('--ppiCheckEpisodes=60'));
+  assert.deepEqual(changedKeys(checked, now, defaults), []);
+  assert.deepEqual(changedKeys(stored(now), resolved('--ppiCheckEpisodes=60'), defaults), [
+    { key: 'ppiCheckEpisodes', was: 0, now: 60 },
+  ]);
+});
+
+test('every key a mode leaves unread is a key of the training config', () => {
+  const paths = new Set<string>();
+  const walk = (o: Record<string, unknown>, prefix: string) => {
+    for (const [k, v] of Object.entries(o)) {
+      paths.add(prefix + k);
+      if (v && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, `${prefix}${k}.`);
+    }
+  };
+  walk(defaults as unknown as Record<string, unknown>, '');
+  const optional = ['imaginedKlLimit', 'terminateAt']; // no default: absent until set
+  for (const mode of ['real', 'wm-only'] as const)
+    for (const key of keysUnread(mode)) assert.ok(paths.has(key) || optional.includes(key), `${mode}: ${key}`);
+  assert.deepEqual(keysUnread('wmrl'), []);
+});
