@@ -207,7 +207,7 @@ export const command = {
     try {
       console.log(
         `\n3/5 WMRL post-training, ${steps} steps: imagined groups in a world model over ` +
-          'the policy perception, one anchor group per step on the simulator\n' +
+          `the policy perception, one anchor group ${anchorCadence(trainConfig.anchorEvery)} on the simulator\n` +
           `  (real-only GRPO runs beside it in a second process; its log: ${realOnly.log})`,
       );
       // Robot time spent by each step: an evaluation's result may come later, from the second process.
@@ -518,4 +518,10 @@ function reportRealOnly(records: Record<string, unknown>[], steps: number): Eval
       success: r.successRate as number,
       outcomes: r.outcomes as number[],
     }));
+}
+
+/** How often the anchor groups run, in words: "per step", "every other step", "every 3 steps". */
+function anchorCadence(every: number): string {
+  if (every === 1) return 'per step';
+  return every === 2 ? 'every other step' : `every ${every} steps`;
 }

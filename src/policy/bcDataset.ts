@@ -8,6 +8,7 @@ import { requireComplete } from '../data/completeEpisodes.ts';
 import { framesToFloat } from '../vision/frames.ts';
 import { loadRobot, type RobotDescription } from '../core/robotDescription.ts';
 import { projectToImage, type FixedCamera } from '../vision/cameraProjection.ts';
+import { recordedGoal } from '../../sim/privilegedState.ts';
 import { episodeProprio } from './policyInputs.ts';
 import type { Tokenizer } from './tokenizer.ts';
 import { AUX_DIM, IMAGE_TARGET_HEADS } from './vlaPolicy.ts';
@@ -145,15 +146,15 @@ function imageTargetsOf(
   weights: Float32Array,
 ): void {
   const s = e.state.subarray(t * e.stateDim, (t + 1) * e.stateDim);
-  const goal = s.subarray(e.stateDim - 3);
+  const goal = recordedGoal(e.state, e.stateDim, t)!;
   targets.set([...projectToImage(camera, s.subarray(0, 3)), ...projectToImage(camera, goal)]);
   weights.set([1, Math.abs(goal[2]!) < 0.01 ? 1 : 0]);
 }
 
-/** Target object position (first object of the state) and goal (last three numbers), ×10. */
+/** Target object position (first object of the state) and goal, ×10. */
 function auxTargets(e: Episode, t: number, out: Float32Array): void {
   const s = e.state.subarray(t * e.stateDim, (t + 1) * e.stateDim);
-  out.set([s[0]!, s[1]!, s[2]!, s[e.stateDim - 3]!, s[e.stateDim - 2]!, s[e.stateDim - 1]!].map((v) => 10 * v));
+  out.set([...s.subarray(0, 3), ...recordedGoal(e.state, e.stateDim, t)!].map((v) => 10 * v));
 }
 
 /** Shift an S×S×3 frame by (dx, dy) pixels, repeating the edge. */
