@@ -55,11 +55,11 @@ const ARMS: Record<string, Arm> = {
     label: 'real-only GRPO (G = 1)',
     colour: '#8c564b',
   },
-  // The quickstart before session 18: 8 groups a step (one an anchor group), 40 optimiser steps a refit.
+  // The quickstart's 8 groups a step before session 18 (one an anchor group), 40 optimiser steps a refit.
   'imagine-8': {
     flags: ['--groups=8', '--anchorFraction=0.1', '--worldModel.refitSteps=40'],
     long: true,
-    label: 'WMRL, 8 groups a step (one real)',
+    label: 'WMRL, 8 groups a step (one real every other step)',
     colour: '#2ca02c',
   },
   // Imagined samples weigh λ = clip(2·AUC − 1, 0, 1) of the anchors' within-group AUC instead of
