@@ -605,7 +605,9 @@ function plot(rs: Run[]): string {
   const taken = new Set(drawn.map(armColour).filter(Boolean));
   const free = spare.filter((c) => !taken.has(c));
   return learningCurveSvg({
-    title: `${tasks}: held-out success against robot time (${preset.name} benchmark)`,
+    title:
+      `${tasks}: held-out success against robot time (${preset.name === 'quick' ? 'quick, ' : ''}` +
+      `${seeds} seed${seeds > 1 ? 's' : ''}${firstSeed > 0 ? `, ${firstSeed}–${firstSeed + seeds - 1}` : ''})`,
     target: realGained ? target : undefined,
     arms: drawn.map((arm) => ({
       name: armLabel(arm),
