@@ -48,7 +48,8 @@ const BRANCH_REFIT1_KL_LIMIT = ['--branch.fraction=1', '--worldModel.refitEvery=
 const ARMS: Record<string, Arm> = {
   real: { flags: REAL_ONLY, label: 'real-only GRPO (G = 8)', colour: '#d62728' },
   wmrl: { flags: [], long: true, label: 'WMRL (32 groups a step, one real every other step)', colour: '#1f77b4' },
-  // GRPO on the environment with WMRL's real budget (one group per step): what the anchors alone teach.
+  // GRPO on the environment with one group a step (WMRL's anchor group, which the quickstart runs every
+  // other step): what the anchors alone teach.
   'anchors-only': {
     flags: [...REAL_ONLY, '--groups=1'],
     long: true,

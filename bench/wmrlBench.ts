@@ -554,8 +554,8 @@ const md = [
         : `WMRL needed ${saving!.toFixed(1)}× less robot time than real-only GRPO to the target${intervalText} ` +
           `(every seed reached it)`) +
       (anchorsRow
-        ? `; GRPO on the environment with WMRL's real budget alone (anchors-only: one group per step, nothing ` +
-          `imagined) ${savingOf(anchorsRow)!.toFixed(1)}× (${anchorsRow.reachedTarget}/${anchorsRow.seeds}): ` +
+        ? `; GRPO on the environment with WMRL's anchors alone (anchors-only: one real group every step, ` +
+          `nothing imagined) ${savingOf(anchorsRow)!.toFixed(1)}× (${anchorsRow.reachedTarget}/${anchorsRow.seeds}): ` +
           `a saving beyond that one is imagination's.`
         : '.'),
   `At equal robot time (${equalTime.toFixed(0)} s, WMRL's budget): ` +
