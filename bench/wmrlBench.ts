@@ -459,8 +459,36 @@ async function largeComparison(): Promise<{ parameters: number; bcHeldOutSuccess
 }
 const large_ = await largeComparison();
 
+// Reach writes wmrl.*, another family wmrl-<family>.*; a subset of arms or another seed count than
+// the preset's writes beside the preset's results, never over them; --out names the path instead.
+const outBase =
+  values.out ??
+  `bench/results/wmrl${familyName === 'reach' ? '' : `-${familyName}`}${quick ? '-quick' : ''}` +
+    `${seeds === preset.seeds ? '' : `-${seeds}seeds`}${firstSeed > 0 ? `-from${firstSeed}` : ''}` +
+    `${values.arms ? '-arms' : ''}`;
+// A replot (every run reused) keeps the date, time and counts of the invocation that made the runs,
+// where the results it rewrites have them: its own time says nothing of the runs' cost.
+interface Timing {
+  date: string;
+  wallSeconds: number;
+  runsMade: number;
+  runsReused: number;
+  replotted?: string;
+}
+const previous: Partial<Timing> | undefined =
+  runsMade === 0 && existsSync(`${outBase}.json`) ? JSON.parse(readFileSync(`${outBase}.json`, 'utf8')) : undefined;
+const timing: Timing =
+  previous?.runsMade && previous.date && previous.wallSeconds !== undefined && previous.runsReused !== undefined
+    ? {
+        date: previous.date,
+        wallSeconds: previous.wallSeconds,
+        runsMade: previous.runsMade,
+        runsReused: previous.runsReused,
+        replotted: new Date().toISOString(),
+      }
+    : { date: new Date().toISOString(), wallSeconds: (performance.now() - started) / 1000, runsMade, runsReused };
 const results = {
-  date: new Date().toISOString(),
+  date: timing.date,
   preset: preset.name,
   machine: { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version },
   seeds,
@@ -485,18 +513,12 @@ const results = {
     large: large_,
   },
   runs,
-  // This invocation's time: with every run reused (a replot) it says nothing of the runs' cost, hence the counts.
-  wallSeconds: (performance.now() - started) / 1000,
-  runsMade,
-  runsReused,
+  // The time of the invocation that made the runs (a replot's own says nothing of their cost), and the counts.
+  wallSeconds: timing.wallSeconds,
+  runsMade: timing.runsMade,
+  runsReused: timing.runsReused,
+  ...(timing.replotted ? { replotted: timing.replotted } : {}),
 };
-// Reach writes wmrl.*, another family wmrl-<family>.*; a subset of arms or another seed count than
-// the preset's writes beside the preset's results, never over them; --out names the path instead.
-const outBase =
-  values.out ??
-  `bench/results/wmrl${familyName === 'reach' ? '' : `-${familyName}`}${quick ? '-quick' : ''}` +
-    `${seeds === preset.seeds ? '' : `-${seeds}seeds`}${firstSeed > 0 ? `-from${firstSeed}` : ''}` +
-    `${values.arms ? '-arms' : ''}`;
 mkdirSync(dirname(outBase), { recursive: true });
 writeFileSync(`${outBase}.json`, JSON.stringify(results, null, 2) + '\n');
 writeFileSync(`${outBase}.svg`, plot(runs));
