@@ -225,7 +225,8 @@ const stamp = runStamp();
 for (const a of arms) {
   const stored = join(a.dir, 'train.config.json');
   if (!existsSync(stored)) continue;
-  const was = (JSON.parse(readFileSync(stored, 'utf8')) as { config: Record<string, unknown> }).config;
+  // A config file that records no config reads as the defaults: any key set since differs.
+  const was = (JSON.parse(readFileSync(stored, 'utf8')) as { config?: Record<string, unknown> }).config ?? {};
   const changes = changedKeys(was, resolveTrainConfig(trainArgs(a).slice(1)), defaults);
   if (changes.length === 0) continue;
   const aside = `${a.dir}-stale-${stamp}`;
