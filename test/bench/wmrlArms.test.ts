@@ -14,6 +14,7 @@ import {
   armWorldModelFolder,
   runName,
 } from '../../bench/wmrlArms.ts';
+import { FAMILIES } from '../../bench/benchFamilies.ts';
 
 test('benchmark arms: ablations take their part away from the headline arm, in runs named after it', () => {
   for (const arm of [...ALL_ARMS, ...EXTRA_ARMS]) assert.ok(Array.isArray(armFlags(arm, 'wmrl')), arm);
@@ -71,7 +72,7 @@ test("benchmark arms: each world model has its own cache folder: its preset's an
   assert.equal(armWorldModelFolder('no-goal', 'wmrl'), 'worldmodel');
   assert.equal(armWorldModelFolder('wmrl-value', 'wmrl'), 'worldmodel-perception-outcome-goal-localised');
   // A family whose flags leave the goal out (pick) shares a model without it, unless an arm asks for one.
-  const pick = ['--horizon=16', '--worldModel.goal=none'];
+  const pick = FAMILIES.pick!.train;
   assert.equal(armWorldModelFolder('wmrl', 'wmrl', pick), 'worldmodel');
   assert.equal(armWorldModelFolder('wmrl-goal', 'wmrl', pick), 'worldmodel-goal-localised');
   // Goals learned from the demonstrations' gripper: a localiser of its own, so a model of its own.

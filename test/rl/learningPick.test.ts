@@ -65,8 +65,9 @@ test('train on pick (WMRL gated by trust): a short run raises deterministic succ
       'eval.split': 'train',
       'eval.tasks': TASK,
       tasks: 'pick',
-      // As configs/train/pick.yaml: on pick the world model is not told the goal.
+      // As configs/train/pick.yaml: on pick the world model is not told the goal, and anchors run every step.
       'worldModel.goal': 'none',
+      anchorEvery: '1',
       backend: 'wasm',
     },
   });

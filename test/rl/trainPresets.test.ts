@@ -4,6 +4,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveConfig } from '../../src/core/config.ts';
 import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
+import { FAMILIES } from '../../bench/benchFamilies.ts';
 
 const dir = join(import.meta.dirname, '..', '..', 'configs', 'train');
 const preset = (name: string, overrides: string[] = []) =>
@@ -11,16 +12,18 @@ const preset = (name: string, overrides: string[] = []) =>
 
 test('every training preset resolves; pick.yaml is the quickstart the pick benchmark ran as its WMRL arm', () => {
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) assert.doesNotThrow(() => preset(file), file);
-  // The benchmark's wmrl-trust-bound arm on pick: the quickstart, --horizon=16 --worldModel.goal=none (the
-  // family's flags), --imaginedWeight=trust --trust.confidence=1.645, 28 steps.
+  // The benchmark's wmrl-trust-bound arm on pick: the quickstart, the family's flags (--horizon=16
+  // --worldModel.goal=none --anchorEvery=1), --imaginedWeight=trust --trust.confidence=1.645, 28 steps.
+  assert.deepEqual(FAMILIES.pick!.train, ['--horizon=16', '--worldModel.goal=none', '--anchorEvery=1']);
   const arm = preset('quickstart.yaml', [
-    '--horizon=16',
-    '--worldModel.goal=none',
+    ...FAMILIES.pick!.train,
     '--imaginedWeight=trust',
     '--trust.confidence=1.645',
     '--steps=28',
   ]);
   assert.deepEqual(preset('pick.yaml'), arm);
+  // The quickstart runs its anchor group every other step (reach); pick every step, as measured.
+  assert.deepEqual([preset('quickstart.yaml').anchorEvery, arm.anchorEvery], [2, 1]);
   assert.equal(arm.trust.priorPairs, preset('quickstart.yaml').trust.priorPairs, 'trust keeps its other defaults');
 });
 
