@@ -4,7 +4,7 @@
  * runs of the old config. A run is stale when a key its mode reads resolves differently now.
  */
 import { keysUnread } from '../src/rl/method.ts';
-import type { WmrlConfig } from '../src/rl/wmrlConfig.ts';
+import { type WmrlConfig, wmrlConfigSchema } from '../src/rl/wmrlConfig.ts';
 
 /**
  * Keys that only add measurements (PPI checks against real episodes, imagination checks, keeping
@@ -22,9 +22,9 @@ export interface ChangedKey {
 /**
  * The keys of `current` (what the arm resolves now) a run made with `stored` would have read
  * differently. A key the stored config lacks was added to the schema after the run, which then
- * behaved as its default: it counts only where it now differs from `defaults`. Keys the mode never
- * reads (keysUnread) are skipped, and so are keys since removed from the schema and measurements
- * turned off.
+ * behaved as its default: it counts only where it now differs from `defaults`; a key the run set
+ * that the arm now leaves unset counts too. Keys the mode never reads (keysUnread) are skipped, and so
+ * are top-level keys since removed from the schema and measurements turned off.
  */
 export function changedKeys(stored: Record<string, unknown>, current: WmrlConfig, defaults: WmrlConfig): ChangedKey[] {
   const unread = keysUnread(current.mode);
@@ -38,6 +38,16 @@ export function changedKeys(stored: Record<string, unknown>, current: WmrlConfig
     // A run that measured something its arm no longer asks for still answers the arm.
     if (MEASUREMENTS.includes(key) && !now) continue;
     changes.push({ key, was: before, now });
+  }
+  // A key the run set that its arm now leaves unset (an optional one, such as imaginedKlLimit). Top-level
+  // keys no longer in the schema are skipped; a nested one removed since counts (a rerun, never a wrong reuse).
+  const topLevel = new Set(Object.keys(defaults).concat(Object.keys(wmrlConfigSchema.shape)));
+  const present = flatten(current as unknown as Record<string, unknown>);
+  for (const [key, before] of was) {
+    if (present.has(key) || !topLevel.has(key.split('.')[0]!)) continue;
+    if (unread.some((u) => key === u || key.startsWith(`${u}.`))) continue;
+    if (MEASUREMENTS.includes(key)) continue;
+    changes.push({ key, was: before, now: undefined });
   }
   return changes;
 }

@@ -57,6 +57,10 @@ test('a key added after a run counts only where it differs from its default; mea
   assert.deepEqual(changedKeys(stored(now), resolved('--ppiCheckEpisodes=60'), defaults), [
     { key: 'ppiCheckEpisodes', was: 0, now: 60 },
   ]);
+  // An optional key the run set and its arm now leaves unset (no default) counts; one gone from the schema does not.
+  const limited = stored(resolved('--imaginedKlLimit=0.1'));
+  assert.deepEqual(changedKeys(limited, now, defaults), [{ key: 'imaginedKlLimit', was: 0.1, now: undefined }]);
+  assert.deepEqual(changedKeys({ ...stored(now), retiredKey: 3 }, now, defaults), []);
 });
 
 test('every key a mode leaves unread is a key of the training config', () => {
