@@ -3,6 +3,7 @@
  * name (arm and seed), so a change to a preset or an arm's flags would otherwise be measured with
  * runs of the old config. A run is stale when a key its mode reads resolves differently now.
  */
+import { resolveConfig } from '../src/core/config.ts';
 import { keysUnread } from '../src/rl/method.ts';
 import { type WmrlConfig, wmrlConfigSchema } from '../src/rl/wmrlConfig.ts';
 
@@ -11,6 +12,9 @@ import { type WmrlConfig, wmrlConfigSchema } from '../src/rl/wmrlConfig.ts';
  * every evaluated policy): they change no training, so only turning one on makes a run stale.
  */
 const MEASUREMENTS = ['ppiCheckEpisodes', 'imaginationCheckGroups', 'eval.keepPolicies'];
+
+/** The schema's defaults, flattened: what a run made before a key existed behaved as. */
+const DEFAULTS = flatten(resolveConfig(wmrlConfigSchema, {}) as unknown as Record<string, unknown>);
 
 /** One config key whose value changed: the run's and the one its arm resolves now. */
 export interface ChangedKey {
@@ -22,33 +26,29 @@ export interface ChangedKey {
 /**
  * The keys of `current` (what the arm resolves now) a run made with `stored` would have read
  * differently. A key the stored config lacks was added to the schema after the run, which then
- * behaved as its default: it counts only where it now differs from `defaults`; a key the run set
+ * behaved as its default: it counts only where it now differs from that default; a key the run set
  * that the arm now leaves unset counts too. Keys the mode never reads (keysUnread) are skipped, and so
  * are top-level keys since removed from the schema and measurements turned off.
  */
-export function changedKeys(stored: Record<string, unknown>, current: WmrlConfig, defaults: WmrlConfig): ChangedKey[] {
+export function changedKeys(stored: Record<string, unknown>, current: WmrlConfig): ChangedKey[] {
   const unread = keysUnread(current.mode);
+  const read = (key: string) => !unread.some((u) => key === u || key.startsWith(`${u}.`));
   const was = flatten(stored);
-  const base = flatten(defaults as unknown as Record<string, unknown>);
+  const now = flatten(current as unknown as Record<string, unknown>);
   const changes: ChangedKey[] = [];
-  for (const [key, now] of flatten(current as unknown as Record<string, unknown>)) {
-    if (unread.some((u) => key === u || key.startsWith(`${u}.`))) continue;
-    const before = was.has(key) ? was.get(key) : base.get(key);
-    if (JSON.stringify(before) === JSON.stringify(now)) continue;
+  for (const [key, value] of now) {
+    if (!read(key)) continue;
+    const before = was.has(key) ? was.get(key) : DEFAULTS.get(key);
+    if (JSON.stringify(before) === JSON.stringify(value)) continue;
     // A run that measured something its arm no longer asks for still answers the arm.
-    if (MEASUREMENTS.includes(key) && !now) continue;
-    changes.push({ key, was: before, now });
+    if (MEASUREMENTS.includes(key) && !value) continue;
+    changes.push({ key, was: before, now: value });
   }
   // A key the run set that its arm now leaves unset (an optional one, such as imaginedKlLimit). Top-level
   // keys no longer in the schema are skipped; a nested one removed since counts (a rerun, never a wrong reuse).
-  const topLevel = new Set(Object.keys(defaults).concat(Object.keys(wmrlConfigSchema.shape)));
-  const present = flatten(current as unknown as Record<string, unknown>);
-  for (const [key, before] of was) {
-    if (present.has(key) || !topLevel.has(key.split('.')[0]!)) continue;
-    if (unread.some((u) => key === u || key.startsWith(`${u}.`))) continue;
-    if (MEASUREMENTS.includes(key)) continue;
-    changes.push({ key, was: before, now: undefined });
-  }
+  for (const [key, before] of was)
+    if (!now.has(key) && key.split('.')[0]! in wmrlConfigSchema.shape && read(key) && !MEASUREMENTS.includes(key))
+      changes.push({ key, was: before, now: undefined });
   return changes;
 }
 

@@ -41,9 +41,7 @@ import {
   timeToTarget,
 } from '../src/eval/learningCurves.ts';
 import { readRunLog, runStamp } from '../src/core/runLog.ts';
-import { resolveConfig } from '../src/core/config.ts';
 import { resolveTrainConfig } from '../src/cli/train.ts';
-import { wmrlConfigSchema } from '../src/rl/wmrlConfig.ts';
 import { changedKeys, describeChanges } from './staleRuns.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
 import { describeLead, type PairedLead, pairedLead } from '../src/eval/pairedLead.ts';
@@ -220,14 +218,13 @@ async function runQueued(a: Arm): Promise<void> {
 }
 // Runs are cached by folder name: one whose config its arm no longer resolves (a preset or an arm's
 // flags changed since) is moved aside, kept but not reused, and runs again.
-const defaults = resolveConfig(wmrlConfigSchema, {});
 const stamp = runStamp();
 for (const a of arms) {
   const stored = join(a.dir, 'train.config.json');
   if (!existsSync(stored)) continue;
   // A config file that records no config reads as the defaults: any key set since differs.
   const was = (JSON.parse(readFileSync(stored, 'utf8')) as { config?: Record<string, unknown> }).config ?? {};
-  const changes = changedKeys(was, resolveTrainConfig(trainArgs(a).slice(1)), defaults);
+  const changes = changedKeys(was, resolveTrainConfig(trainArgs(a).slice(1)));
   if (changes.length === 0) continue;
   const aside = `${a.dir}-stale-${stamp}`;
   renameSync(a.dir, aside);

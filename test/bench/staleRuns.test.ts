@@ -15,15 +15,13 @@ const stored = (c: WmrlConfig): Record<string, unknown> => JSON.parse(JSON.strin
 
 test('a cached WMRL run made with anchors every step is stale once its arm resolves anchors every other step', () => {
   const before = stored(resolved('--anchorEvery=1'));
-  const changes = changedKeys(before, resolved(), defaults);
+  const changes = changedKeys(before, resolved());
   assert.deepEqual(changes, [{ key: 'anchorEvery', was: 1, now: 2 }]);
   assert.equal(describeChanges(changes), 'anchorEvery: 1 → 2');
-  assert.deepEqual(changedKeys(stored(resolved()), resolved(), defaults), []);
+  assert.deepEqual(changedKeys(stored(resolved()), resolved()), []);
   // A nested key is named by its path; the seed is part of the config too.
   assert.deepEqual(
-    changedKeys(before, resolved('--anchorEvery=1', '--worldModel.refitSteps=40', '--seed', '4'), defaults).map(
-      (c) => c.key,
-    ),
+    changedKeys(before, resolved('--anchorEvery=1', '--worldModel.refitSteps=40', '--seed', '4')).map((c) => c.key),
     ['worldModel.refitSteps', 'seed'],
   );
 });
@@ -31,16 +29,16 @@ test('a cached WMRL run made with anchors every step is stale once its arm resol
 test('real-only GRPO is not stale for keys it never reads (its preset extends the quickstart), only its own', () => {
   const real = ['--config', 'configs/train/real-only.yaml'];
   const before = stored(resolved(...real, '--anchorEvery=1', '--worldModel.goal=none', '--horizon=16'));
-  assert.deepEqual(changedKeys(before, resolved(...real), defaults), []);
+  assert.deepEqual(changedKeys(before, resolved(...real)), []);
   assert.deepEqual(
-    changedKeys(before, resolved(...real, '--ppo.std=0.2'), defaults).map((c) => c.key),
+    changedKeys(before, resolved(...real, '--ppo.std=0.2')).map((c) => c.key),
     ['ppo.std'],
   );
   // wm-only imagines (the world model's keys count) but never corrects (the anchors' schedule does not).
   const wmOnly = stored(resolved('--mode', 'wm-only', '--anchorEvery=1'));
-  assert.deepEqual(changedKeys(wmOnly, resolved('--mode', 'wm-only'), defaults), []);
+  assert.deepEqual(changedKeys(wmOnly, resolved('--mode', 'wm-only')), []);
   assert.deepEqual(
-    changedKeys(wmOnly, resolved('--mode', 'wm-only', '--horizon=16'), defaults).map((c) => c.key),
+    changedKeys(wmOnly, resolved('--mode', 'wm-only', '--horizon=16')).map((c) => c.key),
     ['horizon'],
   );
 });
@@ -50,17 +48,17 @@ test('a key added after a run counts only where it differs from its default; mea
   const old = stored(now);
   delete old.anchorEvery; // the run predates the key: it ran as the default, 1
   delete (old.worldModel as Record<string, unknown>).goalFrom; // default 'auto', as now
-  assert.deepEqual(changedKeys(old, now, defaults), [{ key: 'anchorEvery', was: 1, now: 2 }]);
+  assert.deepEqual(changedKeys(old, now), [{ key: 'anchorEvery', was: 1, now: 2 }]);
   // A run that checked PPI against real episodes answers an arm that does not; the other way round it does not.
   const checked = stored(resolved('--ppiCheckEpisodes=60'));
-  assert.deepEqual(changedKeys(checked, now, defaults), []);
-  assert.deepEqual(changedKeys(stored(now), resolved('--ppiCheckEpisodes=60'), defaults), [
+  assert.deepEqual(changedKeys(checked, now), []);
+  assert.deepEqual(changedKeys(stored(now), resolved('--ppiCheckEpisodes=60')), [
     { key: 'ppiCheckEpisodes', was: 0, now: 60 },
   ]);
   // An optional key the run set and its arm now leaves unset (no default) counts; one gone from the schema does not.
   const limited = stored(resolved('--imaginedKlLimit=0.1'));
-  assert.deepEqual(changedKeys(limited, now, defaults), [{ key: 'imaginedKlLimit', was: 0.1, now: undefined }]);
-  assert.deepEqual(changedKeys({ ...stored(now), retiredKey: 3 }, now, defaults), []);
+  assert.deepEqual(changedKeys(limited, now), [{ key: 'imaginedKlLimit', was: 0.1, now: undefined }]);
+  assert.deepEqual(changedKeys({ ...stored(now), retiredKey: 3 }, now), []);
 });
 
 test('every key a mode leaves unread is a key of the training config', () => {
