@@ -250,6 +250,15 @@ const ARMS: Record<string, Arm> = {
     probe: true,
     label: 'WMRL, branched, refit every step, until KL > 0.1, then GRPO on 2 real groups',
   },
+  // The same with the world model told the block relative to the gripper and its lift, from the simulator's
+  // privileged state: does a world model that sees the grasp and the lift rank pick's rollouts? (a probe)
+  'wmrl-branch-kl-limit-real2-object': {
+    flags: [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2', '--worldModel.object=privileged'],
+    long: true,
+    probe: true,
+    label: 'WMRL branched to KL 0.1, then 2 real groups, told the block (privileged)',
+    colour: '#e6550d',
+  },
   // The same with the world model told the localised goal (pick's lift point relative to the gripper).
   'wmrl-branch-kl-limit-real2-goal': {
     flags: [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2', '--worldModel.goal=localised'],
@@ -486,7 +495,8 @@ export function armWorldModel(arm: string, headline: string): string | undefined
 
 /**
  * The cache folder name of the world model `arm` imagines with, its family's flags `familyFlags` before
- * its own: `worldmodel`, or its preset's name, then the goal its state holds (`-goal-localised`): a
+ * its own: `worldmodel`, or its preset's name, then the goal and object its state holds (`-goal-localised`,
+ * `-object-privileged`): a
  * model of one layout is never reused by a run of another, and a change of the quickstart's goal
  * trains a new one.
  */
@@ -496,8 +506,10 @@ export function armWorldModelFolder(arm: string, headline: string, familyFlags: 
   const flags = [...familyFlags, ...armFlags(arm, headline)];
   const goal = flagValue(flags, 'worldModel.goal') ?? QUICKSTART.goal;
   const from = flagValue(flags, 'worldModel.goalFrom') ?? QUICKSTART.goalFrom;
-  if (goal === 'none') return base;
-  return goal === 'localised' && from !== 'auto' ? `${base}-goal-${goal}-from-${from}` : `${base}-goal-${goal}`;
+  const object = flagValue(flags, 'worldModel.object') ?? QUICKSTART.object;
+  const goalPart =
+    goal === 'none' ? '' : goal === 'localised' && from !== 'auto' ? `-goal-${goal}-from-${from}` : `-goal-${goal}`;
+  return `${base}${goalPart}${object === 'none' ? '' : `-object-${object}`}`;
 }
 
 /** The quickstart's own world-model settings, read from the file every arm starts from. */

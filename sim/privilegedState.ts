@@ -21,6 +21,12 @@ export function recordedGoal(state: Float32Array, stateDim: number, t = 0): Floa
   return state.subarray((t + 1) * stateDim - GOAL_DIM, (t + 1) * stateDim);
 }
 
+/** The instructed (target) object's position xyz recorded at step t: the privileged state's first three numbers. */
+export function recordedObject(state: Float32Array, stateDim: number, t = 0): Float32Array | undefined {
+  if (stateDim < STATE_DIM || state.length < (t + 1) * stateDim) return undefined;
+  return state.subarray(t * stateDim, t * stateDim + 3);
+}
+
 export function privilegedState(sim: Simulator, progress: TaskProgress): Float32Array {
   const state = new Float32Array(STATE_DIM);
   const n = Math.min(sim.objectCount, MAX_STATE_OBJECTS);

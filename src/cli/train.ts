@@ -158,6 +158,11 @@ export const command = {
         "worldModel.goal=privileged reads the simulator's true goal, which a robot does not report: use " +
           "--worldModel.goal=localised (fitted where your demonstrations' gripper ended: worldModel.goalFrom)",
       );
+    if (onRobot && config.mode !== 'real' && config.worldModel.object === 'privileged')
+      throw new UsageError(
+        "worldModel.object=privileged reads the simulator's object state, which a robot does not report: " +
+          'leave it at none on a robot',
+      );
     const spotChecksBy = spotCheckAnswerer(config.outcome, { onRobot });
     await useBackend(config.backend, [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
     const data = await readEpisodes(values.data);

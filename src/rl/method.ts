@@ -72,6 +72,11 @@ export function resolveMethod(config: WmrlConfig): Method {
       `worldModel.goal=${config.worldModel.goal} appends the goal relative to the end effector: ` +
         'it needs worldModel.endEffector',
     );
+  if (config.worldModel.object !== 'none' && !config.worldModel.endEffector)
+    throw new Error(
+      `worldModel.object=${config.worldModel.object} appends the object relative to the end effector: ` +
+        'it needs worldModel.endEffector',
+    );
   const anchorGroups = anchorGroupCount(config);
   return {
     anchorGroups,

@@ -19,7 +19,7 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { EndEffectorFeatures, type EndEffectorOptions } from '../worldmodel/endEffectorFeatures.ts';
 import {
-  goalOfLayout,
+  featureSources,
   layoutOf,
   perceptionEpisodes,
   perceptionLayout,
@@ -146,16 +146,16 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     // The data in the world model's layout, computed once: for training it and for every refit.
     const perceived = needsModel ? perceptionEpisodes(reference, o.data) : [];
     if (needsModel && config.worldModel.endEffector)
-      endEffector = await EndEffectorFeatures.forRobot(
-        o.env.robot,
-        await goalSource(
+      endEffector = await EndEffectorFeatures.forRobot(o.env.robot, {
+        ...(await goalSource(
           o,
           reference,
           perceived,
           resuming ? join(checkpointDir(o.runDir), 'worldmodel') : o.worldModelDir,
           log,
-        ),
-      );
+        )),
+        ...(config.worldModel.object === 'none' ? {} : { object: config.worldModel.object }),
+      });
     const modelData = endEffector ? endEffector.append(perceived, o.data) : perceived;
     learning = resuming
       ? await resumeLearning(o, optimizer, reference, endEffector, log)
@@ -278,6 +278,12 @@ async function startWorldModel(
             `run's worldModel.goal is ${config.worldModel.goal} (pass --worldModel.goal=${layout.goal ?? 'none'}, ` +
             'or train a new one)',
         );
+      if (layout.object !== endEffector?.object)
+        throw new Error(
+          `${o.worldModelDir} has ${layout.object ? `the ${layout.object} object` : 'no object'} in its state; ` +
+            `this run's worldModel.object is ${config.worldModel.object} (pass ` +
+            `--worldModel.object=${layout.object ?? 'none'}, or train a new one)`,
+        );
       if (modelHasIt !== (endEffector !== undefined)) {
         const fix = modelHasIt
           ? 'it was trained with worldModel.endEffector: true; drop --worldModel.endEffector=false'
@@ -334,7 +340,7 @@ async function goalSource(
     const layout = (JSON.parse(readFileSync(manifest, 'utf8')) as CheckpointManifest<unknown, WorldModelMeta>).extra
       ?.perception;
     // A model without one is refused once it is loaded, with the switch to pass.
-    if (layout?.goal === 'localised') return goalOfLayout(layout);
+    if (layout?.goal === 'localised') return { goal: featureSources(layout).goal! };
   }
   const labels = await goalLabelsOfRobot(o.data, goalFrom, o.env.robot);
   const localiser = GoalLocaliser.fit(perceived, labels, reference.latentDim);

@@ -397,6 +397,14 @@ export const wmrlConfigSchema = z
               "privileged state holds the goal: simulator demonstrations); 'privileged' reads the simulator's " +
               'true goal (a probe: a robot over rosbridge reports none). docs/worldmodel.md',
           ),
+        object: z
+          .enum(['none', 'privileged'])
+          .default('none')
+          .describe(
+            "with endEffector, also append the instructed object minus the end effector and the object's lift " +
+              "above where it started, so the scene score head sees a grasp and a lift (pick): 'privileged' " +
+              "reads the simulator's object state (a probe: a robot over rosbridge reports none)",
+          ),
         goalFrom: z
           .enum(GOAL_SOURCES)
           .default('auto')

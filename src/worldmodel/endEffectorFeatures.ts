@@ -10,11 +10,15 @@
  * a GoalLocaliser (the policy's perception of the episode's first frame), or, as a probe only, from
  * the simulator's privileged state (its last three numbers, `sim/privilegedState.ts`). Told the goal,
  * the score head ranks reach's near misses (docs/benchmarks.md, session 35).
+ *
+ * With an object, four more follow: the instructed object minus the end effector, and the object's
+ * height above where it stood at the episode's start. Pick succeeds by a lift: the perception latent
+ * holds the block only implicitly. As a probe the object comes from the simulator's privileged state.
  */
 import type { Episode } from '../core/types.ts';
 import type { RobotDescription } from '../core/robotDescription.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
-import { GOAL_DIM, recordedGoal } from '../../sim/privilegedState.ts';
+import { GOAL_DIM, recordedGoal, recordedObject } from '../../sim/privilegedState.ts';
 import type { GoalLocaliser } from './goalLocaliser.ts';
 
 /** Features appended per step: the end-effector site's position xyz (metres, world frame). */
@@ -22,27 +26,36 @@ export const END_EFFECTOR_DIM = 3;
 /** Features a goal appends after those: the goal minus the end effector (metres). */
 export { GOAL_DIM };
 
+/** Features an object appends after those: the object minus the end effector (metres), its lift (metres). */
+export const OBJECT_DIM = 4;
+
 /** Where the goal features read the goal: a localiser, or the simulator's privileged state (a probe). */
 export type GoalSource = GoalLocaliser | 'privileged';
+/** Where the object features read the instructed object: the simulator's privileged state (a probe). */
+export type ObjectSource = 'privileged';
 
 export interface EndEffectorOptions {
   /** Also append the goal relative to the end effector, from this source. */
   goal?: GoalSource;
+  /** Also append the instructed object relative to the end effector and its lift, from this source. */
+  object?: ObjectSource;
 }
 
 export class EndEffectorFeatures {
   readonly robot: string;
   readonly goal: GoalSource | undefined;
+  readonly object: ObjectSource | undefined;
   #kinematics: ArmKinematics;
 
-  private constructor(robot: string, kinematics: ArmKinematics, goal: GoalSource | undefined) {
+  private constructor(robot: string, kinematics: ArmKinematics, options: EndEffectorOptions) {
     this.robot = robot;
     this.#kinematics = kinematics;
-    this.goal = goal;
+    this.goal = options.goal;
+    this.object = options.object;
   }
 
   static async forRobot(robot: RobotDescription, options: EndEffectorOptions = {}): Promise<EndEffectorFeatures> {
-    return new EndEffectorFeatures(robot.name, await ArmKinematics.create(robot), options.goal);
+    return new EndEffectorFeatures(robot.name, await ArmKinematics.create(robot), options);
   }
 
   /** 'localised', 'privileged' or undefined: what the world model's layout records of the goal. */
@@ -52,13 +65,13 @@ export class EndEffectorFeatures {
 
   /** How many features `append` adds per step. */
   get dim(): number {
-    return END_EFFECTOR_DIM + (this.goal ? GOAL_DIM : 0);
+    return END_EFFECTOR_DIM + (this.goal ? GOAL_DIM : 0) + (this.object ? OBJECT_DIM : 0);
   }
 
   /**
    * `perceived` (episodes with their state replaced by the policy's perception, Z per step) widened to
-   * Z + dim: [state, end-effector xyz] and with a goal [goal − end effector]; `recorded` are the same
-   * episodes as recorded (read only by the privileged goal). A localised goal is read from the first
+   * Z + dim: [state, end-effector xyz], with a goal [goal − end effector], with an object [object − end
+   * effector, lift]; `recorded` are the same episodes as recorded (read by the privileged goal and object). A localised goal is read from the first
    * step's perception, so every step of an episode (and every imagined step from it) sees the same goal.
    */
   append(perceived: Episode[], recorded: Episode[] = perceived): Episode[] {
@@ -75,12 +88,20 @@ export class EndEffectorFeatures {
       const state = new Float32Array(count * W);
       const n = this.#kinematics.nArm;
       const goal = this.#goalOf(e, recorded[i]!);
+      const object = this.object ? privilegedObject(recorded[i]!) : undefined;
+      const objectAt = Z + END_EFFECTOR_DIM + (goal ? GOAL_DIM : 0);
+      const rest = object?.(0)[2];
       for (let t = 0; t < count; t++) {
         state.set(e.state.subarray(t * Z, (t + 1) * Z), t * W);
         const ee = this.#kinematics.pose(e.qpos.subarray(t * e.qposDim, t * e.qposDim + n)).pos;
         state.set(ee, t * W + Z);
         const g = goal?.(t);
         if (g) for (let j = 0; j < GOAL_DIM; j++) state[t * W + Z + END_EFFECTOR_DIM + j] = g[j]! - ee[j]!;
+        const o = object?.(t);
+        if (o) {
+          for (let j = 0; j < 3; j++) state[t * W + objectAt + j] = o[j]! - ee[j]!;
+          state[t * W + objectAt + 3] = o[2]! - rest!;
+        }
       }
       return { ...e, state, stateDim: W };
     });
@@ -96,6 +117,16 @@ export class EndEffectorFeatures {
     const xyz = this.goal.estimate(perceived.state.subarray(0, this.goal.latentDim), perceived.task);
     return () => xyz;
   }
+}
+
+/** The instructed object's position (the privileged state's first three numbers) of a recorded episode at step t. */
+function privilegedObject(e: Episode): (t: number) => ArrayLike<number> {
+  if (!recordedObject(e.state, e.stateDim, e.steps))
+    throw new Error(
+      `episode ${e.id} has no privileged state to read the object from (the privileged object is a ` +
+        'simulator probe: a robot over rosbridge reports none)',
+    );
+  return (t) => recordedObject(e.state, e.stateDim, t)!;
 }
 
 /** The goal (the privileged state's last three numbers) of a recorded episode at step t. */

@@ -15,7 +15,13 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { WorldModel, type PerceptionLayout, type TrainHooks } from './worldModel.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
 import { statesAt } from './statesAt.ts';
-import { END_EFFECTOR_DIM, EndEffectorFeatures, GOAL_DIM, type GoalSource } from './endEffectorFeatures.ts';
+import {
+  END_EFFECTOR_DIM,
+  EndEffectorFeatures,
+  GOAL_DIM,
+  OBJECT_DIM,
+  type EndEffectorOptions,
+} from './endEffectorFeatures.ts';
 import { GoalLocaliser } from './goalLocaliser.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
@@ -98,13 +104,13 @@ export function perceptionLayout(model: WorldModel, policy: VlaPolicy): Percepti
 }
 
 /** Features a layout adds after the policy's [proprio, latent]. */
-const layoutDim = (l: PerceptionLayout): number => (l.endEffector ? END_EFFECTOR_DIM : 0) + (l.goal ? GOAL_DIM : 0);
-const layoutWords = (l: PerceptionLayout): string =>
-  l.goal
-    ? ` with the end-effector position and the ${l.goal} goal`
-    : l.endEffector
-      ? ' with the end-effector position'
-      : '';
+const layoutDim = (l: PerceptionLayout): number =>
+  (l.endEffector ? END_EFFECTOR_DIM : 0) + (l.goal ? GOAL_DIM : 0) + (l.object ? OBJECT_DIM : 0);
+const layoutWords = (l: PerceptionLayout): string => {
+  if (!l.endEffector) return '';
+  const extra = [...(l.goal ? [`the ${l.goal} goal`] : []), ...(l.object ? [`the ${l.object} object`] : [])];
+  return ` with the end-effector position${extra.map((x) => ` and ${x}`).join('')}`;
+};
 
 /** The end-effector features a loaded world model's state holds (computed for `robot`), if any. */
 export async function featuresOfModel(
@@ -114,15 +120,16 @@ export async function featuresOfModel(
 ): Promise<EndEffectorFeatures | undefined> {
   const layout = perceptionLayout(model, policy);
   if (!layout.endEffector) return undefined;
-  return EndEffectorFeatures.forRobot(robot, goalOfLayout(layout));
+  return EndEffectorFeatures.forRobot(robot, featureSources(layout));
 }
 
-/** The goal source a recorded layout asks for. */
-export function goalOfLayout(layout: PerceptionLayout): { goal?: GoalSource } {
-  if (layout.goal === 'privileged') return { goal: 'privileged' };
-  if (layout.goal !== 'localised') return {};
+/** The goal and object sources a recorded layout asks for. */
+export function featureSources(layout: PerceptionLayout): EndEffectorOptions {
+  const object = layout.object ? { object: layout.object } : {};
+  if (layout.goal === 'privileged') return { goal: 'privileged', ...object };
+  if (layout.goal !== 'localised') return object;
   if (!layout.localiser) throw new Error("the world model's layout has a localised goal but no localiser weights");
-  return { goal: GoalLocaliser.fromJSON(layout.localiser) };
+  return { goal: GoalLocaliser.fromJSON(layout.localiser), ...object };
 }
 
 /** The layout a world model trained on episodes of these features records. */
@@ -132,6 +139,7 @@ export function layoutOf(endEffector: EndEffectorFeatures | undefined): Percepti
     endEffector: endEffector !== undefined,
     ...(goal === 'privileged' ? { goal: 'privileged' as const } : {}),
     ...(goal && goal !== 'privileged' ? { goal: 'localised' as const, localiser: goal.toJSON() } : {}),
+    ...(endEffector?.object ? { object: endEffector.object } : {}),
   };
 }
 

@@ -57,6 +57,8 @@ export interface PerceptionLayout {
    */
   goal?: 'localised' | 'privileged';
   localiser?: GoalLocaliserWeights;
+  /** Then the instructed object minus the end effector and its lift: 'privileged' from the simulator (a probe). */
+  object?: 'privileged';
 }
 
 export interface TrainHooks {
