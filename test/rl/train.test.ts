@@ -564,6 +564,35 @@ test(
 );
 
 test(
+  "train --worldModel.object=privileged: the state ends with the simulator's block relative to the gripper and " +
+    'its lift, recorded in the checkpoint; a run that leaves it out is refused, and so is the privileged object ' +
+    'on a robot',
+  async () => {
+    const model = join(dir, 'object-model');
+    const { saved } = trainOneStepInto(join(dir, 'object'), model, '--worldModel.object=privileged');
+    assert.deepEqual(saved.extra.perception, { endEffector: true, object: 'privileged' });
+    const policy = await loadPolicy(policyDir);
+    const base = policy.meta.proprioDim + policy.latentDim;
+    policy.dispose();
+    assert.equal(saved.extra.dims.state, base + 7, 'proprio, latent, end-effector xyz, block − gripper, lift');
+    const without = cli([...runArgs(join(dir, 'object-without')), ...TOY, '--steps=1', '--world-model', model]);
+    assert.notEqual(without.status, 0);
+    assert.match(without.stderr, /has the privileged object in its state.*--worldModel\.object=privileged/);
+    const onRobot = cli([
+      ...runArgs(join(dir, 'object-robot')),
+      ...TOY,
+      '--env',
+      'rosbridge',
+      '--url',
+      'ws://127.0.0.1:9',
+      '--worldModel.object=privileged',
+    ]);
+    assert.equal(onRobot.status, 2, onRobot.stderr);
+    assert.match(onRobot.stderr, /object=privileged reads the simulator's object state, which a robot does not/);
+  },
+);
+
+test(
   'train --worldModel.scoreRefitEvery: between full refits the scene score head ' +
     'alone is refitted on the data and the anchors (repeated anchorRepeat times)',
   async () => {

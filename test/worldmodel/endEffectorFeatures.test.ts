@@ -2,10 +2,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadRobot } from '../../src/core/robotDescription.ts';
-import { EndEffectorFeatures, END_EFFECTOR_DIM, GOAL_DIM } from '../../src/worldmodel/endEffectorFeatures.ts';
+import {
+  EndEffectorFeatures,
+  END_EFFECTOR_DIM,
+  GOAL_DIM,
+  OBJECT_DIM,
+} from '../../src/worldmodel/endEffectorFeatures.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
 import type { GoalLocaliser } from '../../src/worldmodel/goalLocaliser.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
+import { STATE_DIM } from '../../sim/privilegedState.ts';
 
 test(
   'EndEffectorFeatures.append: [state, end-effector xyz] per step, ' +
@@ -85,6 +91,45 @@ test(
       } finally {
         localised.close();
       }
+    } finally {
+      features.close();
+    }
+  },
+);
+
+test(
+  "EndEffectorFeatures.append with an object: the instructed object (the privileged state's first three numbers) " +
+    'minus the end effector, then its lift above where it stood at the start, after any goal; none refused',
+  async () => {
+    const robot = loadRobot('vx300');
+    const qposDim = robot.arm.joints.length + 1;
+    const recorded = makeTestEpisode({ robot: 'vx300', steps: 2, qposDim, stateDim: STATE_DIM });
+    recorded.qpos.forEach((_, i) => (recorded.qpos[i] = 0.2 * Math.cos(i)));
+    // The block rises 0, 3 and 8 cm; the goal (the state's last three) stays at (0.3, −0.1, 0.2).
+    for (let t = 0; t <= 2; t++) {
+      recorded.state.fill(0, t * STATE_DIM, (t + 1) * STATE_DIM);
+      recorded.state.set([0.25, 0.05, 0.02 + [0, 0.03, 0.08][t]!], t * STATE_DIM);
+      recorded.state.set([0.3, -0.1, 0.2], (t + 1) * STATE_DIM - 3);
+    }
+    const perceived = { ...recorded, state: new Float32Array(3 * 2).fill(7), stateDim: 2 };
+    const features = await EndEffectorFeatures.forRobot(robot, { goal: 'privileged', object: 'privileged' });
+    try {
+      assert.equal(features.dim, END_EFFECTOR_DIM + GOAL_DIM + OBJECT_DIM);
+      const [out] = features.append([perceived], [recorded]);
+      const W = 2 + 10;
+      assert.equal(out!.stateDim, W);
+      for (let t = 0; t <= 2; t++) {
+        const row = out!.state.subarray(t * W, (t + 1) * W);
+        const ee = row.subarray(2, 5);
+        [0.3, -0.1, 0.2].forEach((g, j) => assert.ok(Math.abs(row[5 + j]! - (g - ee[j]!)) < 1e-6, `goal ${j}`));
+        const block = [0.25, 0.05, 0.02 + [0, 0.03, 0.08][t]!];
+        block.forEach((o, j) => assert.ok(Math.abs(row[8 + j]! - (o - ee[j]!)) < 1e-6, `object ${t}, ${j}`));
+        assert.ok(Math.abs(row[11]! - [0, 0.03, 0.08][t]!) < 1e-6, `lift at ${t}: ${row[11]}`);
+      }
+      assert.throws(
+        () => features.append([perceived], [{ ...recorded, state: new Float32Array(3 * 5), stateDim: 5 }]),
+        /no privileged state to read the object from/,
+      );
     } finally {
       features.close();
     }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
-import { END_EFFECTOR_DIM, GOAL_DIM } from '../../src/worldmodel/endEffectorFeatures.ts';
+import { END_EFFECTOR_DIM, GOAL_DIM, OBJECT_DIM } from '../../src/worldmodel/endEffectorFeatures.ts';
 import { perceptionLayout } from '../../src/worldmodel/perceptionWorldModel.ts';
 import type { PerceptionLayout, WorldModel } from '../../src/worldmodel/worldModel.ts';
 
@@ -37,5 +37,16 @@ test('perceptionLayout: a layout with a goal is 3 wider still, and checked so', 
   assert.throws(
     () => perceptionLayout(model(44 + END_EFFECTOR_DIM, layout), policy),
     /47-dim state is not this policy's perception with the end-effector position and the privileged goal \(50\)/,
+  );
+});
+
+test('perceptionLayout: a layout with an object is 4 wider, after any goal, and checked so', () => {
+  const layout = { endEffector: true, object: 'privileged' as const };
+  assert.deepEqual(perceptionLayout(model(44 + END_EFFECTOR_DIM + OBJECT_DIM, layout), policy), layout);
+  const both = { endEffector: true, goal: 'privileged' as const, object: 'privileged' as const };
+  assert.deepEqual(perceptionLayout(model(44 + END_EFFECTOR_DIM + GOAL_DIM + OBJECT_DIM, both), policy), both);
+  assert.throws(
+    () => perceptionLayout(model(44 + END_EFFECTOR_DIM + GOAL_DIM, both), policy),
+    /50-dim state is not this policy's perception with the end-effector position and the privileged goal and the privileged object \(54\)/,
   );
 });
