@@ -259,6 +259,15 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL branched to KL 0.1, then 2 real groups, told the block (privileged)',
     colour: '#e6550d',
   },
+  // Branched with a refit every step and no KL stop, told the block (privileged): the stop guarded against a world
+  // model that did not rank pick's rollouts (anchors' AUC ≈ 0.5); told the block it ranks them (0.7–1.0).
+  'wmrl-branch-refit1-object': {
+    flags: ['--branch.fraction=1', '--worldModel.refitEvery=1', '--worldModel.object=privileged'],
+    long: true,
+    probe: true,
+    label: 'WMRL, branched, a refit every step, told the block (privileged)',
+    colour: '#31a354',
+  },
   // The same with the world model told the localised goal (pick's lift point relative to the gripper).
   'wmrl-branch-kl-limit-real2-goal': {
     flags: [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2', '--worldModel.goal=localised'],
