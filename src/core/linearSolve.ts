@@ -19,3 +19,27 @@ export function solve(a: Float64Array[], b: Float64Array): number[] {
   }
   return m.map((r, i) => (Math.abs(r[i]!) < 1e-12 ? 0 : r[d]! / r[i]!));
 }
+
+/**
+ * Ridge regression weights of y on the rows of X: (XᵀX + penalty·n·I) w = Xᵀy. The penalty is per row, so
+ * it means the same for a handful of episodes and for thousands of frames.
+ */
+export function ridge(X: ArrayLike<number>[], y: ArrayLike<number>, penalty: number): number[] {
+  const F = X[0]!.length;
+  const a = Array.from({ length: F }, () => new Float64Array(F));
+  const b = new Float64Array(F);
+  X.forEach((row, n) => {
+    for (let i = 0; i < F; i++) {
+      const ri = row[i]!;
+      if (ri === 0) continue;
+      b[i]! += ri * y[n]!;
+      const ai = a[i]!;
+      for (let j = i; j < F; j++) ai[j]! += ri * row[j]!;
+    }
+  });
+  for (let i = 0; i < F; i++) {
+    a[i]![i]! += penalty * X.length;
+    for (let j = 0; j < i; j++) a[i]![j] = a[j]![i]!;
+  }
+  return solve(a, b);
+}

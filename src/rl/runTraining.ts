@@ -28,7 +28,8 @@ import {
 } from '../worldmodel/perceptionWorldModel.ts';
 import { goalLabelsOfRobot } from '../worldmodel/goalLabels.ts';
 import { GoalLocaliser } from '../worldmodel/goalLocaliser.ts';
-import type { WorldModel, WorldModelMeta } from '../worldmodel/worldModel.ts';
+import { ObjectLocaliser } from '../worldmodel/objectLocaliser.ts';
+import type { PerceptionLayout, WorldModel, WorldModelMeta } from '../worldmodel/worldModel.ts';
 import { type WorldModelConfig, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { AnchorRunner } from './anchorRunner.ts';
@@ -154,7 +155,13 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
           resuming ? join(checkpointDir(o.runDir), 'worldmodel') : o.worldModelDir,
           log,
         )),
-        ...(config.worldModel.object === 'none' ? {} : { object: config.worldModel.object }),
+        ...(await objectSource(
+          o,
+          reference,
+          perceived,
+          resuming ? join(checkpointDir(o.runDir), 'worldmodel') : o.worldModelDir,
+          log,
+        )),
       });
     const modelData = endEffector ? endEffector.append(perceived, o.data) : perceived;
     learning = resuming
@@ -278,7 +285,7 @@ async function startWorldModel(
             `run's worldModel.goal is ${config.worldModel.goal} (pass --worldModel.goal=${layout.goal ?? 'none'}, ` +
             'or train a new one)',
         );
-      if (layout.object !== endEffector?.object)
+      if (layout.object !== endEffector?.objectKind)
         throw new Error(
           `${o.worldModelDir} has ${layout.object ? `the ${layout.object} object` : 'no object'} in its state; ` +
             `this run's worldModel.object is ${config.worldModel.object} (pass ` +
@@ -335,13 +342,9 @@ async function goalSource(
   const { goal, goalFrom } = o.config.worldModel;
   if (goal === 'none') return {};
   if (goal === 'privileged') return { goal: 'privileged' };
-  const manifest = modelDir ? join(modelDir, MODEL_FILE) : undefined;
-  if (manifest && existsSync(manifest)) {
-    const layout = (JSON.parse(readFileSync(manifest, 'utf8')) as CheckpointManifest<unknown, WorldModelMeta>).extra
-      ?.perception;
-    // A model without one is refused once it is loaded, with the switch to pass.
-    if (layout?.goal === 'localised') return { goal: featureSources(layout).goal! };
-  }
+  const layout = savedLayout(modelDir);
+  // A model without one is refused once it is loaded, with the switch to pass.
+  if (layout?.goal === 'localised') return { goal: featureSources(layout).goal! };
   const labels = await goalLabelsOfRobot(o.data, goalFrom, o.env.robot);
   const localiser = GoalLocaliser.fit(perceived, labels, reference.latentDim);
   const fits = Object.entries(localiser.families);
@@ -359,6 +362,48 @@ async function goalSource(
   const sources = Object.entries(from).flatMap(([k, n]) => (n ? [`${n} from the ${GOAL_FROM_WORDS[k]}`] : []));
   o.onProgress?.(`goal localiser fitted (goals: ${sources.join(', ')}): ${each.join(', ')}`);
   return { goal: localiser };
+}
+
+/**
+ * Where the run's world-model features read the instructed object (worldModel.object): a world model that
+ * already exists in `modelDir` (or the resumed checkpoint) brings its own localiser; otherwise one is fitted
+ * here on the data's recorded object positions, and its fit logged.
+ */
+async function objectSource(
+  o: RunOptions,
+  reference: VlaPolicy,
+  perceived: Episode[],
+  modelDir: string | undefined,
+  log: RunLog,
+): Promise<EndEffectorOptions> {
+  const { object } = o.config.worldModel;
+  if (object === 'none') return {};
+  if (object === 'privileged') return { object: 'privileged' };
+  const layout = savedLayout(modelDir);
+  // A model without one is refused once it is loaded, with the switch to pass.
+  if (layout?.object === 'localised') return { object: featureSources(layout).object! };
+  const gripper = await EndEffectorFeatures.forRobot(o.env.robot);
+  let localiser: ObjectLocaliser;
+  try {
+    localiser = ObjectLocaliser.fit(perceived, o.data, reference.latentDim, (e, t) => gripper.gripperAt(e, t));
+  } finally {
+    gripper.close();
+  }
+  const fits = Object.entries(localiser.families);
+  log.log({
+    kind: 'object-localiser',
+    families: Object.fromEntries(fits.map(([f, x]) => [f, { rmse: x.rmse, episodes: x.episodes, frames: x.frames }])),
+  });
+  const each = fits.map(([f, x]) => `${f} ${(100 * x.rmse).toFixed(1)} cm RMSE over ${x.episodes} episodes`);
+  o.onProgress?.(`object localiser fitted: ${each.join(', ')}`);
+  return { object: localiser };
+}
+
+/** The perception layout of the world model saved in `modelDir`, if one is. */
+function savedLayout(modelDir: string | undefined): PerceptionLayout | undefined {
+  const manifest = modelDir ? join(modelDir, MODEL_FILE) : undefined;
+  if (!manifest || !existsSync(manifest)) return undefined;
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as CheckpointManifest<unknown, WorldModelMeta>).extra?.perception;
 }
 
 /** The world-model config the run would train with: its presets, the run's seed, its overrides. */

@@ -398,12 +398,15 @@ export const wmrlConfigSchema = z
               'true goal (a probe: a robot over rosbridge reports none). docs/worldmodel.md',
           ),
         object: z
-          .enum(['none', 'privileged'])
+          .enum(['none', 'localised', 'privileged'])
           .default('none')
           .describe(
             "with endEffector, also append the instructed object minus the end effector and the object's lift " +
-              "above where it started, so the scene score head sees a grasp and a lift (pick): 'privileged' " +
-              "reads the simulator's object state (a probe: a robot over rosbridge reports none)",
+              "above where it started, so the scene score head sees a grasp and a lift (pick): 'localised' " +
+              "reads it from each step's perception, gripper position and finger (a ridge regression per family " +
+              'fitted, when the world model is trained, on data whose privileged state holds the object: ' +
+              "simulator demonstrations); 'privileged' reads the simulator's object state (a probe: a robot " +
+              'over rosbridge reports none). docs/worldmodel.md',
           ),
         goalFrom: z
           .enum(GOAL_SOURCES)

@@ -13,13 +13,15 @@
  *
  * With an object, four more follow: the instructed object minus the end effector, and the object's
  * height above where it stood at the episode's start. Pick succeeds by a lift: the perception latent
- * holds the block only implicitly. As a probe the object comes from the simulator's privileged state.
+ * holds the block only implicitly. The object comes from an ObjectLocaliser (each step's perception,
+ * gripper and fingers), or, as a probe only, from the simulator's privileged state.
  */
 import type { Episode } from '../core/types.ts';
 import type { RobotDescription } from '../core/robotDescription.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
 import { GOAL_DIM, recordedGoal, recordedObject } from '../../sim/privilegedState.ts';
 import type { GoalLocaliser } from './goalLocaliser.ts';
+import type { GripperReading, ObjectLocaliser } from './objectLocaliser.ts';
 
 /** Features appended per step: the end-effector site's position xyz (metres, world frame). */
 export const END_EFFECTOR_DIM = 3;
@@ -31,8 +33,8 @@ export const OBJECT_DIM = 4;
 
 /** Where the goal features read the goal: a localiser, or the simulator's privileged state (a probe). */
 export type GoalSource = GoalLocaliser | 'privileged';
-/** Where the object features read the instructed object: the simulator's privileged state (a probe). */
-export type ObjectSource = 'privileged';
+/** Where the object features read the instructed object: a localiser, or the simulator's state (a probe). */
+export type ObjectSource = ObjectLocaliser | 'privileged';
 
 export interface EndEffectorOptions {
   /** Also append the goal relative to the end effector, from this source. */
@@ -63,6 +65,20 @@ export class EndEffectorFeatures {
     return this.goal === undefined ? undefined : this.goal === 'privileged' ? 'privileged' : 'localised';
   }
 
+  /** 'localised', 'privileged' or undefined: what the world model's layout records of the object. */
+  get objectKind(): 'localised' | 'privileged' | undefined {
+    return this.object === undefined ? undefined : this.object === 'privileged' ? 'privileged' : 'localised';
+  }
+
+  /** The gripper of a recorded episode at step t: its position (forward kinematics) and first finger joint. */
+  gripperAt(e: Episode, t: number): GripperReading {
+    const n = this.#kinematics.nArm;
+    return {
+      xyz: this.#kinematics.pose(e.qpos.subarray(t * e.qposDim, t * e.qposDim + n)).pos,
+      finger: e.qpos[t * e.qposDim + n]!,
+    };
+  }
+
   /** How many features `append` adds per step. */
   get dim(): number {
     return END_EFFECTOR_DIM + (this.goal ? GOAL_DIM : 0) + (this.object ? OBJECT_DIM : 0);
@@ -88,7 +104,7 @@ export class EndEffectorFeatures {
       const state = new Float32Array(count * W);
       const n = this.#kinematics.nArm;
       const goal = this.#goalOf(e, recorded[i]!);
-      const object = this.object ? privilegedObject(recorded[i]!) : undefined;
+      const object = this.#objectOf(e, recorded[i]!);
       const objectAt = Z + END_EFFECTOR_DIM + (goal ? GOAL_DIM : 0);
       const rest = object?.(0)[2];
       for (let t = 0; t < count; t++) {
@@ -109,6 +125,13 @@ export class EndEffectorFeatures {
 
   close(): void {
     this.#kinematics.close();
+  }
+
+  #objectOf(perceived: Episode, recorded: Episode): ((t: number) => ArrayLike<number>) | undefined {
+    const source = this.object;
+    if (source === undefined) return undefined;
+    if (source === 'privileged') return privilegedObject(recorded);
+    return (t) => source.estimate(perceived, t, this.gripperAt(perceived, t));
   }
 
   #goalOf(perceived: Episode, recorded: Episode): ((t: number) => ArrayLike<number>) | undefined {

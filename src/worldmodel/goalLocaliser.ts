@@ -11,7 +11,7 @@
  * 8 steps), as well as with the simulator's true goal (docs/benchmarks.md, session 35).
  */
 import type { Episode } from '../core/types.ts';
-import { solve } from '../core/linearSolve.ts';
+import { ridge } from '../core/linearSolve.ts';
 import type { GoalLabel } from './goalLabels.ts';
 
 /** Goal coordinates estimated (x, y, z). */
@@ -100,6 +100,7 @@ export class GoalLocaliser {
         ridge(
           X,
           rows.map((r) => r.goal[j]!),
+          RIDGE,
         ),
       );
       let squared = 0;
@@ -155,20 +156,5 @@ function features(latent: ArrayLike<number>, kind: string, kinds: string[], term
 /** How many features `features` makes. */
 const featureCount = (width: number, kinds: string[], terms: LocaliserTerms): number =>
   1 + (terms === 'mean' ? 0 : width) + (terms === 'cubic' ? (width * (width + 1)) / 2 + width : 0) + kinds.length;
-
-/** Ridge regression weights of y on the rows of X. */
-function ridge(X: number[][], y: number[]): number[] {
-  const F = X[0]!.length;
-  const a = Array.from({ length: F }, () => new Float64Array(F));
-  const b = new Float64Array(F);
-  X.forEach((row, n) => {
-    for (let i = 0; i < F; i++) {
-      b[i]! += row[i]! * y[n]!;
-      for (let j = 0; j < F; j++) a[i]![j]! += row[i]! * row[j]!;
-    }
-  });
-  for (let i = 0; i < F; i++) a[i]![i]! += RIDGE * X.length;
-  return solve(a, b);
-}
 
 const dotRow = (w: number[], x: number[]): number => w.reduce((s, v, i) => s + v * x[i]!, 0);

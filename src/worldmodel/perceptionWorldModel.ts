@@ -23,6 +23,7 @@ import {
   type EndEffectorOptions,
 } from './endEffectorFeatures.ts';
 import { GoalLocaliser } from './goalLocaliser.ts';
+import { ObjectLocaliser } from './objectLocaliser.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
@@ -125,21 +126,34 @@ export async function featuresOfModel(
 
 /** The goal and object sources a recorded layout asks for. */
 export function featureSources(layout: PerceptionLayout): EndEffectorOptions {
-  const object = layout.object ? { object: layout.object } : {};
-  if (layout.goal === 'privileged') return { goal: 'privileged', ...object };
-  if (layout.goal !== 'localised') return object;
+  return { ...goalSource(layout), ...objectSource(layout) };
+}
+
+function goalSource(layout: PerceptionLayout): EndEffectorOptions {
+  if (layout.goal === 'privileged') return { goal: 'privileged' };
+  if (layout.goal !== 'localised') return {};
   if (!layout.localiser) throw new Error("the world model's layout has a localised goal but no localiser weights");
-  return { goal: GoalLocaliser.fromJSON(layout.localiser), ...object };
+  return { goal: GoalLocaliser.fromJSON(layout.localiser) };
+}
+
+function objectSource(layout: PerceptionLayout): EndEffectorOptions {
+  if (layout.object === 'privileged') return { object: 'privileged' };
+  if (layout.object !== 'localised') return {};
+  if (!layout.objectLocaliser)
+    throw new Error("the world model's layout has a localised object but no object localiser weights");
+  return { object: ObjectLocaliser.fromJSON(layout.objectLocaliser) };
 }
 
 /** The layout a world model trained on episodes of these features records. */
 export function layoutOf(endEffector: EndEffectorFeatures | undefined): PerceptionLayout {
   const goal = endEffector?.goal;
+  const object = endEffector?.object;
   return {
     endEffector: endEffector !== undefined,
     ...(goal === 'privileged' ? { goal: 'privileged' as const } : {}),
     ...(goal && goal !== 'privileged' ? { goal: 'localised' as const, localiser: goal.toJSON() } : {}),
-    ...(endEffector?.object ? { object: endEffector.object } : {}),
+    ...(object === 'privileged' ? { object: 'privileged' as const } : {}),
+    ...(object && object !== 'privileged' ? { object: 'localised' as const, objectLocaliser: object.toJSON() } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
  * Both kinds share the ensemble dynamics (StateWorldModel) and the imagination loop.
  */
 import type { GoalLocaliserWeights } from './goalLocaliser.ts';
+import type { ObjectLocaliserWeights } from './objectLocaliser.ts';
 import * as tf from '@tensorflow/tfjs';
 import type { Episode, Observation } from '../core/types.ts';
 import { concatFloat32 } from '../core/arrays.ts';
@@ -57,8 +58,13 @@ export interface PerceptionLayout {
    */
   goal?: 'localised' | 'privileged';
   localiser?: GoalLocaliserWeights;
-  /** Then the instructed object minus the end effector and its lift: 'privileged' from the simulator (a probe). */
-  object?: 'privileged';
+  /**
+   * Then the instructed object minus the end effector and its lift: 'localised' from each step's perception,
+   * gripper and fingers (`objectLocaliser`, fitted when the model was trained), or 'privileged' from the
+   * simulator (a probe).
+   */
+  object?: 'localised' | 'privileged';
+  objectLocaliser?: ObjectLocaliserWeights;
 }
 
 export interface TrainHooks {

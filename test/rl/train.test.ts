@@ -83,7 +83,16 @@ const WM = ['--wm-config', join(dir, 'wm.yaml')];
 
 /** What a world-model checkpoint's manifest says of the model's state. */
 interface SavedModel {
-  extra: { dims: { state: number }; perception?: { endEffector: boolean; goal?: string; localiser?: unknown } };
+  extra: {
+    dims: { state: number };
+    perception?: {
+      endEffector: boolean;
+      goal?: string;
+      localiser?: unknown;
+      object?: string;
+      objectLocaliser?: unknown;
+    };
+  };
 }
 
 /** One toy step of `train` that trains a world model into `model` with `flag`; fails the test if it fails. */
@@ -564,9 +573,9 @@ test(
 );
 
 test(
-  "train --worldModel.object=privileged: the state ends with the simulator's block relative to the gripper and " +
-    'its lift, recorded in the checkpoint; a run that leaves it out is refused, and so is the privileged object ' +
-    'on a robot',
+  "train --worldModel.object: the state ends with the block relative to the gripper and its lift, the simulator's " +
+    '(privileged) or localised from each step (the localiser fitted on the data, saved and logged), recorded in ' +
+    'the checkpoint; a run that leaves it out is refused, and so is the privileged object on a robot',
   async () => {
     const model = join(dir, 'object-model');
     const { saved } = trainOneStepInto(join(dir, 'object'), model, '--worldModel.object=privileged');
@@ -578,6 +587,16 @@ test(
     const without = cli([...runArgs(join(dir, 'object-without')), ...TOY, '--steps=1', '--world-model', model]);
     assert.notEqual(without.status, 0);
     assert.match(without.stderr, /has the privileged object in its state.*--worldModel\.object=privileged/);
+    // Localised: fitted on the data's recorded object positions, saved with the model, its fit logged.
+    const localisedModel = join(dir, 'object-localised-model');
+    const run = join(dir, 'object-localised');
+    const { r, saved: localised } = trainOneStepInto(run, localisedModel, '--worldModel.object=localised');
+    assert.match(r.stderr + r.stdout, /object localiser fitted: reach \d+\.\d cm RMSE over \d+ episodes/);
+    const { objectLocaliser, ...layout } = localised.extra.perception!;
+    assert.deepEqual(layout, { endEffector: true, object: 'localised' });
+    assert.deepEqual(Object.keys((objectLocaliser as { families: object }).families), ['reach']);
+    assert.equal(records(run, 'object-localiser').length, 1);
+    assert.equal(localised.extra.dims.state, base + 7);
     const onRobot = cli([
       ...runArgs(join(dir, 'object-robot')),
       ...TOY,
