@@ -251,22 +251,36 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL, branched, refit every step, until KL > 0.1, then GRPO on 2 real groups',
   },
   // The same with the world model told the block relative to the gripper and its lift, from the simulator's
-  // privileged state: does a world model that sees the grasp and the lift rank pick's rollouts? (a probe)
-  'wmrl-branch-kl-limit-real2-object': {
+  // privileged state (a probe), or localised from each step's perception, gripper and fingers.
+  'wmrl-branch-kl-limit-real2-privileged-object': {
     flags: [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2', '--worldModel.object=privileged'],
     long: true,
     probe: true,
     label: 'WMRL branched to KL 0.1, then 2 real groups, told the block (privileged)',
     colour: '#e6550d',
   },
-  // Branched with a refit every step and no KL stop, told the block (privileged): the stop guarded against a world
-  // model that did not rank pick's rollouts (anchors' AUC ≈ 0.5); told the block it ranks them (0.7–1.0).
-  'wmrl-branch-refit1-object': {
+  'wmrl-branch-kl-limit-real2-object': {
+    flags: [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2', '--worldModel.object=localised'],
+    long: true,
+    probe: true,
+    label: 'WMRL branched to KL 0.1, then 2 real groups, told the block (localised)',
+    colour: '#fd8d3c',
+  },
+  // Branched with a refit every step and no KL stop, told the block: the stop guarded against a world model that
+  // did not rank pick's rollouts (anchors' AUC ≈ 0.5); told the block it ranks them better (session 38).
+  'wmrl-branch-refit1-privileged-object': {
     flags: ['--branch.fraction=1', '--worldModel.refitEvery=1', '--worldModel.object=privileged'],
     long: true,
     probe: true,
     label: 'WMRL, branched, a refit every step, told the block (privileged)',
     colour: '#31a354',
+  },
+  'wmrl-branch-refit1-object': {
+    flags: ['--branch.fraction=1', '--worldModel.refitEvery=1', '--worldModel.object=localised'],
+    long: true,
+    probe: true,
+    label: 'WMRL, branched, a refit every step, told the block (localised)',
+    colour: '#74c476',
   },
   // The same with the world model told the localised goal (pick's lift point relative to the gripper).
   'wmrl-branch-kl-limit-real2-goal': {
