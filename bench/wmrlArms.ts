@@ -282,6 +282,28 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL, branched, a refit every step, told the block (localised)',
     colour: '#74c476',
   },
+  // The same two without the stop, with MOPO's uncertainty penalty (each imagined score less one ensemble standard
+  // deviation): without the stop, branched imagination unlearns from step 8 (the policy moves to where the model
+  // is wrong), with the block in the state too (session 38). α = 1 is one standard deviation, not tuned.
+  'wmrl-branch-refit1-penalty': {
+    flags: ['--branch.fraction=1', '--worldModel.refitEvery=1', '--uncertaintyPenalty=1'],
+    long: true,
+    probe: true,
+    label: 'WMRL, branched, a refit every step, uncertainty penalty 1',
+    colour: '#9e9ac8',
+  },
+  'wmrl-branch-refit1-object-penalty': {
+    flags: [
+      '--branch.fraction=1',
+      '--worldModel.refitEvery=1',
+      '--worldModel.object=localised',
+      '--uncertaintyPenalty=1',
+    ],
+    long: true,
+    probe: true,
+    label: 'WMRL, branched, a refit every step, told the block (localised), uncertainty penalty 1',
+    colour: '#54278f',
+  },
   // The same with the world model told the localised goal (pick's lift point relative to the gripper).
   'wmrl-branch-kl-limit-real2-goal': {
     flags: [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2', '--worldModel.goal=localised'],

@@ -150,5 +150,14 @@ export function keysUnread(mode: WmrlConfig['mode']): string[] {
     'worldModel.warmupEpisodes',
   ];
   if (mode === 'wm-only') return uncorrected;
-  return [...uncorrected, 'worldModel', 'horizon', 'score', 'terminateAt', 'imaginedAdvantage', 'imaginedWeight'];
+  return [
+    ...uncorrected,
+    'worldModel',
+    'horizon',
+    'score',
+    'terminateAt',
+    'imaginedAdvantage',
+    'imaginedWeight',
+    'uncertaintyPenalty',
+  ];
 }

@@ -46,6 +46,7 @@ import { groupStarts } from './startPool.ts';
 import type { Trainer } from './trainer.ts';
 import { imagineOptions, noiseSpec, type WmrlConfig } from './wmrlConfig.ts';
 import { refitWorldModel, worldModelWarmup } from './worldModelRefit.ts';
+import { penalisedScores } from './uncertaintyPenalty.ts';
 
 export interface StepMetrics {
   step: number;
@@ -388,7 +389,8 @@ function weight(
   const parts: PolicySamples[] = [];
   let ensembleW: Float32Array | undefined;
   if (imagined) {
-    let advantage = groupAdvantages(calibrated.imagined!, M, { scale: config.imaginedAdvantage });
+    const scores = penalisedScores(calibrated.imagined!, imagined.out.variance, config.uncertaintyPenalty);
+    let advantage = groupAdvantages(scores, M, { scale: config.imaginedAdvantage });
     if (method.ensembleWeight) {
       const w = ensembleWeights(imagined.out.variance, config.sigma0Squared);
       advantage = advantage.map((a, i) => a * w[i]!);

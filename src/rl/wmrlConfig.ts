@@ -187,6 +187,15 @@ export const wmrlConfigSchema = z
           "error on a fast-improving policy drifts, and older groups' errors lag it (0: equal weights; " +
           'benchmark, reach: 67 of 70 checks covered the truth at 2, 10 seeds; 29 of 35 at 0, 5 seeds)',
       ),
+    uncertaintyPenalty: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe(
+        "each imagined rollout's score less this many standard deviations of the world-model ensemble's " +
+          "scores of it, before the group's advantages (MOPO's penalty): a rollout the members disagree on " +
+          'ranks lower, so the policy is pulled less to where the model may be wrong (0: off)',
+      ),
     imaginedAdvantage: z
       .enum(['std', 'centered'])
       .default('std')
