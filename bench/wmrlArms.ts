@@ -304,6 +304,22 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL, branched, a refit every step, told the block (localised), uncertainty penalty 1',
     colour: '#54278f',
   },
+  // The real2 arm (branched, refit every step, until KL > 0.1, then 2 real groups a step) with the block in the state
+  // and the uncertainty penalty: with both, branched imagination lifted seeds 5–7 to 85% at step 8 with the KL
+  // to the clone still near 0.08–0.1, and unlearned after (session 38); the stop and the real groups are the
+  // real2 arm's, unchanged.
+  'wmrl-branch-kl-limit-real2-object-penalty': {
+    flags: [
+      ...BRANCH_REFIT1_KL_LIMIT,
+      '--realGroupsAfterStop=2',
+      '--worldModel.object=localised',
+      '--uncertaintyPenalty=1',
+    ],
+    long: true,
+    probe: true,
+    label: 'WMRL branched to KL 0.1, then 2 real groups, told the block (localised), uncertainty penalty 1',
+    colour: '#2171b5',
+  },
   // The same with the world model told the localised goal (pick's lift point relative to the gripper).
   'wmrl-branch-kl-limit-real2-goal': {
     flags: [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2', '--worldModel.goal=localised'],
