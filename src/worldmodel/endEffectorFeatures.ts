@@ -87,8 +87,9 @@ export class EndEffectorFeatures {
   /**
    * `perceived` (episodes with their state replaced by the policy's perception, Z per step) widened to
    * Z + dim: [state, end-effector xyz], with a goal [goal − end effector], with an object [object − end
-   * effector, lift]; `recorded` are the same episodes as recorded (read by the privileged goal and object). A localised goal is read from the first
-   * step's perception, so every step of an episode (and every imagined step from it) sees the same goal.
+   * effector, lift]; `recorded` are the same episodes as recorded (read by the privileged goal and object).
+   * A localised goal is read from the first step's perception, so every step of an episode (and every
+   * imagined step from it) sees the same goal; a localised object is read from every step's.
    */
   append(perceived: Episode[], recorded: Episode[] = perceived): Episode[] {
     if (recorded.length !== perceived.length)

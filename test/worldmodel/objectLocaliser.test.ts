@@ -41,7 +41,7 @@ const pairs = Array.from({ length: 150 }, (_, i) => pair(i + 1, i % 2 ? 'ball' :
 const perceived = pairs.map((p) => p.perceived);
 const recorded = pairs.map((p) => p.recorded);
 
-test('ObjectLocaliser: an object that is a smooth function of image positions, gripper, finger and kind is recovered', () => {
+test('ObjectLocaliser: an object that is a smooth function of image positions, gripper, finger, kind is found', () => {
   const localiser = ObjectLocaliser.fit(perceived, recorded, 4, gripper);
   const fit = localiser.families.pick!;
   assert.equal(fit.episodes, 150);
@@ -71,7 +71,8 @@ test('ObjectLocaliser: a few episodes get the plane; episodes without object sta
   const few = ObjectLocaliser.fit(perceived.slice(0, 10), recorded.slice(0, 10), 4, gripper);
   assert.equal(few.families.pick!.terms, 'plane', '50 frames cannot fit 167 cubic terms');
   const bare = (e: Episode): Episode => ({ ...e, state: new Float32Array(0), stateDim: 0 });
-  const some = ObjectLocaliser.fit(perceived, [...recorded.slice(0, 140), ...recorded.slice(140).map(bare)], 4, gripper);
+  const partly = [...recorded.slice(0, 140), ...recorded.slice(140).map(bare)];
+  const some = ObjectLocaliser.fit(perceived, partly, 4, gripper);
   assert.equal(some.families.pick!.episodes, 140);
   assert.throws(
     () => ObjectLocaliser.fit(perceived, recorded.map(bare), 4, gripper),
