@@ -6,7 +6,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CheckpointManifest, MODEL_FILE } from '../core/checkpoint.ts';
 import { resolveConfig } from '../core/config.ts';
 import { readRunLog, RunLog } from '../core/runLog.ts';
 import type { Episode } from '../core/types.ts';
@@ -17,19 +16,15 @@ import { LabelStore, labelVerdict } from '../operator/labelStore.ts';
 import { loadPolicy, savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { parseTaskSelectors } from '../tasks/selectors.ts';
-import { EndEffectorFeatures, type EndEffectorOptions } from '../worldmodel/endEffectorFeatures.ts';
+import type { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
 import {
-  featureSources,
   layoutOf,
   perceptionEpisodes,
   perceptionLayout,
   trainPerceptionWorldModel,
   worldModelEpisodes,
 } from '../worldmodel/perceptionWorldModel.ts';
-import { goalLabelsOfRobot } from '../worldmodel/goalLabels.ts';
-import { GoalLocaliser } from '../worldmodel/goalLocaliser.ts';
-import { ObjectLocaliser } from '../worldmodel/objectLocaliser.ts';
-import type { PerceptionLayout, WorldModel, WorldModelMeta } from '../worldmodel/worldModel.ts';
+import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { type WorldModelConfig, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { AnchorRunner } from './anchorRunner.ts';
@@ -55,6 +50,7 @@ import {
 import type { LearningState, Trainer } from './trainer.ts';
 import { trainStep, type StepMetrics } from './trainStep.ts';
 import { type WmrlConfig, wmrlConfigSchema } from './wmrlConfig.ts';
+import { worldModelFeatures } from './worldModelFeatures.ts';
 
 export interface RunOptions {
   config: WmrlConfig;
@@ -147,22 +143,12 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     // The data in the world model's layout, computed once: for training it and for every refit.
     const perceived = needsModel ? perceptionEpisodes(reference, o.data) : [];
     if (needsModel && config.worldModel.endEffector)
-      endEffector = await EndEffectorFeatures.forRobot(o.env.robot, {
-        ...(await goalSource(
-          o,
-          reference,
-          perceived,
-          resuming ? join(checkpointDir(o.runDir), 'worldmodel') : o.worldModelDir,
-          log,
-        )),
-        ...(await objectSource(
-          o,
-          reference,
-          perceived,
-          resuming ? join(checkpointDir(o.runDir), 'worldmodel') : o.worldModelDir,
-          log,
-        )),
-      });
+      endEffector = await worldModelFeatures(
+        { ...o.config.worldModel, data: o.data, robot: o.env.robot, latentDim: reference.latentDim },
+        perceived,
+        resuming ? join(checkpointDir(o.runDir), 'worldmodel') : o.worldModelDir,
+        { log, ...(o.onProgress ? { onProgress: o.onProgress } : {}) },
+      );
     const modelData = endEffector ? endEffector.append(perceived, o.data) : perceived;
     learning = resuming
       ? await resumeLearning(o, optimizer, reference, endEffector, log)
@@ -322,88 +308,6 @@ async function startWorldModel(
   });
   if (o.worldModelDir) await saveWorldModel(worldModel, o.worldModelDir);
   return worldModel;
-}
-
-const GOAL_FROM_WORDS: Record<string, string> = { state: "simulator's state", gripper: "gripper's final position" };
-const FEW_EPISODES_TERMS: Record<string, string> = { plane: 'a plane', mean: "each object kind's mean goal" };
-
-/**
- * Where the run's world-model features read the task's goal (worldModel.goal): a world model that
- * already exists in `modelDir` (or the resumed checkpoint) brings its own localiser; otherwise one is
- * fitted here on the data, and its fit logged.
- */
-async function goalSource(
-  o: RunOptions,
-  reference: VlaPolicy,
-  perceived: Episode[],
-  modelDir: string | undefined,
-  log: RunLog,
-): Promise<EndEffectorOptions> {
-  const { goal, goalFrom } = o.config.worldModel;
-  if (goal === 'none') return {};
-  if (goal === 'privileged') return { goal: 'privileged' };
-  const layout = savedLayout(modelDir);
-  // A model without one is refused once it is loaded, with the switch to pass.
-  if (layout?.goal === 'localised') return { goal: featureSources(layout).goal! };
-  const labels = await goalLabelsOfRobot(o.data, goalFrom, o.env.robot);
-  const localiser = GoalLocaliser.fit(perceived, labels, reference.latentDim);
-  const fits = Object.entries(localiser.families);
-  const from = { state: 0, gripper: 0 };
-  for (const l of labels) if (l) from[l.from]++;
-  log.log({
-    kind: 'goal-localiser',
-    goalsFrom: from,
-    families: Object.fromEntries(fits.map(([f, x]) => [f, { rmse: x.rmse, episodes: x.episodes, terms: x.terms }])),
-  });
-  const each = fits.map(([f, x]) => {
-    const few = x.terms === 'cubic' ? '' : ` (${FEW_EPISODES_TERMS[x.terms!]}: few episodes)`;
-    return `${f} ${(100 * x.rmse).toFixed(1)} cm RMSE over ${x.episodes} episodes${few}`;
-  });
-  const sources = Object.entries(from).flatMap(([k, n]) => (n ? [`${n} from the ${GOAL_FROM_WORDS[k]}`] : []));
-  o.onProgress?.(`goal localiser fitted (goals: ${sources.join(', ')}): ${each.join(', ')}`);
-  return { goal: localiser };
-}
-
-/**
- * Where the run's world-model features read the instructed object (worldModel.object): a world model that
- * already exists in `modelDir` (or the resumed checkpoint) brings its own localiser; otherwise one is fitted
- * here on the data's recorded object positions, and its fit logged.
- */
-async function objectSource(
-  o: RunOptions,
-  reference: VlaPolicy,
-  perceived: Episode[],
-  modelDir: string | undefined,
-  log: RunLog,
-): Promise<EndEffectorOptions> {
-  const { object } = o.config.worldModel;
-  if (object === 'none') return {};
-  if (object === 'privileged') return { object: 'privileged' };
-  const layout = savedLayout(modelDir);
-  // A model without one is refused once it is loaded, with the switch to pass.
-  if (layout?.object === 'localised') return { object: featureSources(layout).object! };
-  const gripper = await EndEffectorFeatures.forRobot(o.env.robot);
-  let localiser: ObjectLocaliser;
-  try {
-    localiser = ObjectLocaliser.fit(perceived, o.data, reference.latentDim, (e, t) => gripper.gripperAt(e, t));
-  } finally {
-    gripper.close();
-  }
-  const fits = Object.entries(localiser.families);
-  log.log({
-    kind: 'object-localiser',
-    families: Object.fromEntries(fits.map(([f, x]) => [f, { rmse: x.rmse, episodes: x.episodes, frames: x.frames }])),
-  });
-  const each = fits.map(([f, x]) => `${f} ${(100 * x.rmse).toFixed(1)} cm RMSE over ${x.episodes} episodes`);
-  o.onProgress?.(`object localiser fitted: ${each.join(', ')}`);
-  return { object: localiser };
-}
-
-/** The perception layout of the world model saved in `modelDir`, if one is. */
-function savedLayout(modelDir: string | undefined): PerceptionLayout | undefined {
-  const manifest = modelDir ? join(modelDir, MODEL_FILE) : undefined;
-  if (!manifest || !existsSync(manifest)) return undefined;
-  return (JSON.parse(readFileSync(manifest, 'utf8')) as CheckpointManifest<unknown, WorldModelMeta>).extra?.perception;
 }
 
 /** The world-model config the run would train with: its presets, the run's seed, its overrides. */
