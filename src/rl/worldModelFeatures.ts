@@ -14,7 +14,7 @@ import { EndEffectorFeatures, type EndEffectorOptions } from '../worldmodel/endE
 import { goalLabelsOfRobot } from '../worldmodel/goalLabels.ts';
 import { GoalLocaliser } from '../worldmodel/goalLocaliser.ts';
 import { ObjectLocaliser } from '../worldmodel/objectLocaliser.ts';
-import { featureSources } from '../worldmodel/perceptionWorldModel.ts';
+import { goalOfLayout, objectOfLayout } from '../worldmodel/perceptionWorldModel.ts';
 import type { PerceptionLayout, WorldModelMeta } from '../worldmodel/worldModel.ts';
 import type { WmrlConfig } from './wmrlConfig.ts';
 
@@ -61,7 +61,7 @@ async function goalSource(
   if (goal === 'none') return {};
   if (goal === 'privileged') return { goal: 'privileged' };
   // A model without one is refused once it is loaded, with the switch to pass.
-  if (layout?.goal === 'localised') return { goal: featureSources(layout).goal! };
+  if (layout?.goal === 'localised') return goalOfLayout(layout);
   const labels = await goalLabelsOfRobot(setup.data, goalFrom, setup.robot);
   const localiser = GoalLocaliser.fit(perceived, labels, setup.latentDim);
   const fits = Object.entries(localiser.families);
@@ -90,7 +90,7 @@ async function objectSource(
 ): Promise<EndEffectorOptions> {
   if (setup.object === 'none') return {};
   if (setup.object === 'privileged') return { object: 'privileged' };
-  if (layout?.object === 'localised') return { object: featureSources(layout).object! };
+  if (layout?.object === 'localised') return objectOfLayout(layout);
   const gripper = await EndEffectorFeatures.forRobot(setup.robot);
   let localiser: ObjectLocaliser;
   try {

@@ -72,11 +72,16 @@ export class EndEffectorFeatures {
 
   /** The gripper of a recorded episode at step t: its position (forward kinematics) and first finger joint. */
   gripperAt(e: Episode, t: number): GripperReading {
-    const n = this.#kinematics.nArm;
-    return {
-      xyz: this.#kinematics.pose(e.qpos.subarray(t * e.qposDim, t * e.qposDim + n)).pos,
-      finger: e.qpos[t * e.qposDim + n]!,
-    };
+    return { xyz: this.#endEffectorAt(e, t), finger: this.#fingerAt(e, t) };
+  }
+
+  #endEffectorAt(e: Episode, t: number): ArrayLike<number> {
+    return this.#kinematics.pose(e.qpos.subarray(t * e.qposDim, t * e.qposDim + this.#kinematics.nArm)).pos;
+  }
+
+  /** The first finger joint (the joint after the arm's). */
+  #fingerAt(e: Episode, t: number): number {
+    return e.qpos[t * e.qposDim + this.#kinematics.nArm]!;
   }
 
   /** How many features `append` adds per step. */
@@ -103,21 +108,22 @@ export class EndEffectorFeatures {
       const Z = e.stateDim;
       const W = Z + this.dim;
       const state = new Float32Array(count * W);
-      const n = this.#kinematics.nArm;
       const goal = this.#goalOf(e, recorded[i]!);
       const object = this.#objectOf(e, recorded[i]!);
       const objectAt = Z + END_EFFECTOR_DIM + (goal ? GOAL_DIM : 0);
-      const rest = object?.(0)[2];
+      // The object's height at the first step, which its lift is measured from.
+      let rest = 0;
       for (let t = 0; t < count; t++) {
         state.set(e.state.subarray(t * Z, (t + 1) * Z), t * W);
-        const ee = this.#kinematics.pose(e.qpos.subarray(t * e.qposDim, t * e.qposDim + n)).pos;
+        const ee = this.#endEffectorAt(e, t);
         state.set(ee, t * W + Z);
         const g = goal?.(t);
         if (g) for (let j = 0; j < GOAL_DIM; j++) state[t * W + Z + END_EFFECTOR_DIM + j] = g[j]! - ee[j]!;
-        const o = object?.(t);
+        const o = object?.(t, ee);
         if (o) {
+          if (t === 0) rest = o[2]!;
           for (let j = 0; j < 3; j++) state[t * W + objectAt + j] = o[j]! - ee[j]!;
-          state[t * W + objectAt + 3] = o[2]! - rest!;
+          state[t * W + objectAt + 3] = o[2]! - rest;
         }
       }
       return { ...e, state, stateDim: W };
@@ -128,11 +134,15 @@ export class EndEffectorFeatures {
     this.#kinematics.close();
   }
 
-  #objectOf(perceived: Episode, recorded: Episode): ((t: number) => ArrayLike<number>) | undefined {
+  /** The object at step t, given the end effector then (the localiser reads it with the finger). */
+  #objectOf(
+    perceived: Episode,
+    recorded: Episode,
+  ): ((t: number, ee: ArrayLike<number>) => ArrayLike<number>) | undefined {
     const source = this.object;
     if (source === undefined) return undefined;
     if (source === 'privileged') return privilegedObject(recorded);
-    return (t) => source.estimate(perceived, t, this.gripperAt(perceived, t));
+    return (t, ee) => source.estimate(perceived, t, { xyz: ee, finger: this.#fingerAt(perceived, t) });
   }
 
   #goalOf(perceived: Episode, recorded: Episode): ((t: number) => ArrayLike<number>) | undefined {

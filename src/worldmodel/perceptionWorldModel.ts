@@ -126,17 +126,19 @@ export async function featuresOfModel(
 
 /** The goal and object sources a recorded layout asks for. */
 export function featureSources(layout: PerceptionLayout): EndEffectorOptions {
-  return { ...goalSource(layout), ...objectSource(layout) };
+  return { ...goalOfLayout(layout), ...objectOfLayout(layout) };
 }
 
-function goalSource(layout: PerceptionLayout): EndEffectorOptions {
+/** The goal source a recorded layout asks for (none: an empty object). */
+export function goalOfLayout(layout: PerceptionLayout): Pick<EndEffectorOptions, 'goal'> {
   if (layout.goal === 'privileged') return { goal: 'privileged' };
   if (layout.goal !== 'localised') return {};
   if (!layout.localiser) throw new Error("the world model's layout has a localised goal but no localiser weights");
   return { goal: GoalLocaliser.fromJSON(layout.localiser) };
 }
 
-function objectSource(layout: PerceptionLayout): EndEffectorOptions {
+/** The object source a recorded layout asks for (none: an empty object). */
+export function objectOfLayout(layout: PerceptionLayout): Pick<EndEffectorOptions, 'object'> {
   if (layout.object === 'privileged') return { object: 'privileged' };
   if (layout.object !== 'localised') return {};
   if (!layout.objectLocaliser)
