@@ -322,6 +322,22 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL branched to KL 0.1, then 2 real groups, told the block (localised), uncertainty penalty 1',
     colour: '#2171b5',
   },
+  // The same, and after 2 real steps imagination resumes from the model refitted on them (as the restart arm
+  // below): session 38's misses stalled at 72–78% after the stop, at real G = 2's pace, and the block and
+  // the penalty made imagination's first radius count where session 28's restart unlearned without them.
+  'wmrl-branch-kl-limit-restart-object-penalty': {
+    flags: [
+      ...BRANCH_REFIT1_KL_LIMIT,
+      '--realGroupsAfterStop=2',
+      '--imaginationRestartAfter=2',
+      '--worldModel.object=localised',
+      '--uncertaintyPenalty=1',
+    ],
+    long: true,
+    probe: true,
+    label: 'WMRL branched to KL 0.1, 2 real steps, again; told the block (localised), uncertainty penalty 1',
+    colour: '#08519c',
+  },
   // The same with the world model told the localised goal (pick's lift point relative to the gripper).
   'wmrl-branch-kl-limit-real2-goal': {
     flags: [...BRANCH_REFIT1_KL_LIMIT, '--realGroupsAfterStop=2', '--worldModel.goal=localised'],

@@ -38,6 +38,8 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
   --wm-config FILE world-model preset (default configs/wm/perception.yaml)
   --world-model DIR load the perception world model from DIR, or train it and save it there (runs can share it);
                    with --wm-config too, a model there of another shape or labels is refused
+  --wm-seed S      the seed of a world model this run trains (default: --seed); runs sharing --world-model
+                   pass one, so the model does not depend on which of them trains it
   --mode M         ${TRAIN_MODES.join(' | ')}
   --no-debias      ablation: no isotonic calibration of world-model scores
   --no-denoise     ablation: no anchor weight, no ensemble weights
@@ -81,6 +83,7 @@ const TRAIN_FLAGS = {
   config: { type: 'string', multiple: true },
   'wm-config': { type: 'string', multiple: true },
   'world-model': { type: 'string' },
+  'wm-seed': { type: 'string' },
   mode: { type: 'string' },
   'no-debias': { type: 'boolean' },
   'no-denoise': { type: 'boolean' },
@@ -284,6 +287,7 @@ export const command = {
         worldModelConfig: {
           files: values['wm-config'] ?? [join(CONFIGS_DIR, 'wm', 'perception.yaml')],
           given: values['wm-config'] !== undefined,
+          ...(values['wm-seed'] !== undefined ? { overrides: { seed: values['wm-seed'] } } : {}),
         },
         ...(values['world-model'] ? { worldModelDir: values['world-model'] } : {}),
         onProgress: (what) => console.error(`  ${what}`),

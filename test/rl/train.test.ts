@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -505,6 +505,30 @@ test(
     assert.match(other.stderr, /holds a world model with progressLabel "task" \(asked: "outcome"\): train one into /);
   },
 );
+
+test('train --wm-seed: runs of other seeds train the same world model, so a shared one does not depend on which', () => {
+  const models = ['1', '2'].map((seed) => {
+    const model = join(dir, `wm-seed-model-${seed}`);
+    trainOneStepInto(join(dir, `wm-seed-${seed}`), model, '--seed', seed, '--wm-seed', '7');
+    return model;
+  });
+  // The same weights, and the same manifest but for when each was written.
+  const manifest = (m: string) => {
+    const { createdAt, ...rest } = JSON.parse(readFileSync(join(m, 'model.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(typeof createdAt, 'string');
+    return rest as { config: { seed: number } };
+  };
+  assert.deepEqual(readdirSync(models[0]!).sort(), ['model.json', 'weights.bin']);
+  assert.deepEqual(readdirSync(models[1]!).sort(), ['model.json', 'weights.bin']);
+  const weightsOf = (m: string) => readFileSync(join(m, 'weights.bin'));
+  assert.ok(weightsOf(models[0]!).equals(weightsOf(models[1]!)));
+  assert.deepEqual(manifest(models[0]!), manifest(models[1]!));
+  assert.equal(manifest(models[0]!).config.seed, 7);
+  // Without it the run's seed trains the model: another model.
+  const own = join(dir, 'wm-seed-model-own');
+  trainOneStepInto(join(dir, 'wm-seed-own'), own, '--seed', '1');
+  assert.ok(!weightsOf(own).equals(weightsOf(models[0]!)));
+});
 
 test(
   "train --worldModel.goal=localised: a localiser fitted on the data (a robot's: on its gripper's final " +
