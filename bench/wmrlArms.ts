@@ -325,6 +325,7 @@ const ARMS: Record<string, Arm> = {
   // The same, and after 2 real steps imagination resumes from the model refitted on them (as the restart arm
   // below): session 38's misses stalled at 72–78% after the stop, at real G = 2's pace, and the block and
   // the penalty made imagination's first radius count where session 28's restart unlearned without them.
+  // Seeds 0–4 (session 39): it unlearns after the restart as before (1 of 5 crossing against 5 of 5).
   'wmrl-branch-kl-limit-restart-object-penalty': {
     flags: [
       ...BRANCH_REFIT1_KL_LIMIT,
@@ -337,6 +338,39 @@ const ARMS: Record<string, Arm> = {
     probe: true,
     label: 'WMRL branched to KL 0.1, 2 real steps, again; told the block (localised), uncertainty penalty 1',
     colour: '#08519c',
+  },
+  // The same with an anchor group every other step, as reach's quickstart since session 37 (there the same
+  // success step for step at half the robot time): imagination's first radius, where pick's gain is
+  // made, at half the robot time; the steps between branch from the last anchors' states.
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2': {
+    flags: [
+      ...BRANCH_REFIT1_KL_LIMIT,
+      '--realGroupsAfterStop=2',
+      '--worldModel.object=localised',
+      '--uncertaintyPenalty=1',
+      '--anchorEvery=2',
+    ],
+    long: true,
+    probe: true,
+    label: 'WMRL branched to KL 0.1, then 2 real groups; the block, the penalty, anchors every other step',
+    colour: '#6baed6',
+  },
+  // The same with 64 imagined groups a step (one anchor group still): the update count per step is fixed, so
+  // each update's advantage noise halves; with pick's anchors' AUC ≈ 0.6 most of an update's KL is noise, and
+  // imagination stops at a KL, not at a step.
+  'wmrl-branch-kl-limit-real2-object-penalty-g64': {
+    flags: [
+      ...BRANCH_REFIT1_KL_LIMIT,
+      '--realGroupsAfterStop=2',
+      '--worldModel.object=localised',
+      '--uncertaintyPenalty=1',
+      '--groups=64',
+      '--anchorFraction=0.01',
+    ],
+    long: true,
+    probe: true,
+    label: 'WMRL branched to KL 0.1, then 2 real groups; the block, the penalty, 64 groups a step',
+    colour: '#9ecae1',
   },
   // The same with the world model told the localised goal (pick's lift point relative to the gripper).
   'wmrl-branch-kl-limit-real2-goal': {
