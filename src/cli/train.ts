@@ -146,6 +146,9 @@ export const command = {
     }
     if (!values.policy || !values.data?.length || !values.out)
       throw new UsageError(`--policy, --data and --out are required\n\n${HELP}`);
+    const wmSeed = values['wm-seed'];
+    if (wmSeed !== undefined && !/^\d+$/.test(wmSeed))
+      throw new UsageError(`--wm-seed takes a whole number ≥ 0 (the world model's seed), got '${wmSeed}'`);
     const envFlags = envChoice(values);
     const config = trainConfig(parsed);
     const byDetector = config.outcome.source === 'detector';
@@ -287,7 +290,7 @@ export const command = {
         worldModelConfig: {
           files: values['wm-config'] ?? [join(CONFIGS_DIR, 'wm', 'perception.yaml')],
           given: values['wm-config'] !== undefined,
-          ...(values['wm-seed'] !== undefined ? { overrides: { seed: values['wm-seed'] } } : {}),
+          ...(wmSeed !== undefined ? { overrides: { seed: wmSeed } } : {}),
         },
         ...(values['world-model'] ? { worldModelDir: values['world-model'] } : {}),
         onProgress: (what) => console.error(`  ${what}`),

@@ -528,6 +528,9 @@ test('train --wm-seed: runs of other seeds train the same world model, so a shar
   const own = join(dir, 'wm-seed-model-own');
   trainOneStepInto(join(dir, 'wm-seed-own'), own, '--seed', '1');
   assert.ok(!weightsOf(own).equals(weightsOf(models[0]!)));
+  const bad = cli([...runArgs(join(dir, 'wm-seed-bad')), '--wm-seed', 'one']);
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /--wm-seed takes a whole number ≥ 0 \(the world model's seed\), got 'one'/);
 });
 
 test(
