@@ -17,6 +17,8 @@
  *                               # another arm as the headline's WMRL (default: wmrl)
  *   npm run bench -- --family pick --arms real,wmrl-trust-bound,no-debias --headline wmrl-trust-bound
  *                               # ablations then take their part away from that arm
+ *   npm run bench -- --wm-seed 1             # world models trained with seed 1 (default 0), in their own folders,
+ *                               the imagining arms' runs too: how much a figure owes to one world model
  *   npm run bench -- --family pick --arms real,wmrl,no-debias --out bench/results/wmrl-pick-weight1
  *                               # results written to that path (.json, .svg, .md) instead of the derived one
  *
@@ -73,6 +75,7 @@ const { values } = parseArgs({
     fresh: { type: 'boolean' },
     headline: { type: 'string' },
     out: { type: 'string' },
+    'wm-seed': { type: 'string' },
   },
 });
 const quick = values.quick ?? false;
@@ -103,6 +106,13 @@ const seeds = Number(values.seeds ?? preset.seeds);
 const firstSeed = Number(values['first-seed'] ?? 0);
 if (!Number.isInteger(firstSeed) || firstSeed < 0)
   throw new Error(`--first-seed: '${values['first-seed']}' is not a whole number ≥ 0`);
+// The seed the shared world models are trained with (0: the benchmark's own). Another seed trains other
+// world models, in folders of their own, and imagining arms' runs go to folders named after it, so a
+// figure can be checked for how much it owes to one world model's training.
+const worldModelSeed = Number(values['wm-seed'] ?? 0);
+if (!Number.isInteger(worldModelSeed) || worldModelSeed < 0)
+  throw new Error(`--wm-seed: '${values['wm-seed']}' is not a whole number ≥ 0`);
+const wmSuffix = worldModelSeed === 0 ? '' : `-wmseed${worldModelSeed}`;
 const jobs = Number(values.jobs ?? Math.max(1, Math.min(2, cpus().length)));
 const cache = join('runs', 'bench-cache', family.setup);
 // Reach keeps its original run folder, so runs made before families existed are reused.
@@ -177,7 +187,9 @@ await Promise.all([
     ),
 ]);
 /** The folder of the world model `arm` imagines with: the set-up's shared one, or one of its own preset's. */
-const worldModelDir = (arm: string): string => join(cache, armWorldModelFolder(arm, headline, family.train));
+const worldModelDir = (arm: string): string =>
+  join(cache, `${armWorldModelFolder(arm, headline, family.train)}${wmSuffix}`);
+const imagines = (arm: string): boolean => !armFlags(arm, headline).includes(REAL_ONLY[1]!);
 
 interface Arm {
   arm: string;
@@ -186,7 +198,10 @@ interface Arm {
 }
 const arms: Arm[] = [];
 for (let seed = firstSeed; seed < firstSeed + seeds; seed++)
-  for (const arm of preset.arms) arms.push({ arm, seed, dir: join(runsDir, `${runName(arm, headline)}-seed${seed}`) });
+  for (const arm of preset.arms) {
+    const name = `${runName(arm, headline)}${imagines(arm) ? wmSuffix : ''}`;
+    arms.push({ arm, seed, dir: join(runsDir, `${name}-seed${seed}`) });
+  }
 const common = [
   '--policy',
   join(small, 'policy'),
@@ -200,15 +215,13 @@ const common = [
 ];
 
 // Each world model is trained once, by the first run that needs it, and shared: runs that need it
-// wait for that one; real-only runs go ahead in parallel. It is trained with one seed whichever run
+// wait for that one; real-only runs go ahead in parallel. It is trained with --wm-seed whichever run
 // trains it, so a run's figures do not depend on the seeds it was invoked with (seed 0 trained it
 // in the default invocation before this was fixed, so the full benchmark's figures stand).
-const WORLD_MODEL_SEED = 0;
 const modelBuilders = new Map<string, Promise<void>>();
 async function runQueued(a: Arm): Promise<void> {
-  const imagines = !armFlags(a.arm, headline).includes(REAL_ONLY[1]!);
   const dir = worldModelDir(a.arm);
-  if (imagines && !existsSync(join(dir, 'model.json'))) {
+  if (imagines(a.arm) && !existsSync(join(dir, 'model.json'))) {
     const builder = modelBuilders.get(dir);
     if (!builder) {
       const built = runArm(a);
@@ -256,7 +269,7 @@ function trainArgs(a: Arm): string[] {
     '--world-model',
     worldModelDir(a.arm),
     '--wm-seed',
-    String(WORLD_MODEL_SEED),
+    String(worldModelSeed),
     ...(wmPreset ? ['--wm-config', wmPreset] : []),
     `--steps=${armSteps(a.arm)}`,
     ...ppi,
@@ -468,7 +481,7 @@ const outBase =
   values.out ??
   `bench/results/wmrl${familyName === 'reach' ? '' : `-${familyName}`}${quick ? '-quick' : ''}` +
     `${seeds === preset.seeds ? '' : `-${seeds}seeds`}${firstSeed > 0 ? `-from${firstSeed}` : ''}` +
-    `${values.arms ? '-arms' : ''}`;
+    `${values.arms ? '-arms' : ''}${wmSuffix}`;
 // A replot (every run reused) keeps the date, time and counts of the invocation that made the runs,
 // where the results it rewrites have them: its own time says nothing of the runs' cost.
 interface Timing {
