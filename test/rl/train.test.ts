@@ -506,7 +506,7 @@ test(
   },
 );
 
-test('train --wm-seed: runs of other seeds train the same world model, so a shared one does not depend on which', () => {
+test('train --wm-seed: runs of other seeds train the same world model, so a shared one is not one run’s', () => {
   const models = ['1', '2'].map((seed) => {
     const model = join(dir, `wm-seed-model-${seed}`);
     trainOneStepInto(join(dir, `wm-seed-${seed}`), model, '--seed', seed, '--wm-seed', '7');
