@@ -337,7 +337,7 @@ const ARMS: Record<string, Arm> = {
     long: true,
     probe: true,
     label: 'WMRL branched to KL 0.1, 2 real steps, again; told the block (localised), uncertainty penalty 1',
-    colour: '#08519c',
+    colour: '#ff7f0e',
   },
   // The same with an anchor group every other step, as reach's quickstart since session 37 (there the same
   // success step for step at half the robot time): imagination's first radius, where pick's gain is
