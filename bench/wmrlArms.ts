@@ -357,8 +357,8 @@ const ARMS: Record<string, Arm> = {
     colour: '#9467bd',
   },
   // The same with 64 imagined groups a step (one anchor group still): the update count per step is fixed, so
-  // each update's advantage noise halves; with pick's anchors' AUC ≈ 0.6 most of an update's KL is noise, and
-  // imagination stops at a KL, not at a step. Seeds 0–4 (session 39): no sooner (4 of 5 crossing), one seed
+  // each update averages twice the samples; with pick's anchors' AUC ≈ 0.6 most of an update's KL is noise,
+  // and imagination stops at a KL, not at a step. Seeds 0–4 (session 39): no sooner (4 of 5 crossing), one seed
   // fell to 55% while imagination ran to step 19.
   'wmrl-branch-kl-limit-real2-object-penalty-g64': {
     flags: [
