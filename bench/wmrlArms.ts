@@ -356,6 +356,24 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL branched to KL 0.1, then 2 real groups; the block, the penalty, anchors every other step',
     colour: '#9467bd',
   },
+  // The same, each update after the stop in one minibatch an epoch instead of 4: after the stop the anchors2 arm's
+  // held-out success swung by 15–30 points between evaluations; its 2 real groups, in ppo.minibatches' 4
+  // minibatches, made each update a quarter of 16 episodes' samples where real-only's is a quarter of 64.
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-mb1': {
+    flags: [
+      ...BRANCH_REFIT1_KL_LIMIT,
+      '--realGroupsAfterStop=2',
+      '--worldModel.object=localised',
+      '--uncertaintyPenalty=1',
+      '--anchorEvery=2',
+      '--minibatchesAfterStop=1',
+    ],
+    long: true,
+    probe: true,
+    label:
+      'WMRL branched to KL 0.1, then 2 real groups in one minibatch; the block, the penalty, anchors every other step',
+    colour: '#e377c2',
+  },
   // The same with 64 imagined groups a step (one anchor group still): the update count per step is fixed, so
   // each update averages twice the samples; with pick's anchors' AUC ≈ 0.6 most of an update's KL is noise,
   // and imagination stops at a KL, not at a step. Seeds 0–4 (session 39): no sooner (4 of 5 crossing), one seed

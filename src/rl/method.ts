@@ -43,14 +43,17 @@ export interface Method {
   realGroupsAfterStop?: number;
   /** All-real steps after a stop before imagination resumes, one more KL limit from there (absent: never). */
   imaginationRestartAfter?: number;
+  /** Minibatches an epoch while imagination is stopped (absent: ppo.minibatches). */
+  minibatchesAfterStop?: number;
 }
 
 export function resolveMethod(config: WmrlConfig): Method {
   const corrects = config.mode === 'wmrl';
-  // Both switches act only once imagination has stopped at the KL limit.
+  // These switches act only once imagination has stopped at the KL limit.
   const afterStop = [
     ['realGroupsAfterStop', config.realGroupsAfterStop, 'takes effect once imagination stops'],
     ['imaginationRestartAfter', config.imaginationRestartAfter, 'restarts imagination after a stop'],
+    ['minibatchesAfterStop', config.minibatchesAfterStop, 'takes effect once imagination stops'],
   ] as const;
   for (const [name, value, what] of afterStop)
     if (value !== undefined && !(corrects && config.imaginedKlLimit !== undefined))
@@ -99,6 +102,7 @@ export function resolveMethod(config: WmrlConfig): Method {
     ...(config.imaginationRestartAfter !== undefined
       ? { imaginationRestartAfter: config.imaginationRestartAfter }
       : {}),
+    ...(config.minibatchesAfterStop !== undefined ? { minibatchesAfterStop: config.minibatchesAfterStop } : {}),
   };
 }
 

@@ -93,6 +93,8 @@ export interface StepMetrics {
   anchorsAloneKl: number | null;
   kl: number;
   clipFraction: number;
+  /** Adam steps of the policy update (epochs × minibatches; 0 without samples). */
+  updates: number;
   /** The step after which imagination stopped (config imaginedKlLimit); null while it runs. */
   imaginationStoppedAt: number | null;
   /** With imaginationRestartAfter, the KL to the clone the limit counts from once stopped; null otherwise. */
@@ -483,12 +485,14 @@ async function update(
   if (!samples) return { loss: 0, kl: 0, clipFraction: 0, updates: 0 };
   t.onProgress?.(shuffleLabel === 'ppoShuffle' ? 'policy update' : 'policy update on the anchors alone');
   const { policy, optimizer } = t.learning;
+  const stopped = t.learning.progress.imaginationStoppedAt !== undefined;
+  const minibatches = (stopped ? t.method.minibatchesAfterStop : undefined) ?? t.config.ppo.minibatches;
   return ppoUpdate(
     policy,
     t.reference,
     optimizer,
     withOldLogProb(policy, samples),
-    t.config.ppo,
+    { ...t.config.ppo, minibatches },
     new Rng(stepSeed(t.config.seed, step, shuffleLabel)),
   );
 }
@@ -609,6 +613,7 @@ function stepMetrics(
     anchorsAloneKl: r.anchorsAlone?.kl ?? null,
     kl: r.ppo.kl,
     clipFraction: r.ppo.clipFraction,
+    updates: r.ppo.updates,
     imaginationStoppedAt: learning.progress.imaginationStoppedAt ?? null,
     imaginationKlBase: learning.progress.imaginationKlBase ?? null,
     worldModelRefit: r.refitted,

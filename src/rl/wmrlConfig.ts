@@ -256,6 +256,16 @@ export const wmrlConfigSchema = z
           'all of them (GRPO on the environment, as real mode) instead of the anchor groups alone: imagination ' +
           'took the policy as far as the world model holds, real rollouts carry it on. Absent: the anchors alone',
       ),
+    minibatchesAfterStop: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'with imaginedKlLimit: once imagination has stopped, each update splits its samples into this many ' +
+          'minibatches an epoch instead of ppo.minibatches: with realGroupsAfterStop below the real-only G, ' +
+          "ppo.minibatches' fixed count makes each update a smaller share of fewer episodes. Absent: ppo.minibatches",
+      ),
     imaginationRestartAfter: z
       .number()
       .int()

@@ -826,23 +826,34 @@ test('train --imaginedKlLimit: past the limit nothing more is imagined or refitt
   assert.equal(state.imaginationKlBase, undefined);
 });
 
-test('train --realGroupsAfterStop: after the stop every drawn group runs for real; without a limit, refused', () => {
-  const out = join(dir, 'kl-limit-real');
-  const r = cli([...runArgs(out), ...WM, ...TOY, '--steps=2', '--imaginedKlLimit=1e-12', '--realGroupsAfterStop=3']);
-  assert.equal(r.status, 0, r.stderr);
-  const steps = records(out, 'step');
-  // TOY draws 2 groups of 2 rollouts, one an anchor; after the stop, 3 groups, all executed.
-  assert.deepEqual(
-    steps.map((m) => [m.step, m.imaginedRollouts, m.realRollouts, m.anchorGroups, m.imaginationStoppedAt]),
-    [
-      [1, 2, 2, 1, 1],
-      [2, 0, 6, 3, 1],
-    ],
-  );
-  const refused = cli([...runArgs(join(dir, 'real-after-no-limit')), ...WM, ...TOY, '--realGroupsAfterStop=3']);
-  assert.notEqual(refused.status, 0);
-  assert.match(refused.stderr, /realGroupsAfterStop=3 .*needs mode 'wmrl' and imaginedKlLimit/);
-});
+test(
+  'train --realGroupsAfterStop: after the stop every drawn group runs for real, updated in --minibatchesAfterStop ' +
+    'minibatches; without a limit, refused',
+  () => {
+    const out = join(dir, 'kl-limit-real');
+    const after = ['--imaginedKlLimit=1e-12', '--realGroupsAfterStop=3', '--minibatchesAfterStop=1'];
+    const r = cli([...runArgs(out), ...WM, ...TOY, '--steps=2', ...after]);
+    assert.equal(r.status, 0, r.stderr);
+    const steps = records(out, 'step');
+    // Before the stop ppo.minibatches (4) an epoch, at least; after it one, over 2 epochs.
+    assert.ok(steps[0]!.updates >= 8, `step 1: ${steps[0]!.updates} updates`);
+    assert.equal(steps[1]!.updates, 2);
+    // TOY draws 2 groups of 2 rollouts, one an anchor; after the stop, 3 groups, all executed.
+    assert.deepEqual(
+      steps.map((m) => [m.step, m.imaginedRollouts, m.realRollouts, m.anchorGroups, m.imaginationStoppedAt]),
+      [
+        [1, 2, 2, 1, 1],
+        [2, 0, 6, 3, 1],
+      ],
+    );
+    const refused = cli([...runArgs(join(dir, 'real-after-no-limit')), ...WM, ...TOY, '--realGroupsAfterStop=3']);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /realGroupsAfterStop=3 .*needs mode 'wmrl' and imaginedKlLimit/);
+    const alone = cli([...runArgs(join(dir, 'minibatches-no-limit')), ...WM, ...TOY, '--minibatchesAfterStop=1']);
+    assert.notEqual(alone.status, 0);
+    assert.match(alone.stderr, /minibatchesAfterStop=1 .*needs mode 'wmrl' and imaginedKlLimit/);
+  },
+);
 
 test('train --imaginationRestartAfter: after its real steps imagination resumes, the model refitted on them', () => {
   const out = join(dir, 'kl-limit-restart');
