@@ -359,6 +359,7 @@ const ARMS: Record<string, Arm> = {
   // The same, each update after the stop in one minibatch an epoch instead of 4: after the stop the anchors2 arm's
   // held-out success swung by 15–30 points between evaluations; its 2 real groups, in ppo.minibatches' 4
   // minibatches, made each update a quarter of 16 episodes' samples where real-only's is a quarter of 64.
+  // Seeds 0–3 (session 39): the swings stay, no sooner (503 / 61 / 1024 / 714 robot-s against 313 / 61 / 649 / 586).
   'wmrl-branch-kl-limit-real2-object-penalty-anchors2-mb1': {
     flags: [
       ...BRANCH_REFIT1_KL_LIMIT,
