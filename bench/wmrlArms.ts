@@ -43,6 +43,13 @@ interface Arm {
 export const REAL_ONLY = ['--config', 'configs/train/real-only.yaml'];
 // Branched imagination, a refit every step, until the KL limit: the arms that differ only after the stop share it.
 const BRANCH_REFIT1_KL_LIMIT = ['--branch.fraction=1', '--worldModel.refitEvery=1', '--imaginedKlLimit=0.1'];
+// That, then 2 real groups a step, the world model told the localised block, the uncertainty penalty (session 38).
+const REAL2_OBJECT_PENALTY = [
+  ...BRANCH_REFIT1_KL_LIMIT,
+  '--realGroupsAfterStop=2',
+  '--worldModel.object=localised',
+  '--uncertaintyPenalty=1',
+];
 
 // In the order the benchmark lists them: the full benchmark's arms, then the probes.
 const ARMS: Record<string, Arm> = {
@@ -311,12 +318,7 @@ const ARMS: Record<string, Arm> = {
   // real2 arm's, unchanged. 20 seeds: 2.2× (1.3–3.7×) with 16 crossing, against real2's 2.0× with 19; +10.9 points
   // over real-only at 100 robot-s in every seed (bench/results/wmrl-pick-object-penalty-20seeds).
   'wmrl-branch-kl-limit-real2-object-penalty': {
-    flags: [
-      ...BRANCH_REFIT1_KL_LIMIT,
-      '--realGroupsAfterStop=2',
-      '--worldModel.object=localised',
-      '--uncertaintyPenalty=1',
-    ],
+    flags: REAL2_OBJECT_PENALTY,
     long: true,
     probe: true,
     label: 'WMRL branched to KL 0.1, then 2 real groups, told the block (localised), uncertainty penalty 1',
@@ -344,13 +346,7 @@ const ARMS: Record<string, Arm> = {
   // made, at half the robot time; the steps between branch from the last anchors' states. Seeds 0–4: 3.4×;
   // 20 seeds: 2.0× (1.3–3.1×), 18 of 20 crossing, +13.1 points over real-only at 100 robot-s (session 39).
   'wmrl-branch-kl-limit-real2-object-penalty-anchors2': {
-    flags: [
-      ...BRANCH_REFIT1_KL_LIMIT,
-      '--realGroupsAfterStop=2',
-      '--worldModel.object=localised',
-      '--uncertaintyPenalty=1',
-      '--anchorEvery=2',
-    ],
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2'],
     long: true,
     probe: true,
     label: 'WMRL branched to KL 0.1, then 2 real groups; the block, the penalty, anchors every other step',
@@ -361,14 +357,7 @@ const ARMS: Record<string, Arm> = {
   // minibatches, made each update a quarter of 16 episodes' samples where real-only's is a quarter of 64.
   // Seeds 0–3 (session 39): the swings stay, no sooner (503 / 61 / 1024 / 714 robot-s against 313 / 61 / 649 / 586).
   'wmrl-branch-kl-limit-real2-object-penalty-anchors2-mb1': {
-    flags: [
-      ...BRANCH_REFIT1_KL_LIMIT,
-      '--realGroupsAfterStop=2',
-      '--worldModel.object=localised',
-      '--uncertaintyPenalty=1',
-      '--anchorEvery=2',
-      '--minibatchesAfterStop=1',
-    ],
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--minibatchesAfterStop=1'],
     long: true,
     probe: true,
     label:
@@ -380,14 +369,7 @@ const ARMS: Record<string, Arm> = {
   // and imagination stops at a KL, not at a step. Seeds 0–4 (session 39): no sooner (4 of 5 crossing), one seed
   // fell to 55% while imagination ran to step 19.
   'wmrl-branch-kl-limit-real2-object-penalty-g64': {
-    flags: [
-      ...BRANCH_REFIT1_KL_LIMIT,
-      '--realGroupsAfterStop=2',
-      '--worldModel.object=localised',
-      '--uncertaintyPenalty=1',
-      '--groups=64',
-      '--anchorFraction=0.01',
-    ],
+    flags: [...REAL2_OBJECT_PENALTY, '--groups=64', '--anchorFraction=0.01'],
     long: true,
     probe: true,
     label: 'WMRL branched to KL 0.1, then 2 real groups; the block, the penalty, 64 groups a step',
