@@ -329,13 +329,7 @@ const ARMS: Record<string, Arm> = {
   // the penalty made imagination's first radius count where session 28's restart unlearned without them.
   // Seeds 0–4 (session 39): it unlearns after the restart as before (1 of 5 crossing against 5 of 5).
   'wmrl-branch-kl-limit-restart-object-penalty': {
-    flags: [
-      ...BRANCH_REFIT1_KL_LIMIT,
-      '--realGroupsAfterStop=2',
-      '--imaginationRestartAfter=2',
-      '--worldModel.object=localised',
-      '--uncertaintyPenalty=1',
-    ],
+    flags: [...REAL2_OBJECT_PENALTY, '--imaginationRestartAfter=2'],
     long: true,
     probe: true,
     label: 'WMRL branched to KL 0.1, 2 real steps, again; told the block (localised), uncertainty penalty 1',
