@@ -358,6 +358,23 @@ const ARMS: Record<string, Arm> = {
       'WMRL branched to KL 0.1, then 2 real groups in one minibatch; the block, the penalty, anchors every other step',
     colour: '#e377c2',
   },
+  // The same with Adam's step after the stop scaled to its 2 real groups' share of real-only's 8: a quarter
+  // (the linear rule: per robot second the drift and the noise of real-only GRPO's updates, with evaluations
+  // four times as often) and a half (the square-root rule). Chosen before their first run (session 40).
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-lr25': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--learningRateAfterStop=2.5e-5'],
+    long: true,
+    probe: true,
+    label: "WMRL as anchors every other step, Adam's step a quarter after the stop",
+    colour: '#17becf',
+  },
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-lr5': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--learningRateAfterStop=5e-5'],
+    long: true,
+    probe: true,
+    label: "WMRL as anchors every other step, Adam's step a half after the stop",
+    colour: '#bcbd22',
+  },
   // The same with 64 imagined groups a step (one anchor group still): the update count per step is fixed, so
   // each update averages twice the samples; with pick's anchors' AUC ≈ 0.6 most of an update's KL is noise,
   // and imagination stops at a KL, not at a step. Seeds 0–4 (session 39): no sooner (4 of 5 crossing), one seed

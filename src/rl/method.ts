@@ -45,6 +45,8 @@ export interface Method {
   imaginationRestartAfter?: number;
   /** Minibatches an epoch while imagination is stopped (absent: ppo.minibatches). */
   minibatchesAfterStop?: number;
+  /** Adam's step while imagination is stopped (absent: ppo.learningRate). */
+  learningRateAfterStop?: number;
 }
 
 export function resolveMethod(config: WmrlConfig): Method {
@@ -54,6 +56,7 @@ export function resolveMethod(config: WmrlConfig): Method {
     ['realGroupsAfterStop', config.realGroupsAfterStop, 'takes effect once imagination stops'],
     ['imaginationRestartAfter', config.imaginationRestartAfter, 'restarts imagination after a stop'],
     ['minibatchesAfterStop', config.minibatchesAfterStop, 'takes effect once imagination stops'],
+    ['learningRateAfterStop', config.learningRateAfterStop, 'takes effect once imagination stops'],
   ] as const;
   for (const [name, value, what] of afterStop)
     if (value !== undefined && !(corrects && config.imaginedKlLimit !== undefined))
@@ -103,6 +106,7 @@ export function resolveMethod(config: WmrlConfig): Method {
       ? { imaginationRestartAfter: config.imaginationRestartAfter }
       : {}),
     ...(config.minibatchesAfterStop !== undefined ? { minibatchesAfterStop: config.minibatchesAfterStop } : {}),
+    ...(config.learningRateAfterStop !== undefined ? { learningRateAfterStop: config.learningRateAfterStop } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ export interface PpoOptions {
   minibatches: number;
   clip: number;
   klCoef: number;
+  /** Adam's step for this update (absent: the optimizer's own). */
+  learningRate?: number;
 }
 
 export interface PpoStats {
@@ -34,6 +36,7 @@ export async function ppoUpdate(
   options: PpoOptions,
   rng: Rng,
 ): Promise<PpoStats> {
+  if (options.learningRate !== undefined) setLearningRate(optimizer, options.learningRate);
   const vars = policy.rlVariables();
   const order = Array.from({ length: samples.count }, (_, i) => i);
   const B = Math.max(1, Math.floor(samples.count / options.minibatches));
@@ -90,4 +93,15 @@ export async function ppoUpdate(
       };
   }
   return stats;
+}
+
+/**
+ * tfjs's Adam and SGD read their (protected) learningRate on every step and have no setter; the
+ * trainer's one optimizer keeps its moments when the rate changes (learningRateAfterStop).
+ */
+function setLearningRate(optimizer: tf.Optimizer, learningRate: number): void {
+  const rated = optimizer as unknown as { learningRate?: unknown };
+  if (typeof rated.learningRate !== 'number')
+    throw new Error(`${optimizer.getClassName()} has no learning rate to set`);
+  rated.learningRate = learningRate;
 }

@@ -487,12 +487,13 @@ async function update(
   const { policy, optimizer } = t.learning;
   const stopped = t.learning.progress.imaginationStoppedAt !== undefined;
   const minibatches = (stopped ? t.method.minibatchesAfterStop : undefined) ?? t.config.ppo.minibatches;
+  const learningRate = (stopped ? t.method.learningRateAfterStop : undefined) ?? t.config.ppo.learningRate;
   return ppoUpdate(
     policy,
     t.reference,
     optimizer,
     withOldLogProb(policy, samples),
-    { ...t.config.ppo, minibatches },
+    { ...t.config.ppo, minibatches, learningRate },
     new Rng(stepSeed(t.config.seed, step, shuffleLabel)),
   );
 }

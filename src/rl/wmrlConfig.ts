@@ -266,6 +266,16 @@ export const wmrlConfigSchema = z
           'minibatches an epoch instead of ppo.minibatches: with realGroupsAfterStop below the real-only G, ' +
           "ppo.minibatches' fixed count makes each update a smaller share of fewer episodes. Absent: ppo.minibatches",
       ),
+    learningRateAfterStop: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        "with imaginedKlLimit: once imagination has stopped, Adam's step is this instead of ppo.learningRate. " +
+          "With realGroupsAfterStop = G/k, each update averages k times fewer episodes than real-only GRPO's; " +
+          'a step k times smaller keeps the drift and the noise per robot second those of G groups ' +
+          "(pick's held-out success swung by 15–30 points a step at the full rate). Absent: ppo.learningRate",
+      ),
     imaginationRestartAfter: z
       .number()
       .int()
