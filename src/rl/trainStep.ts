@@ -95,6 +95,8 @@ export interface StepMetrics {
   clipFraction: number;
   /** Adam steps of the policy update (epochs × minibatches; 0 without samples). */
   updates: number;
+  /** Adam's step of the policy update (ppo.learningRate, or learningRateAfterStop once stopped; null: none). */
+  learningRate: number | null;
   /** The step after which imagination stopped (config imaginedKlLimit); null while it runs. */
   imaginationStoppedAt: number | null;
   /** With imaginationRestartAfter, the KL to the clone the limit counts from once stopped; null otherwise. */
@@ -482,7 +484,7 @@ async function update(
   samples: PolicySamples | null,
   shuffleLabel: 'ppoShuffle' | 'ppoShuffleAnchorsAlone' = 'ppoShuffle',
 ): Promise<PpoStats> {
-  if (!samples) return { loss: 0, kl: 0, clipFraction: 0, updates: 0 };
+  if (!samples) return { loss: 0, kl: 0, clipFraction: 0, updates: 0, learningRate: null };
   t.onProgress?.(shuffleLabel === 'ppoShuffle' ? 'policy update' : 'policy update on the anchors alone');
   const { policy, optimizer } = t.learning;
   const stopped = t.learning.progress.imaginationStoppedAt !== undefined;
@@ -615,6 +617,7 @@ function stepMetrics(
     kl: r.ppo.kl,
     clipFraction: r.ppo.clipFraction,
     updates: r.ppo.updates,
+    learningRate: r.ppo.learningRate,
     imaginationStoppedAt: learning.progress.imaginationStoppedAt ?? null,
     imaginationKlBase: learning.progress.imaginationKlBase ?? null,
     worldModelRefit: r.refitted,

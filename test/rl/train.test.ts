@@ -828,16 +828,26 @@ test('train --imaginedKlLimit: past the limit nothing more is imagined or refitt
 
 test(
   'train --realGroupsAfterStop: after the stop every drawn group runs for real, updated in --minibatchesAfterStop ' +
-    'minibatches; without a limit, refused',
+    'minibatches at --learningRateAfterStop; without a limit, refused',
   () => {
     const out = join(dir, 'kl-limit-real');
-    const after = ['--imaginedKlLimit=1e-12', '--realGroupsAfterStop=3', '--minibatchesAfterStop=1'];
+    const after = [
+      '--imaginedKlLimit=1e-12',
+      '--realGroupsAfterStop=3',
+      '--minibatchesAfterStop=1',
+      '--learningRateAfterStop=2.5e-5',
+    ];
     const r = cli([...runArgs(out), ...WM, ...TOY, '--steps=2', ...after]);
     assert.equal(r.status, 0, r.stderr);
     const steps = records(out, 'step');
     // Before the stop ppo.minibatches (4) an epoch, at least; after it one, over 2 epochs.
     assert.ok(steps[0]!.updates >= 8, `step 1: ${steps[0]!.updates} updates`);
     assert.equal(steps[1]!.updates, 2);
+    // The step that stopped imagination updated at ppo.learningRate (1e-4), the next at the rate after the stop.
+    assert.deepEqual(
+      steps.map((m) => m.learningRate),
+      [1e-4, 2.5e-5],
+    );
     // TOY draws 2 groups of 2 rollouts, one an anchor; after the stop, 3 groups, all executed.
     assert.deepEqual(
       steps.map((m) => [m.step, m.imaginedRollouts, m.realRollouts, m.anchorGroups, m.imaginationStoppedAt]),
@@ -852,6 +862,9 @@ test(
     const alone = cli([...runArgs(join(dir, 'minibatches-no-limit')), ...WM, ...TOY, '--minibatchesAfterStop=1']);
     assert.notEqual(alone.status, 0);
     assert.match(alone.stderr, /minibatchesAfterStop=1 .*needs mode 'wmrl' and imaginedKlLimit/);
+    const rate = cli([...runArgs(join(dir, 'rate-no-limit')), ...WM, ...TOY, '--learningRateAfterStop=2.5e-5']);
+    assert.notEqual(rate.status, 0);
+    assert.match(rate.stderr, /learningRateAfterStop=0.000025 .*needs mode 'wmrl' and imaginedKlLimit/);
   },
 );
 
