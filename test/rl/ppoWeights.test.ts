@@ -114,7 +114,7 @@ test('PPO objective: K copies of weight 1/K update the policy exactly as one row
   assert.ok(moved > 1e-4, 'unweighted copies should count five times (the test would not tell otherwise)');
 });
 
-test("ppoUpdate's learningRate replaces the optimizer's own: at half the rate each weight moves half as far", async () => {
+test("ppoUpdate's learningRate replaces the optimizer's: at half the rate each weight moves half as far", async () => {
   const rows = [
     { advantage: 1.2, weight: 1, copies: 1 },
     { advantage: -0.7, weight: 1, copies: 1 },
