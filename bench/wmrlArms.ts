@@ -375,6 +375,23 @@ const ARMS: Record<string, Arm> = {
     label: "WMRL as anchors every other step, Adam's step a half after the stop",
     colour: '#bcbd22',
   },
+  // The same with imagination's radius widened to KL 0.15 / 0.2: δ = 0.1 was chosen in session 25 with a world
+  // model told neither the block nor penalised for its ensemble's disagreement; with both (session 38) the model
+  // may hold further from the clone, and after the stop the arm climbs only at real-only's pace (session 40).
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-kl015': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--imaginedKlLimit=0.15'],
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, imagination to KL 0.15',
+    colour: '#8c564b',
+  },
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-kl02': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--imaginedKlLimit=0.2'],
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, imagination to KL 0.2',
+    colour: '#7f7f7f',
+  },
   // The same with 64 imagined groups a step (one anchor group still): the update count per step is fixed, so
   // each update averages twice the samples; with pick's anchors' AUC ≈ 0.6 most of an update's KL is noise,
   // and imagination stops at a KL, not at a step. Seeds 0–4 (session 39): no sooner (4 of 5 crossing), one seed
