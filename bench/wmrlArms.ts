@@ -392,6 +392,15 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL as anchors every other step, imagination to KL 0.2',
     colour: '#7f7f7f',
   },
+  // The same with the uncertainty penalty doubled (α = 2; α = 1 was one standard deviation, not tuned): past KL
+  // 0.1 imagination lost held-out success (the probes above), and the penalty is what held the KL in session 38.
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-penalty2': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--uncertaintyPenalty=2'],
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, uncertainty penalty 2',
+    colour: '#e7ba52',
+  },
   // The same with 64 imagined groups a step (one anchor group still): the update count per step is fixed, so
   // each update averages twice the samples; with pick's anchors' AUC ≈ 0.6 most of an update's KL is noise,
   // and imagination stops at a KL, not at a step. Seeds 0–4 (session 39): no sooner (4 of 5 crossing), one seed
