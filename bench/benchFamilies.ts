@@ -88,8 +88,9 @@ export const FAMILIES: Record<string, BenchFamily> = {
   },
   pick,
   // The same set-up, every arm exploring with half the noise (--ppo.std=0.05): at 0.1 the clone's sampled
-  // rollouts pick about 37% of the blocks its mean action picks 63% of, so most of a group's outcomes
-  // are the noise's (session 40). Its runs go to a folder of their own; the world model is pick's.
+  // rollouts pick 24% of their blocks (49% at 0.05) where its mean action picks 63% of the held-out ones.
+  // Real-only GRPO gains less with it (docs/benchmarks.md, session 40). Its runs go to a folder of their
+  // own; the world model is pick's.
   'pick-std05': { ...pick, train: [...pick.train, '--ppo.std=0.05'] },
   // Push (experts ≈24 ticks, a failure 70): pick's recipe with push demos. Even so the tiny clone
   // pushes few blocks: held-out 1.7% after 12 epochs, 6.7% after 30 (train 12.5%), from demos
