@@ -644,7 +644,7 @@ function plot(rs: Run[]): string {
   const free = spare.filter((c) => !taken.has(c));
   return learningCurveSvg({
     title:
-      `${tasks}: held-out success against robot time (${preset.name === 'quick' ? 'quick, ' : ''}` +
+      `${familyName}: held-out success against robot time (${preset.name === 'quick' ? 'quick, ' : ''}` +
       `${seeds} seed${seeds > 1 ? 's' : ''}${firstSeed > 0 ? `, ${firstSeed}–${firstSeed + seeds - 1}` : ''})`,
     target: realGained ? target : undefined,
     arms: drawn.map((arm) => ({
