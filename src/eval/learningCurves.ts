@@ -51,6 +51,22 @@ export function successAt(curve: CurvePoint[], robotSeconds: number): number | n
   return curve.at(-1)!.success;
 }
 
+/**
+ * Robot seconds at which the mean over runs of their success curves (each linear between its evaluations)
+ * first reaches `target`; null if it does not within the shortest run. Each run's first crossing rewards
+ * a noisy curve evaluated often (a peak counts whole); on the mean a run's peak counts by its share.
+ */
+export function meanCurveTimeToReach(curves: CurvePoint[][], target: number): number | null {
+  if (curves.length === 0 || curves.some((c) => c.length === 0)) return null;
+  const end = Math.min(...curves.map((c) => c.at(-1)!.robotSeconds));
+  // The mean of piecewise-linear curves is linear between the union of their evaluation times.
+  const times = [...new Set(curves.flatMap((c) => c.map((p) => p.robotSeconds)))]
+    .filter((t) => t <= end)
+    .sort((a, b) => a - b);
+  const points = times.map((t) => ({ robotSeconds: t, success: mean(curves.map((c) => successAt(c, t)!)) }));
+  return timeToReach(points, target);
+}
+
 export interface MeanPoint {
   robotSeconds: number;
   mean: number;

@@ -4,7 +4,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { commonTarget, meanCurve, successAt, timeToReach, timeToTarget } from '../../src/eval/learningCurves.ts';
+import {
+  commonTarget,
+  meanCurve,
+  meanCurveTimeToReach,
+  successAt,
+  timeToReach,
+  timeToTarget,
+} from '../../src/eval/learningCurves.ts';
 import { learningCurveSvg, learningCurveText } from '../../src/eval/learningCurvePlot.ts';
 
 const curve = [
@@ -39,6 +46,36 @@ test('success at a robot time: interpolated, null beyond the last evaluation', (
   assert.ok(Math.abs(successAt(curve, 200)! - 0.8) < 1e-12);
   assert.equal(successAt(curve, 300), 0.9);
   assert.equal(successAt(curve, 301), null);
+});
+
+test('time to reach on the mean curve: a peak counts by its share; null past the shortest run', () => {
+  // One run peaks at 0.9 after 100 s and falls back; the other climbs to 0.8 by 400 s.
+  const peak = [
+    { robotSeconds: 0, success: 0.6 },
+    { robotSeconds: 100, success: 0.9 },
+    { robotSeconds: 200, success: 0.7 },
+    { robotSeconds: 400, success: 0.8 },
+  ];
+  const climb = [
+    { robotSeconds: 0, success: 0.6 },
+    { robotSeconds: 400, success: 0.8 },
+  ];
+  // Per run the peak crosses 0.8 at 66.7 s. The mean: 0.6 at 0 s, (0.9 + 0.65) / 2 = 0.775 at 100,
+  // (0.7 + 0.7) / 2 = 0.7 at 200, 0.8 at 400: 0.75 is first reached at 0.75 − 0.6 = 0.15 of 0.175, 85.7 s;
+  // 0.8 only at 400 s, and 0.85 never.
+  assert.ok(Math.abs(timeToReach(peak, 0.8)! - 200 / 3) < 1e-9);
+  assert.ok(Math.abs(meanCurveTimeToReach([peak, climb], 0.75)! - 600 / 7) < 1e-9);
+  assert.ok(Math.abs(meanCurveTimeToReach([peak, climb], 0.8)! - 400) < 1e-9);
+  assert.equal(meanCurveTimeToReach([peak, climb], 0.85), null);
+  // Only up to the shortest run: cut the climb at 200 s (0.7) and the mean never reaches 0.8.
+  assert.equal(
+    meanCurveTimeToReach(
+      [peak, climb.map((p) => (p.robotSeconds === 400 ? { robotSeconds: 200, success: 0.7 } : p))],
+      0.8,
+    ),
+    null,
+  );
+  assert.equal(meanCurveTimeToReach([], 0.8), null);
 });
 
 test('mean curve: per evaluation, mean robot time, mean and sample sd of success', () => {
