@@ -19,6 +19,8 @@
  *                               # ablations then take their part away from that arm
  *   npm run bench -- --wm-seed 1             # world models trained with seed 1 (default 0), in their own folders,
  *                               the imagining arms' runs too: how much a figure owes to one world model
+ *   npm run bench -- --wm-per-seed           # each seed's world models trained with that seed: the spread over
+ *                               seeds includes the world model's training (seed 0's are the default ones)
  *   npm run bench -- --family pick --arms real,wmrl,no-debias --out bench/results/wmrl-pick-weight1
  *                               # results written to that path (.json, .svg, .md) instead of the derived one
  *
@@ -77,6 +79,7 @@ const { values } = parseArgs({
     headline: { type: 'string' },
     out: { type: 'string' },
     'wm-seed': { type: 'string' },
+    'wm-per-seed': { type: 'boolean' },
   },
 });
 const quick = values.quick ?? false;
@@ -113,7 +116,14 @@ if (!Number.isInteger(firstSeed) || firstSeed < 0)
 const worldModelSeed = Number(values['wm-seed'] ?? 0);
 if (!Number.isInteger(worldModelSeed) || worldModelSeed < 0)
   throw new Error(`--wm-seed: '${values['wm-seed']}' is not a whole number ≥ 0`);
-const wmSuffix = worldModelSeed === 0 ? '' : `-wmseed${worldModelSeed}`;
+// --wm-per-seed: each seed's imagining runs use a world model trained with that seed, so the spread over seeds
+// includes the world model's own training (seed 0's is the shared default one, and its runs are reused).
+const worldModelPerSeed = values['wm-per-seed'] ?? false;
+if (worldModelPerSeed && values['wm-seed'] !== undefined)
+  throw new Error('--wm-per-seed trains a world model with each run seed: it takes no --wm-seed');
+const worldModelSeedOf = (seed: number): number => (worldModelPerSeed ? seed : worldModelSeed);
+const wmSuffixOf = (wmSeed: number): string => (wmSeed === 0 ? '' : `-wmseed${wmSeed}`);
+const wmSuffix = worldModelPerSeed ? '-wmperseed' : wmSuffixOf(worldModelSeed);
 const jobs = Number(values.jobs ?? Math.max(1, Math.min(2, cpus().length)));
 const cache = join('runs', 'bench-cache', family.setup);
 // Reach keeps its original run folder, so runs made before families existed are reused.
@@ -188,8 +198,8 @@ await Promise.all([
     ),
 ]);
 /** The folder of the world model `arm` imagines with: the set-up's shared one, or one of its own preset's. */
-const worldModelDir = (arm: string): string =>
-  join(cache, `${armWorldModelFolder(arm, headline, family.train)}${wmSuffix}`);
+const worldModelDir = (arm: string, seed: number): string =>
+  join(cache, `${armWorldModelFolder(arm, headline, family.train)}${wmSuffixOf(worldModelSeedOf(seed))}`);
 const imagines = (arm: string): boolean => !armFlags(arm, headline).includes(REAL_ONLY[1]!);
 
 interface Arm {
@@ -200,7 +210,7 @@ interface Arm {
 const arms: Arm[] = [];
 for (let seed = firstSeed; seed < firstSeed + seeds; seed++)
   for (const arm of preset.arms) {
-    const name = `${runName(arm, headline)}${imagines(arm) ? wmSuffix : ''}`;
+    const name = `${runName(arm, headline)}${imagines(arm) ? wmSuffixOf(worldModelSeedOf(seed)) : ''}`;
     arms.push({ arm, seed, dir: join(runsDir, `${name}-seed${seed}`) });
   }
 const common = [
@@ -221,7 +231,7 @@ const common = [
 // in the default invocation before this was fixed, so the full benchmark's figures stand).
 const modelBuilders = new Map<string, Promise<void>>();
 async function runQueued(a: Arm): Promise<void> {
-  const dir = worldModelDir(a.arm);
+  const dir = worldModelDir(a.arm, a.seed);
   if (imagines(a.arm) && !existsSync(join(dir, 'model.json'))) {
     const builder = modelBuilders.get(dir);
     if (!builder) {
@@ -268,9 +278,9 @@ function trainArgs(a: Arm): string[] {
     'train',
     ...common,
     '--world-model',
-    worldModelDir(a.arm),
+    worldModelDir(a.arm, a.seed),
     '--wm-seed',
-    String(worldModelSeed),
+    String(worldModelSeedOf(a.seed)),
     ...(wmPreset ? ['--wm-config', wmPreset] : []),
     `--steps=${armSteps(a.arm)}`,
     ...ppi,
@@ -393,6 +403,15 @@ const table = preset.arms.map((arm) => {
     anchorRankAuc: pooledRank(rs),
   };
 });
+/** Which world models the imagining arms used, for the report's first line ('' for the default). */
+const worldModelsText = worldModelPerSeed
+  ? '; world models trained per seed'
+  : worldModelSeed > 0
+    ? `; world models of seed ${worldModelSeed}`
+    : '';
+/** The mean curve's first crossing of the target, as the report prints it. */
+const onMeanText = (seconds: number | null): string =>
+  seconds === null ? 'never (within its shortest run)' : `${seconds.toFixed(0)} s`;
 /** A success ± sd cell; '–' where the arm has no evaluation at that step. */
 function atStepCell(value: number, spread: number): string {
   return Number.isNaN(value) ? '–' : `${pct(value)} ± ${pct(spread)}`;
@@ -515,6 +534,8 @@ const results = {
   machine: { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version },
   seeds,
   firstSeed,
+  /** The seed the imagining arms' world models were trained with, or 'per seed' (--wm-per-seed). */
+  worldModelSeed: worldModelPerSeed ? 'per seed' : worldModelSeed,
   steps: preset.steps,
   bcStartHeldOutSuccess: start,
   table,
@@ -565,6 +586,7 @@ const md = [
     `${firstSeed > 0 ? ` (${firstSeed}–${firstSeed + seeds - 1})` : ''}, ${preset.steps} steps` +
     `${longRun.length ? ` (${longRun.join(', ')}: ${preset.longSteps})` : ''}, ` +
     `held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)}` +
+    worldModelsText +
     `${headline === 'wmrl' ? '' : `; WMRL below is the ${headline} arm${ceiling}`})`,
   '',
   `| arm | steps | held-out success at the end (± sd over seeds) | gain over BC | at step ${preset.steps} | ` +
@@ -606,12 +628,7 @@ const md = [
     ? [
         "On the mean curve over seeds (linear between evaluations; a seed's peak counts by its share, where " +
           'per seed it counts whole): the target first reached at ' +
-          table
-            .map(
-              (t) =>
-                `${t.arm} ${t.robotSecondsToTargetOnMean === null ? 'never (within its shortest run)' : `${t.robotSecondsToTargetOnMean.toFixed(0)} s`}`,
-            )
-            .join(', ') +
+          table.map((t) => `${t.arm} ${onMeanText(t.robotSecondsToTargetOnMean)}`).join(', ') +
           '.',
       ]
     : []),
