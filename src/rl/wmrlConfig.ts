@@ -273,8 +273,8 @@ export const wmrlConfigSchema = z
       .describe(
         "with imaginedKlLimit: once imagination has stopped, Adam's step is this instead of ppo.learningRate. " +
           "With realGroupsAfterStop = G/k, each update averages k times fewer episodes than real-only GRPO's; " +
-          'a step k times smaller keeps the drift and the noise per robot second those of G groups ' +
-          "(pick's held-out success swung by 15–30 points a step at the full rate). Absent: ppo.learningRate",
+          'a step k times smaller keeps the drift and the noise per robot second those of G groups. On pick ' +
+          'a quarter or a half of the rate was later to the target (docs/benchmarks.md). Absent: ppo.learningRate',
       ),
     imaginationRestartAfter: z
       .number()
