@@ -401,6 +401,31 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL as anchors every other step, uncertainty penalty 2',
     colour: '#e7ba52',
   },
+  // The same imagining 24 or 32 steps instead of 16, branched, or 32 from episode starts without branching: pick's
+  // family chose 16 before its world model held the block; `wmrl wm rank` on anchors2's seed-0 anchors with the
+  // starting world model (told the localised block) ranks the replayed rollouts from their starts at 0.59 / 0.85 /
+  // 0.97 at 16 / 24 / 32 steps (the true progress at 0.96 / 0.99 / 1.00). Chosen before their first run (session 41).
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-h24': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--horizon=24'],
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, imagining 24 steps',
+    colour: '#2ca02c',
+  },
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-h32': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--horizon=32'],
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, imagining 32 steps',
+    colour: '#d62728',
+  },
+  'wmrl-kl-limit-real2-object-penalty-anchors2-h32': {
+    flags: [...REAL2_OBJECT_PENALTY.filter((f) => !f.startsWith('--branch.')), '--anchorEvery=2', '--horizon=32'],
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, imagining 32 steps from episode starts (not branched)',
+    colour: '#ff9896',
+  },
   // The same with 64 imagined groups a step (one anchor group still): the update count per step is fixed, so
   // each update averages twice the samples; with pick's anchors' AUC ≈ 0.6 most of an update's KL is noise,
   // and imagination stops at a KL, not at a step. Seeds 0–4 (session 39): no sooner (4 of 5 crossing), one seed
