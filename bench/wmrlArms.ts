@@ -426,6 +426,16 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL as anchors every other step, imagining 32 steps from episode starts (not branched)',
     colour: '#ff9896',
   },
+  // The same scoring each imagined rollout by pick's progress read off its final state's object numbers (--score=object)
+  // instead of the score head's progress: replayed open loop 16 steps from their starts, anchors2's seed-0 anchors
+  // rank at AUC 0.76 by it against the head's 0.59 (0.91 on the real states). Chosen before its first run (session 41).
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-score-object': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--score=object'],
+    long: true,
+    probe: true,
+    label: "WMRL as anchors every other step, scored by the block's numbers in the imagined state",
+    colour: '#8c6d31',
+  },
   // The same with 64 imagined groups a step (one anchor group still): the update count per step is fixed, so
   // each update averages twice the samples; with pick's anchors' AUC ≈ 0.6 most of an update's KL is noise,
   // and imagination stops at a KL, not at a step. Seeds 0–4 (session 39): no sooner (4 of 5 crossing), one seed

@@ -88,11 +88,12 @@ export const wmrlConfigSchema = z
       ),
     horizon: z.number().int().min(1).default(30).describe('imagination horizon (control steps)'),
     score: z
-      .enum(['final', 'max', 'progress'])
+      .enum(['final', 'max', 'progress', 'object'])
       .default('final')
       .describe(
         'world-model score of a rollout: success probability of its final state, the best over its ' +
-          "steps ('max' ranks noisy failures high), or the predicted task progress of its final state",
+          "steps ('max' ranks noisy failures high), the predicted task progress of its final state, or " +
+          "pick's progress read off its final state's object numbers ('object': needs worldModel.object)",
       ),
     terminateAt: z
       .number()

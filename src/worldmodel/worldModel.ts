@@ -286,6 +286,11 @@ export class WorldModel {
     horizon: number,
     options: ImagineOptions = {},
   ): ImaginedRollouts {
+    if (options.rule === 'object' && !this.meta.perception?.object)
+      throw new Error(
+        "score 'object' reads the object's numbers of the world model's state: use a world model told the object " +
+          '(wmrl train --worldModel.object=localised)',
+      );
     return imagine(this.dynamics, policy, starts, horizon, options);
   }
 

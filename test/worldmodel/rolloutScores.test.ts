@@ -1,7 +1,7 @@
 /** How imagined (and replayed) rollouts are scored from per-step success probabilities. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rolloutScores } from '../../src/worldmodel/imagine.ts';
+import { objectProgress, rolloutScores } from '../../src/worldmodel/imagine.ts';
 
 // H = 3 steps × K = 2 members × B = 2 rollouts, laid out [(t·K + k)·B + b].
 const H = 3,
@@ -36,4 +36,15 @@ test('rolloutScores max: each member at its best step (picks up a one-step spike
 test('rolloutScores over a shorter horizon reads the last step of that horizon; no steps score 0', () => {
   near(rolloutScores(p, 2, K, B, 'final').score, [0.6, 0.5]);
   near(rolloutScores(p, 0, K, B, 'final').score, [0, 0]);
+});
+
+test("objectProgress: pick's 0.5 · closeness + 0.5 · lift from the state's last four numbers, each clamped", () => {
+  // H = 1 step, 3 rows of D = 5 ([other, object − gripper xyz, lift]); the start states (t = 0) are not read.
+  const D = 5;
+  const states = new Float32Array(2 * 3 * D).fill(9);
+  const row = (r: number, v: number[]) => states.set(v, (3 + r) * D);
+  row(0, [7, 0.15, 0, 0, 0.03]); // 15 cm from the block at half pick's lift: 0.5·(1 − 0.15/0.25) + 0.5·0.5
+  row(1, [7, 0, 0.03, 0.04, 0.12]); // 5 cm away, lifted past 6 cm: 0.5·0.8 + 0.5·1
+  row(2, [7, 0.3, 0.4, 0, -0.01]); // 50 cm away, below its start: 0 + 0
+  near(objectProgress(states, 1, 3, D), [0.45, 0.9, 0]);
 });
