@@ -436,6 +436,16 @@ const ARMS: Record<string, Arm> = {
     label: "WMRL as anchors every other step, scored by the block's numbers in the imagined state",
     colour: '#8c6d31',
   },
+  // The same with its world model trained three times as long (configs/wm/perception-long.yaml): with
+  // perception.yaml's 8 epochs the validation loss still falls at the last one. Chosen before its first run (session 41).
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-wm-long': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2'],
+    worldModel: 'configs/wm/perception-long.yaml',
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, its world model trained 24 epochs',
+    colour: '#393b79',
+  },
   // The same with 64 imagined groups a step (one anchor group still): the update count per step is fixed, so
   // each update averages twice the samples; with pick's anchors' AUC ≈ 0.6 most of an update's KL is noise,
   // and imagination stops at a KL, not at a step. Seeds 0–4 (session 39): no sooner (4 of 5 crossing), one seed

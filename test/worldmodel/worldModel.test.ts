@@ -156,6 +156,12 @@ test('imagination: B rollouts × K members × H steps with scores and variances'
     for (const v of [...r.score, ...r.successProb, ...r.progress]) assert.ok(v >= 0 && v <= 1);
     for (const v of r.scoreVariance) assert.ok(v >= 0);
     for (const v of r.states) assert.ok(Number.isFinite(v));
+    // Scoring by the object's numbers needs a world model whose state holds them; this one's does not.
+    assert.throws(
+      () =>
+        model.imagine(policy, model.startsFrom(obs, ['pick', 'pick', 'pick', 'pick', 'pick']), 2, { rule: 'object' }),
+      /score 'object'.*--worldModel\.object=localised/,
+    );
   } finally {
     model.dispose();
   }
