@@ -92,6 +92,13 @@ export const FAMILIES: Record<string, BenchFamily> = {
   // Real-only GRPO gains less with it (docs/benchmarks.md, session 40). Its runs go to a folder of their
   // own; the world model is pick's.
   'pick-std05': { ...pick, train: [...pick.train, '--ppo.std=0.05'] },
+  // The same set-up with a clone that does not read the gripper's velocity (--gripperVelocity=false): the world model
+  // predicts it no better than its spread, and with it out of the policy's inputs closed-loop imagination parts from
+  // the real rollouts half as fast (docs/worldmodel.md). Its data are pick-v1's (the same collections).
+  'pick-nogv': {
+    ...manipulation('pick', 'pick-nogv-v1', [400, 130], 20),
+    bc: [...pick.bc, '--gripperVelocity=false'],
+  },
   // Push (experts ≈24 ticks, a failure 70): pick's recipe with push demos. Even so the tiny clone
   // pushes few blocks: held-out 1.7% after 12 epochs, 6.7% after 30 (train 12.5%), from demos
   // that succeed 96.8% (docs/benchmarks.md, push). No start between 30% and 70% at this scale.

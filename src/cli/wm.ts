@@ -232,7 +232,8 @@ async function rank(argv: string[]): Promise<number> {
     } finally {
       endEffector?.close();
     }
-    const ranked = horizons.map((h) => replayRanking(model, episodes, groupSize, h));
+    const object = Boolean(model.meta.perception?.object);
+    const ranked = horizons.map((h) => replayRanking(model, episodes, groupSize, h, object));
     const inputs = inputSensitivity(model, policy, episodes, Math.max(...horizons));
     const rows = ranked.map((r) => ({ ...r, inputSensitivity: inputs }));
     if (values.json) console.log(JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2));
@@ -243,11 +244,23 @@ async function rank(argv: string[]): Promise<number> {
         `within-group AUC against success, ${r.groups} groups of ${groupSize} ` +
           `(${r.truth.pairs} success/failure pairs; n/a: no group with both outcomes):`,
       );
-      console.log('  horizon  true progress at H  model replayed open loop H steps  model head one step from real');
+      console.log(
+        '  horizon  true progress at H  model replayed open loop H steps  model head one step from real' +
+          (object ? '  object: real at H  replayed  objectDistance: real at H  replayed' : ''),
+      );
       for (const x of rows)
         console.log(
           `  ${String(x.horizon).padStart(7)}  ${f(x.truth).padStart(18)}  ${f(x.replay).padStart(32)}  ` +
-            `${f(x.head).padStart(30)}`,
+            `${f(x.head).padStart(30)}` +
+            (x.object
+              ? `  ${f(x.object.object.real).padStart(17)}  ${f(x.object.object.replay).padStart(8)}` +
+                `  ${f(x.object.objectDistance.real).padStart(25)}  ${f(x.object.objectDistance.replay).padStart(8)}`
+              : ''),
+        );
+      if (object)
+        console.log(
+          "  object, objectDistance: pick's progress and the gripper's closeness to the object, computed from the " +
+            "state's object numbers (wmrl train --score=object, --score=objectDistance)",
         );
       printInputSensitivity(inputs);
     }

@@ -9,12 +9,14 @@
  *  - `head`: the model's progress one step from the real state before step H with the recorded
  *    action (the head alone, almost no dynamics error).
  * `truth` high with `head` near 0.5 (or below) says the score head, not the dynamics, is what
- * imagination lacks. The closed-loop number (policy reacting to imagined states) is the
- * imagination check's (`wmrl train --imaginationCheckGroups`).
+ * imagination lacks. With `object` (a world model told the object) two more per object score rule: its score
+ * of the real state at step H, and of the state replayed open loop H steps. The closed-loop number (policy
+ * reacting to imagined states) is the imagination check's (`wmrl train --imaginationCheckGroups`).
  */
 import type { Episode } from '../core/types.ts';
 import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
 import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from '../worldmodel/imagine.ts';
+import { OBJECT_RULES, objectScoreAt, type ObjectRule } from '../worldmodel/imagine.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { statesAt } from '../worldmodel/statesAt.ts';
 
@@ -34,13 +36,21 @@ export interface ReplayRanking {
   truth: RankAgreement;
   replay: RankAgreement;
   head: RankAgreement;
+  /** With `object`, per object score rule: its score of the real state at step H, and replayed H steps. */
+  object?: Record<ObjectRule, { real: RankAgreement; replay: RankAgreement }>;
 }
 
 /**
  * `episodes` in the model's layout (for the perception world model: `perceptionEpisodes`),
  * group-major: episodes g·M … g·M + M − 1 share a start. A trailing partial group is ignored.
  */
-export function replayRanking(model: Imaginer, episodes: Episode[], groupSize: number, horizon: number): ReplayRanking {
+export function replayRanking(
+  model: Imaginer,
+  episodes: Episode[],
+  groupSize: number,
+  horizon: number,
+  object = false,
+): ReplayRanking {
   if (!Number.isInteger(groupSize) || groupSize < 2)
     throw new Error(`replay ranking: the group size must be an integer >= 2, got ${groupSize}`);
   if (!Number.isInteger(horizon) || horizon < 1)
@@ -52,15 +62,11 @@ export function replayRanking(model: Imaginer, episodes: Episode[], groupSize: n
   const success = usable.map((e) => (e.success ? 1 : 0));
   const end = usable.map((e) => Math.min(horizon, e.steps));
   const truth = usable.map((e, i) => (e.success && e.steps <= horizon ? 2 : e.progress[end[i]!]!));
-  const replay = model.imagine(
-    replayPolicy(usable),
-    statesAt(
-      usable,
-      usable.map(() => 0),
-    ),
-    horizon,
-    { rule: 'progress' },
-  ).score;
+  const starts = statesAt(
+    usable,
+    usable.map(() => 0),
+  );
+  const replay = model.imagine(replayPolicy(usable), starts, horizon, { rule: 'progress' }).score;
   const before = end.map((t) => t - 1);
   const fromBefore = usable.map((e, i) => ({
     ...e,
@@ -75,5 +81,33 @@ export function replayRanking(model: Imaginer, episodes: Episode[], groupSize: n
     truth: groupRankAgreement(truth, success, groupSize),
     replay: groupRankAgreement(replay, success, groupSize),
     head: groupRankAgreement(head, success, groupSize),
+    ...(object
+      ? {
+          object: Object.fromEntries(
+            OBJECT_RULES.map((rule) => [
+              rule,
+              objectRanking(model, usable, starts, end, horizon, rule, success, groupSize),
+            ]),
+          ) as Record<ObjectRule, { real: RankAgreement; replay: RankAgreement }>,
+        }
+      : {}),
   };
+}
+
+/** The rule's score of the real state at each episode's step `end` (a success before it ranks first), and replayed. */
+function objectRanking(
+  model: Imaginer,
+  usable: Episode[],
+  starts: ImaginationStarts,
+  end: number[],
+  horizon: number,
+  rule: ObjectRule,
+  success: number[],
+  groupSize: number,
+): { real: RankAgreement; replay: RankAgreement } {
+  const real = usable.map((e, i) =>
+    e.success && e.steps <= horizon ? 2 : objectScoreAt(e.state, end[i]! * e.stateDim, e.stateDim, rule),
+  );
+  const replay = model.imagine(replayPolicy(usable), starts, horizon, { rule }).score;
+  return { real: groupRankAgreement(real, success, groupSize), replay: groupRankAgreement(replay, success, groupSize) };
 }

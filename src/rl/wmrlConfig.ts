@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { contextualOptionsSchema } from './contextualCorrection.ts';
 import { BACKEND_NAMES } from '../backend/selectBackend.ts';
-import type { ImagineOptions } from '../worldmodel/imagine.ts';
+import { type ImagineOptions, SCORE_RULES } from '../worldmodel/imagine.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 import { GOAL_SOURCES } from '../worldmodel/goalLabels.ts';
 
@@ -88,12 +88,13 @@ export const wmrlConfigSchema = z
       ),
     horizon: z.number().int().min(1).default(30).describe('imagination horizon (control steps)'),
     score: z
-      .enum(['final', 'max', 'progress', 'object'])
+      .enum(SCORE_RULES)
       .default('final')
       .describe(
         'world-model score of a rollout: success probability of its final state, the best over its ' +
-          "steps ('max' ranks noisy failures high), the predicted task progress of its final state, or " +
-          "pick's progress read off its final state's object numbers ('object': needs worldModel.object)",
+          "steps ('max' ranks noisy failures high), the predicted task progress of its final state, or, " +
+          "computed from its final state's object numbers (needs worldModel.object), pick's progress ('object') " +
+          "or the gripper's closeness to the object ('objectDistance')",
       ),
     terminateAt: z
       .number()

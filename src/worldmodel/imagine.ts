@@ -148,7 +148,7 @@ export function imagine(
     context.dispose();
   }
   const { score, variance } = rolloutScores(
-    rule === 'progress' ? progress : rule === 'object' ? objectProgress(states, horizon, K * B, D) : successProb,
+    rule === 'progress' ? progress : isObjectRule(rule) ? objectScores(states, horizon, K * B, D, rule) : successProb,
     horizon,
     K,
     B,
@@ -177,11 +177,11 @@ export function imagine(
  * episodes of a tiny reach run the replayed `max` ranked failures above successes (AUC 0.44)
  * while `final` separated them (0.94). Success is labelled only at the step an episode first
  * succeeds (episodes end there), so a success head rarely sees a held success; progress is
- * labelled at every step, near misses included. `object`: pick's task progress read off the last state's
- * object numbers (a world model told the object: they end its state, see objectProgress) instead of the
- * score head's guess of it.
+ * labelled at every step, near misses included. `object` and `objectDistance`: computed from the last state's
+ * object numbers (a world model told the object: they end its state, see objectScores) instead of the score
+ * head's guess.
  */
-export const SCORE_RULES = ['final', 'max', 'progress', 'object'] as const;
+export const SCORE_RULES = ['final', 'max', 'progress', 'object', 'objectDistance'] as const;
 export type ScoreRule = (typeof SCORE_RULES)[number];
 
 /**
@@ -212,25 +212,37 @@ export function rolloutScores(
   return { score, variance };
 }
 
-/** The distance from the gripper to the object at which objectProgress's closeness is 0 (pick's median start, metres). */
+/** The distance from the gripper to the object at which the object scores' closeness is 0 (pick's median start, m). */
 export const OBJECT_REACH = 0.25;
-/** The lift at which objectProgress's lift half is full: the simulator's pick succeeds above it (metres). */
+/** The lift at which score 'object''s lift half is full: the simulator's pick succeeds above it (metres). */
 export const OBJECT_LIFT = 0.06;
 
+/** The score rules read off the imagined state's object numbers (a world model told the object). */
+export const OBJECT_RULES = ['object', 'objectDistance'] as const;
+export type ObjectRule = (typeof OBJECT_RULES)[number];
+export const isObjectRule = (rule: string): rule is ObjectRule => (OBJECT_RULES as readonly string[]).includes(rule);
+
 /**
- * Per imagined step (H × R, R rows): pick's progress as the simulator defines it, 0.5 · closeness + 0.5 · lift,
- * read off the state's last four numbers, the object minus the gripper (xyz) and the object's lift (the world
- * model's object features, worldModel.object). On pick's anchors, replayed open loop 16 steps from their starts,
- * it ranks a group's successes above its failures at AUC 0.76 where the score head's progress ranks at 0.59.
+ * Per imagined step (H × R, R rows) the rule's score of the state after it, read off the state's last four numbers:
+ * the object minus the gripper (xyz) and the object's lift (the world model's object features, worldModel.object).
+ *  - `object`: pick's progress as the simulator defines it, 0.5 · closeness + 0.5 · lift;
+ *  - `objectDistance`: the closeness alone, clamp(1 − distance / OBJECT_REACH): a held block stays at the gripper,
+ *    a missed one is left behind.
+ * On a pick run's anchor groups, 16 steps in, the closeness ranks the real states at AUC 0.91 where the localised
+ * lift ranks at 0.47–0.54 and pulls `object` down to 0.67 (`wmrl wm rank`, docs/benchmarks.md, session 41).
  */
-export function objectProgress(states: Float32Array, horizon: number, rows: number, D: number): Float32Array {
-  const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
+export function objectScores(states: Float32Array, horizon: number, rows: number, D: number, rule: ObjectRule) {
   const out = new Float32Array(horizon * rows);
   for (let t = 0; t < horizon; t++)
-    for (let r = 0; r < rows; r++) {
-      const at = ((t + 1) * rows + r) * D;
-      const d = Math.hypot(states[at + D - 4]!, states[at + D - 3]!, states[at + D - 2]!);
-      out[t * rows + r] = 0.5 * clamp01(1 - d / OBJECT_REACH) + 0.5 * clamp01(states[at + D - 1]! / OBJECT_LIFT);
-    }
+    for (let r = 0; r < rows; r++) out[t * rows + r] = objectScoreAt(states, ((t + 1) * rows + r) * D, D, rule);
   return out;
+}
+
+/** The rule's score of the one D-wide state that starts at `at` in `states`. */
+export function objectScoreAt(states: ArrayLike<number>, at: number, D: number, rule: ObjectRule): number {
+  const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
+  const closeness = clamp01(
+    1 - Math.hypot(states[at + D - 4]!, states[at + D - 3]!, states[at + D - 2]!) / OBJECT_REACH,
+  );
+  return rule === 'objectDistance' ? closeness : 0.5 * closeness + 0.5 * clamp01(states[at + D - 1]! / OBJECT_LIFT);
 }

@@ -19,6 +19,7 @@ import { sceneScoreTrainable } from './sceneScoreLoss.ts';
 import { fitEnsemble, type EpochMetrics, type FitReport } from './fitEnsemble.ts';
 import {
   imagine,
+  isObjectRule,
   type ImaginationPolicy,
   type ImaginationStarts,
   type ImaginedRollouts,
@@ -286,10 +287,10 @@ export class WorldModel {
     horizon: number,
     options: ImagineOptions = {},
   ): ImaginedRollouts {
-    if (options.rule === 'object' && !this.meta.perception?.object)
+    if (options.rule && isObjectRule(options.rule) && !this.meta.perception?.object)
       throw new Error(
-        "score 'object' reads the object's numbers of the world model's state: use a world model told the object " +
-          '(wmrl train --worldModel.object=localised)',
+        `score '${options.rule}' reads the object's numbers of the world model's state: use a world model told ` +
+          'the object (wmrl train --worldModel.object=localised)',
       );
     return imagine(this.dynamics, policy, starts, horizon, options);
   }

@@ -70,3 +70,36 @@ test(
     assert.throws(() => replayRanking(imaginer(1), groups.slice(0, 3), 4, 6), /no group of 4/);
   },
 );
+
+// The object rules read a state's last four numbers, [object − gripper xyz, lift]: a 4-D toy whose state moves by
+// the action, its rollouts closing on the block at a rate a a step and lifting it by a (none ends before step 6).
+const toy4: DynamicsModel = {
+  members: 2,
+  step: (x, action) =>
+    tf.tidy(() => {
+      const next = tf.add(x, action) as tf.Tensor3D;
+      const zero = tf.zeros([next.shape[0], next.shape[1]]) as tf.Tensor2D;
+      return { next, successLogit: zero, progress: tf.clone(zero) };
+    }),
+};
+function objectEpisode(id: string, a: number, success: boolean): Episode {
+  const steps = 10;
+  const e = makeTestEpisode({ id, steps, qposDim: 0, stateDim: 4, actionDim: 4, success });
+  const state = Float32Array.from({ length: (steps + 1) * 4 }, (_, i) => {
+    const [t, j] = [Math.floor(i / 4), i % 4];
+    return j === 0 ? 0.2 - a * t : j === 3 ? a * t : 0;
+  });
+  const actions = Float32Array.from({ length: steps * 4 }, (_, i) => (i % 4 === 0 ? -a : i % 4 === 3 ? a : 0));
+  return { ...e, state, actions, progress: new Float32Array(steps + 1) };
+}
+
+test('replayRanking with object: each object rule ranks the real state at H and the replayed one', () => {
+  const eps = [objectEpisode('c0', 0.03, true), objectEpisode('c1', 0.02, false), objectEpisode('c2', 0.01, false)];
+  const model = {
+    imagine: (...a: Parameters<typeof imagine> extends [unknown, ...infer R] ? R : never) => imagine(toy4, ...a),
+  };
+  const r = replayRanking(model, eps, 3, 6, true);
+  for (const rule of ['object', 'objectDistance'] as const)
+    assert.deepEqual([r.object![rule].real.auc, r.object![rule].replay.auc], [1, 1], rule);
+  assert.equal(replayRanking(model, eps, 3, 6).object, undefined, 'only when asked');
+});

@@ -162,6 +162,13 @@ test('imagination: B rollouts × K members × H steps with scores and variances'
         model.imagine(policy, model.startsFrom(obs, ['pick', 'pick', 'pick', 'pick', 'pick']), 2, { rule: 'object' }),
       /score 'object'.*--worldModel\.object=localised/,
     );
+    assert.throws(
+      () =>
+        model.imagine(policy, model.startsFrom(obs, ['pick', 'pick', 'pick', 'pick', 'pick']), 2, {
+          rule: 'objectDistance',
+        }),
+      /score 'objectDistance'/,
+    );
   } finally {
     model.dispose();
   }
