@@ -446,6 +446,30 @@ const ARMS: Record<string, Arm> = {
     label: "WMRL as anchors every other step, scored by the gripper's imagined closeness to the block",
     colour: '#a55194',
   },
+  // Seeds 0–4: the anchors rank at 0.75 in training (0.55 with the head's progress), 2.2× with every seed crossing,
+  // imagination stopping at step 4. With a score that ranks, might imagination hold past KL 0.1, or without the
+  // stop (as reach's quickstart, whose model ranks at 0.80)? Both chosen before their first run (session 41).
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-score-distance-kl02': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--score=objectDistance', '--imaginedKlLimit=0.2'],
+    long: true,
+    probe: true,
+    label: "WMRL as anchors every other step, the block's closeness as the score, imagination to KL 0.2",
+    colour: '#7b4173',
+  },
+  'wmrl-branch-refit1-object-penalty-anchors2-score-distance': {
+    flags: [
+      '--branch.fraction=1',
+      '--worldModel.refitEvery=1',
+      '--worldModel.object=localised',
+      '--uncertaintyPenalty=1',
+      '--anchorEvery=2',
+      '--score=objectDistance',
+    ],
+    long: true,
+    probe: true,
+    label: "WMRL as anchors every other step, the block's closeness as the score, no KL stop",
+    colour: '#ce6dbd',
+  },
   // The same with its world model trained three times as long (configs/wm/perception-long.yaml): with
   // perception.yaml's 8 epochs the validation loss still falls at the last one. Chosen before its first run
   // (session 41). Seeds 0–4: 2.1×, 4 of 5 crossing.
