@@ -444,7 +444,7 @@ const ARMS: Record<string, Arm> = {
     long: true,
     probe: true,
     label: "WMRL as anchors every other step, scored by the gripper's imagined closeness to the block",
-    colour: '#a55194',
+    colour: '#2ca02c',
   },
   // Seeds 0–4: the anchors rank at 0.75 in training (0.55 with the head's progress), 2.2× with every seed crossing,
   // imagination stopping at step 4. With a score that ranks, might imagination hold past KL 0.1, or without the
@@ -454,7 +454,7 @@ const ARMS: Record<string, Arm> = {
     long: true,
     probe: true,
     label: "WMRL as anchors every other step, the block's closeness as the score, imagination to KL 0.2",
-    colour: '#7b4173',
+    colour: '#ff7f0e',
   },
   'wmrl-branch-refit1-object-penalty-anchors2-score-distance': {
     flags: [
@@ -468,7 +468,7 @@ const ARMS: Record<string, Arm> = {
     long: true,
     probe: true,
     label: "WMRL as anchors every other step, the block's closeness as the score, no KL stop",
-    colour: '#ce6dbd',
+    colour: '#17becf',
   },
   // The same with its world model trained three times as long (configs/wm/perception-long.yaml): with
   // perception.yaml's 8 epochs the validation loss still falls at the last one. Chosen before its first run
