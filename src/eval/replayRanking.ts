@@ -16,7 +16,7 @@
 import type { Episode } from '../core/types.ts';
 import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
 import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from '../worldmodel/imagine.ts';
-import { OBJECT_RULES, objectScoreAt, type ObjectRule } from '../worldmodel/imagine.ts';
+import { OBJECT_RULES, objectScoreAt, type ObjectRule } from '../worldmodel/objectScores.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { statesAt } from '../worldmodel/statesAt.ts';
 

@@ -4,6 +4,7 @@
  * the mode and the flag again at every use.
  */
 import type { WmrlConfig } from './wmrlConfig.ts';
+import { isObjectRule } from '../worldmodel/objectScores.ts';
 
 export interface Method {
   /** Anchor groups per step, before active ones: all in real mode, none in wm-only. */
@@ -82,6 +83,11 @@ export function resolveMethod(config: WmrlConfig): Method {
     throw new Error(
       `worldModel.object=${config.worldModel.object} appends the object relative to the end effector: ` +
         'it needs worldModel.endEffector',
+    );
+  if (isObjectRule(config.score) && config.worldModel.object === 'none')
+    throw new Error(
+      `score=${config.score} is computed from the object's numbers of the world model's state: ` +
+        'it needs worldModel.object (localised or privileged)',
     );
   const anchorGroups = anchorGroupCount(config);
   return {

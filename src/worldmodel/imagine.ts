@@ -4,6 +4,7 @@
  * every member's imagined state), so ensemble disagreement grows where the model is unsure.
  */
 import * as tf from '@tensorflow/tfjs';
+import { isObjectRule, OBJECT_RULES, objectScores } from './objectScores.ts';
 
 /** What the policy sees of an imagined state: N = K × B rows, member-major. */
 export interface ImaginedObservation {
@@ -181,7 +182,7 @@ export function imagine(
  * object numbers (a world model told the object: they end its state, see objectScores) instead of the score
  * head's guess.
  */
-export const SCORE_RULES = ['final', 'max', 'progress', 'object', 'objectDistance'] as const;
+export const SCORE_RULES = ['final', 'max', 'progress', ...OBJECT_RULES] as const;
 export type ScoreRule = (typeof SCORE_RULES)[number];
 
 /**
@@ -210,39 +211,4 @@ export function rolloutScores(
     variance[b] = perMember.reduce((a, v) => a + (v - mean) ** 2, 0) / K;
   }
   return { score, variance };
-}
-
-/** The distance from the gripper to the object at which the object scores' closeness is 0 (pick's median start, m). */
-export const OBJECT_REACH = 0.25;
-/** The lift at which score 'object''s lift half is full: the simulator's pick succeeds above it (metres). */
-export const OBJECT_LIFT = 0.06;
-
-/** The score rules read off the imagined state's object numbers (a world model told the object). */
-export const OBJECT_RULES = ['object', 'objectDistance'] as const;
-export type ObjectRule = (typeof OBJECT_RULES)[number];
-export const isObjectRule = (rule: string): rule is ObjectRule => (OBJECT_RULES as readonly string[]).includes(rule);
-
-/**
- * Per imagined step (H × R, R rows) the rule's score of the state after it, read off the state's last four numbers:
- * the object minus the gripper (xyz) and the object's lift (the world model's object features, worldModel.object).
- *  - `object`: pick's progress as the simulator defines it, 0.5 · closeness + 0.5 · lift;
- *  - `objectDistance`: the closeness alone, clamp(1 − distance / OBJECT_REACH): a held block stays at the gripper,
- *    a missed one is left behind.
- * On a pick run's anchor groups, 16 steps in, the closeness ranks the real states at AUC 0.91 where the localised
- * lift ranks at 0.47–0.54 and pulls `object` down to 0.67 (`wmrl wm rank`, docs/benchmarks.md, session 41).
- */
-export function objectScores(states: Float32Array, horizon: number, rows: number, D: number, rule: ObjectRule) {
-  const out = new Float32Array(horizon * rows);
-  for (let t = 0; t < horizon; t++)
-    for (let r = 0; r < rows; r++) out[t * rows + r] = objectScoreAt(states, ((t + 1) * rows + r) * D, D, rule);
-  return out;
-}
-
-/** The rule's score of the one D-wide state that starts at `at` in `states`. */
-export function objectScoreAt(states: ArrayLike<number>, at: number, D: number, rule: ObjectRule): number {
-  const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
-  const closeness = clamp01(
-    1 - Math.hypot(states[at + D - 4]!, states[at + D - 3]!, states[at + D - 2]!) / OBJECT_REACH,
-  );
-  return rule === 'objectDistance' ? closeness : 0.5 * closeness + 0.5 * clamp01(states[at + D - 1]! / OBJECT_LIFT);
 }

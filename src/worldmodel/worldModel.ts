@@ -19,12 +19,12 @@ import { sceneScoreTrainable } from './sceneScoreLoss.ts';
 import { fitEnsemble, type EpochMetrics, type FitReport } from './fitEnsemble.ts';
 import {
   imagine,
-  isObjectRule,
   type ImaginationPolicy,
   type ImaginationStarts,
   type ImaginedRollouts,
   type ImagineOptions,
 } from './imagine.ts';
+import { isObjectRule } from './objectScores.ts';
 import { Normalizer } from '../nn/normalizer.ts';
 import { StateWorldModel, type StateModelDims, type StateModelStats } from './stateWorldModel.ts';
 import { trainAutoencoder } from '../vision/trainAutoencoder.ts';

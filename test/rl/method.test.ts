@@ -59,3 +59,9 @@ test('the anchor weight multiplies the anchors only in an update that has imagin
   assert.equal(appliedAnchorWeight(2.4, 0), 1);
   assert.equal(appliedAnchorWeight(2.4, null), 1);
 });
+
+test("score 'object' and 'objectDistance' need a world model told the object", () => {
+  for (const score of ['object', 'objectDistance'])
+    assert.throws(() => resolveMethod(config({ score })), new RegExp(`score=${score} .*needs worldModel\\.object`));
+  assert.doesNotThrow(() => resolveMethod(config({ score: 'objectDistance', worldModel: { object: 'localised' } })));
+});

@@ -1,7 +1,8 @@
 /** How imagined (and replayed) rollouts are scored from per-step success probabilities. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { objectScores, rolloutScores } from '../../src/worldmodel/imagine.ts';
+import { rolloutScores } from '../../src/worldmodel/imagine.ts';
+import { objectScores } from '../../src/worldmodel/objectScores.ts';
 
 // H = 3 steps × K = 2 members × B = 2 rollouts, laid out [(t·K + k)·B + b].
 const H = 3,
