@@ -94,7 +94,9 @@ export const FAMILIES: Record<string, BenchFamily> = {
   'pick-std05': { ...pick, train: [...pick.train, '--ppo.std=0.05'] },
   // The same set-up with a clone that does not read the gripper's velocity (--gripperVelocity=false): the world model
   // predicts it no better than its spread, and with it out of the policy's inputs closed-loop imagination parts from
-  // the real rollouts half as fast (docs/worldmodel.md). Its data are pick-v1's (the same collections).
+  // the real rollouts half as fast (docs/worldmodel.md). Its data are pick-v1's (the same collections). Seeds 0–4
+  // (session 41): the clone starts at 70%, imagination's first radius loses ground (−10.5 points behind real-only
+  // at 100 robot-s).
   'pick-nogv': {
     ...manipulation('pick', 'pick-nogv-v1', [400, 130], 20),
     bc: [...pick.bc, '--gripperVelocity=false'],
