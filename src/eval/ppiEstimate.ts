@@ -5,6 +5,8 @@
  * normal-approximation interval ± z·sqrt(σ²_f/N + σ²_{f−y}/n), clipped to [0, 1]; σ²_{f−y} is
  * guarded against small anchor sets (see below).
  */
+import { clamp01 } from '../core/clamp01.ts';
+
 export interface PpiEstimate {
   estimate: number;
   lower: number;
@@ -165,10 +167,6 @@ export function groupMeans(values: ArrayLike<number>, groupSize: number): number
   const sums = new Array<number>(values.length / groupSize).fill(0);
   for (let i = 0; i < values.length; i++) sums[Math.floor(i / groupSize)]! += values[i]!;
   return sums.map((s) => s / groupSize);
-}
-
-function clamp01(v: number): number {
-  return Math.min(1, Math.max(0, v));
 }
 
 function mean(a: ArrayLike<number>): number {

@@ -14,6 +14,8 @@
  * cut the within-group AUC from 0.72 to 0.57. With the slope the order is the raw one, and
  * calibration changes only the spacing of a group's scores (levels move by at most slope/2).
  */
+import { clamp01 } from '../core/clamp01.ts';
+
 export interface IsotonicOptions {
   bins: number;
   minPairs: number;
@@ -206,8 +208,4 @@ export function poolAdjacentViolators(values: readonly number[], weights: readon
     }
   });
   return blocks.flatMap((b) => Array<number>(b.size).fill(b.value));
-}
-
-function clamp01(v: number): number {
-  return Math.min(1, Math.max(0, v));
 }

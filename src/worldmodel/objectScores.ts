@@ -5,6 +5,7 @@
  * 16 steps in; the gripper's closeness to the block, read off those numbers, ranks them (docs/benchmarks.md,
  * session 41).
  */
+import { clamp01 } from '../core/clamp01.ts';
 
 /** The distance from the gripper to the object at which the object scores' closeness is 0 (pick's median start, m). */
 export const OBJECT_REACH = 0.25;
@@ -35,7 +36,6 @@ export function objectScores(states: Float32Array, horizon: number, rows: number
 
 /** The rule's score of the one D-wide state that starts at `at` in `states`. */
 export function objectScoreAt(states: ArrayLike<number>, at: number, D: number, rule: ObjectRule): number {
-  const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
   const closeness = clamp01(
     1 - Math.hypot(states[at + D - 4]!, states[at + D - 3]!, states[at + D - 2]!) / OBJECT_REACH,
   );
