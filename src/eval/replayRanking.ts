@@ -16,7 +16,8 @@
 import type { Episode } from '../core/types.ts';
 import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
 import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from '../worldmodel/imagine.ts';
-import { OBJECT_RULES, objectScoreAt, type ObjectRule } from '../worldmodel/objectScores.ts';
+import { rolloutScores } from '../worldmodel/imagine.ts';
+import { OBJECT_RULES, objectScoreAt, objectScores, type ObjectRule } from '../worldmodel/objectScores.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { statesAt } from '../worldmodel/statesAt.ts';
 
@@ -66,7 +67,7 @@ export function replayRanking(
     usable,
     usable.map(() => 0),
   );
-  const replay = model.imagine(replayPolicy(usable), starts, horizon, { rule: 'progress' }).score;
+  const replayed = model.imagine(replayPolicy(usable), starts, horizon, { rule: 'progress' });
   const before = end.map((t) => t - 1);
   const fromBefore = usable.map((e, i) => ({
     ...e,
@@ -79,26 +80,25 @@ export function replayRanking(
     groupSize,
     groups: usable.length / groupSize,
     truth: groupRankAgreement(truth, success, groupSize),
-    replay: groupRankAgreement(replay, success, groupSize),
+    replay: groupRankAgreement(replayed.score, success, groupSize),
     head: groupRankAgreement(head, success, groupSize),
     ...(object
       ? {
           object: Object.fromEntries(
-            OBJECT_RULES.map((rule) => [
-              rule,
-              objectRanking(model, usable, starts, end, horizon, rule, success, groupSize),
-            ]),
+            OBJECT_RULES.map((rule) => [rule, objectRanking(replayed, usable, end, horizon, rule, success, groupSize)]),
           ) as Record<ObjectRule, { real: RankAgreement; replay: RankAgreement }>,
         }
       : {}),
   };
 }
 
-/** The rule's score of the real state at each episode's step `end` (a success before it ranks first), and replayed. */
+/**
+ * The rule's score of the real state at each episode's step `end` (a success before it ranks first), and of the
+ * replayed rollouts' last states (the progress replay's own, scored again rather than imagined again).
+ */
 function objectRanking(
-  model: Imaginer,
+  replayed: ImaginedRollouts,
   usable: Episode[],
-  starts: ImaginationStarts,
   end: number[],
   horizon: number,
   rule: ObjectRule,
@@ -108,6 +108,7 @@ function objectRanking(
   const real = usable.map((e, i) =>
     e.success && e.steps <= horizon ? 2 : objectScoreAt(e.state, end[i]! * e.stateDim, e.stateDim, rule),
   );
-  const replay = model.imagine(replayPolicy(usable), starts, horizon, { rule }).score;
+  const { members: K, rollouts: B, stateDim: D } = replayed;
+  const replay = rolloutScores(objectScores(replayed.states, horizon, K * B, D, rule), horizon, K, B).score;
   return { real: groupRankAgreement(real, success, groupSize), replay: groupRankAgreement(replay, success, groupSize) };
 }
