@@ -470,6 +470,39 @@ const ARMS: Record<string, Arm> = {
     label: "WMRL as anchors every other step, the block's closeness as the score, no KL stop",
     colour: '#17becf',
   },
+  // Anchors2, and with the closeness as its score (to KL 0.1 and 0.2), imagined rollouts training the arm's
+  // action dims only: the world model predicts the fingers stopping on the block in the clone's misses as in its
+  // grasps (replayed 20 steps, failures' finger 0.31/0.42/0.67 at the 10/50/90% quantiles where the real ones
+  // close to 0.00/0.07/0.94), so imagination can rank an approach, not a grasp; without the gripper in its
+  // gradient it cannot teach one (the closeness without a stop left grippers open at the block). Chosen before
+  // their first run (session 42).
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-arm-only': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--imaginationTrainsGripper=false'],
+    long: true,
+    probe: true,
+    label: "WMRL as anchors every other step, imagination training the arm's joints only",
+    colour: '#8c564b',
+  },
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-score-distance-arm-only': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--score=objectDistance', '--imaginationTrainsGripper=false'],
+    long: true,
+    probe: true,
+    label: "WMRL as anchors every other step, the block's closeness as the score, the arm's joints only",
+    colour: '#e377c2',
+  },
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-score-distance-arm-only-kl02': {
+    flags: [
+      ...REAL2_OBJECT_PENALTY,
+      '--anchorEvery=2',
+      '--score=objectDistance',
+      '--imaginationTrainsGripper=false',
+      '--imaginedKlLimit=0.2',
+    ],
+    long: true,
+    probe: true,
+    label: "WMRL as anchors every other step, the block's closeness, the arm's joints only, to KL 0.2",
+    colour: '#bcbd22',
+  },
   // The same with its world model trained three times as long (configs/wm/perception-long.yaml): with
   // perception.yaml's 8 epochs the validation loss still falls at the last one. Chosen before its first run
   // (session 41). Seeds 0–4: 2.1×, 4 of 5 crossing.

@@ -3,11 +3,20 @@ import * as tf from '@tensorflow/tfjs';
 
 const HALF_LOG_2PI = 0.5 * Math.log(2 * Math.PI);
 
-/** log N(action; mean, exp(logStd)²) summed over action dims: [N, A] → [N]. */
-export function gaussianLogProb(action: tf.Tensor2D, mean: tf.Tensor2D, logStd: tf.Tensor): tf.Tensor1D {
+/**
+ * log N(action; mean, exp(logStd)²) summed over action dims: [N, A] → [N]; with `mask` ([N, A] of 0 and 1)
+ * over the dims a row's mask keeps only (the marginal log-probability of those dims).
+ */
+export function gaussianLogProb(
+  action: tf.Tensor2D,
+  mean: tf.Tensor2D,
+  logStd: tf.Tensor,
+  mask?: tf.Tensor2D,
+): tf.Tensor1D {
   return tf.tidy(() => {
     const z = tf.div(tf.sub(action, mean), tf.exp(logStd));
-    return tf.sum(tf.neg(tf.add(tf.add(tf.mul(0.5, tf.square(z)), logStd), HALF_LOG_2PI)), 1) as tf.Tensor1D;
+    const perDim = tf.neg(tf.add(tf.add(tf.mul(0.5, tf.square(z)), logStd), HALF_LOG_2PI));
+    return tf.sum(mask ? tf.mul(perDim, mask) : perDim, 1) as tf.Tensor1D;
   });
 }
 

@@ -188,9 +188,9 @@ export class VlaPolicy {
     });
   }
 
-  /** log π(action | input), [N]. */
-  logProb(input: PolicyInput, action: tf.Tensor2D): tf.Tensor1D {
-    return tf.tidy(() => gaussianLogProb(action, this.mean(input), this.logStd));
+  /** log π(action | input), [N]; with `mask` ([N, A] of 0 and 1) of the dims it keeps only. */
+  logProb(input: PolicyInput, action: tf.Tensor2D, mask?: tf.Tensor2D): tf.Tensor1D {
+    return tf.tidy(() => gaussianLogProb(action, this.mean(input), this.logStd, mask));
   }
 
   /** Trainable variables: the encoder's too when `encoder.trainable`. */

@@ -26,6 +26,11 @@ export interface PolicySamples {
    * runs trade reward against staying near the reference at the same rate.
    */
   weight: Float32Array;
+  /**
+   * Which action dims each row trains, count × actionDim of 0 and 1 (its log-probability and ratio are
+   * those dims' alone); absent: every dim of every row.
+   */
+  actionMask?: Float32Array;
 }
 
 export function emptySamples(
@@ -66,6 +71,15 @@ export function concatSamples(parts: PolicySamples[]): PolicySamples {
     out.advantage.set(p.advantage, row);
     out.weight.set(p.weight, row);
     row += p.count;
+  }
+  if (nonEmpty.some((p) => p.actionMask)) {
+    const mask = new Float32Array(out.count * out.actionDim).fill(1);
+    row = 0;
+    for (const p of nonEmpty) {
+      if (p.actionMask) mask.set(p.actionMask, row * out.actionDim);
+      row += p.count;
+    }
+    out.actionMask = mask;
   }
   return out;
 }
@@ -134,6 +148,8 @@ export interface SampleBatch {
   oldLogProb: tf.Tensor1D;
   advantage: tf.Tensor1D;
   weight: tf.Tensor1D;
+  /** The action dims each row trains, when the samples say (see PolicySamples.actionMask). */
+  actionMask?: tf.Tensor2D;
   /** The reference's action mean of these rows, when the fixed features carry it. */
   referenceMean?: tf.Tensor2D;
 }
@@ -162,6 +178,7 @@ export function sampleBatch(s: PolicySamples, rows: ArrayLike<number>, fixed?: F
     oldLogProb: tf.tensor1d(pick(s.oldLogProb, 1, f32)),
     advantage: tf.tensor1d(pick(s.advantage, 1, f32)),
     weight: tf.tensor1d(pick(s.weight, 1, f32)),
+    ...(s.actionMask ? { actionMask: tf.tensor2d(pick(s.actionMask, s.actionDim, f32), [n, s.actionDim]) } : {}),
     ...(fixed?.referenceMean
       ? { referenceMean: tf.tensor2d(pick(fixed.referenceMean, s.actionDim, f32), [n, s.actionDim]) }
       : {}),
@@ -172,6 +189,7 @@ export function disposeSampleBatch(b: SampleBatch): void {
   tf.dispose([b.input.latent!, b.input.proprio, b.input.tokens, b.actions, b.oldLogProb, b.advantage, b.weight]);
   if (b.input.language) b.input.language.dispose();
   if (b.referenceMean) b.referenceMean.dispose();
+  if (b.actionMask) b.actionMask.dispose();
 }
 
 /** Fill oldLogProb with the policy's current log-probabilities (before an update), in chunks. */
@@ -182,7 +200,7 @@ export function withOldLogProb(policy: VlaPolicy, s: PolicySamples, chunk = 2048
     const b = sampleBatch(s, rows, fixed);
     try {
       s.oldLogProb.set(
-        tf.tidy(() => policy.logProb(b.input, b.actions).dataSync()),
+        tf.tidy(() => policy.logProb(b.input, b.actions, b.actionMask).dataSync()),
         i,
       );
     } finally {

@@ -15,6 +15,11 @@ export interface PpoLossInputs {
   /** The policy's mean action and log standard deviation (differentiable). */
   mean: tf.Tensor2D;
   logStd: tf.Tensor;
+  /**
+   * Which action dims each row's log-probability (and so its ratio) counts, B × A of 0 and 1; absent: all.
+   * oldLogProb must be of the same dims.
+   */
+  actionMask?: tf.Tensor2D;
   /** log π_old(aᵢ | sᵢ) under the policy that acted, B. */
   oldLogProb: tf.Tensor1D;
   advantage: tf.Tensor1D;
@@ -42,7 +47,7 @@ export interface PpoLoss {
 
 export function ppoLoss(x: PpoLossInputs, options: PpoLossOptions): PpoLoss {
   // The order of the ops is the order their gradients are summed in: keep it, or runs stop being bit-reproducible.
-  const logProb = gaussianLogProb(x.actions, x.mean, x.logStd);
+  const logProb = gaussianLogProb(x.actions, x.mean, x.logStd, x.actionMask);
   const ratio = tf.exp(tf.sub(logProb, x.oldLogProb));
   const surrogate = tf.minimum(
     tf.mul(ratio, x.advantage),

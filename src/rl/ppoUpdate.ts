@@ -58,6 +58,7 @@ export async function ppoUpdate(
             const terms = ppoLoss(
               {
                 actions: b.actions,
+                ...(b.actionMask ? { actionMask: b.actionMask } : {}),
                 mean,
                 logStd: policy.logStd,
                 oldLogProb: b.oldLogProb,

@@ -429,6 +429,7 @@ function weight(
   }
   if (withImagined) {
     imagined.out.samples.weight.fill(lambda! / imagined.out.members);
+    if (!config.imaginationTrainsGripper) imagined.out.samples.actionMask = gripperLeftOut(imagined.out.samples);
     parts.unshift(imagined.out.samples);
   }
   return {
@@ -448,6 +449,14 @@ function weight(
  */
 export function appliedAnchorWeight(learned: number, lambda: number | null): number {
   return lambda !== null && lambda > 0 ? learned : 1;
+}
+
+/** A mask of every row's action dims but the last (the gripper command: arm joints, then gripper). */
+function gripperLeftOut(samples: PolicySamples): Float32Array {
+  const A = samples.actionDim;
+  const mask = new Float32Array(samples.count * A).fill(1);
+  for (let r = 0; r < samples.count; r++) mask[r * A + A - 1] = 0;
+  return mask;
 }
 
 /** Every policy-gradient row gets its rollout's advantage. */

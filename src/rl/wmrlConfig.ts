@@ -198,6 +198,15 @@ export const wmrlConfigSchema = z
           "scores of it, before the group's advantages (MOPO's penalty): a rollout the members disagree on " +
           'ranks lower, so the policy is pulled less to where the model may be wrong (0: off)',
       ),
+    imaginationTrainsGripper: z
+      .boolean()
+      .default(true)
+      .describe(
+        "false: imagined rollouts train the arm's action dims only, the gripper command (the last) is left " +
+          'out of their log-probabilities; real rollouts train every dim. On pick the world model predicts the ' +
+          'fingers stopping on the block whether they close on it or on nothing (docs/benchmarks.md, session 42): ' +
+          'imagination can rank an approach, not a grasp',
+      ),
     imaginedAdvantage: z
       .enum(['std', 'centered'])
       .default('std')

@@ -24,3 +24,13 @@ test('concatSamples: the count is the sum of the parts, rows in order, weights a
   assert.deepEqual(Array.from(all.latents), [1, 1, 2, 2, 3, 3, 9, 9, 8, 8]);
   assert.throws(() => concatSamples([emptySamples(dims, 0)]), /no policy samples/);
 });
+
+test('concatSamples: a part with an action mask keeps it, a part without one trains every dim', () => {
+  const dims = { latentDim: 1, proprioDim: 1, actionDim: 2, maxTokens: 1 };
+  const imagined = emptySamples(dims, 2);
+  imagined.actionMask = Float32Array.from([1, 0, 1, 0]);
+  const real = emptySamples(dims, 1);
+  assert.deepEqual(Array.from(concatSamples([imagined, real]).actionMask ?? []), [1, 0, 1, 0, 1, 1]);
+  assert.deepEqual(Array.from(concatSamples([real, imagined]).actionMask ?? []), [1, 1, 1, 0, 1, 0]);
+  assert.equal(concatSamples([real, real]).actionMask, undefined);
+});

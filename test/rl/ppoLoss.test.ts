@@ -74,3 +74,34 @@ test('ppoLoss: its gradient moves the mean toward a positive-advantage action an
   assert.ok(Math.abs(grad(1) - -0.5) < 1e-5, String(grad(1)));
   assert.ok(Math.abs(grad(-1) - 0.5) < 1e-5, String(grad(-1)));
 });
+
+test('ppoLoss: a row whose mask leaves a dim out gives that dim no gradient, the kept dim its usual one', () => {
+  // One row, two dims, std 1, ρ = 1 at μ = 0 (old log π of the kept dim alone); A = +1, no KL.
+  // Kept dim 0: d loss / d μ₀ = −A·(a₀ − μ₀) = −0.5; dim 1 (masked out, a₁ = 0.8) gets 0, not −0.8.
+  const grads = tf.tidy(() => {
+    const mean = tf.variable(tf.tensor2d([[0, 0]]));
+    const g = tf.variableGrads(
+      () =>
+        ppoLoss(
+          {
+            actions: tf.tensor2d([[0.5, 0.8]]),
+            actionMask: tf.tensor2d([[1, 0]]),
+            mean,
+            logStd: tf.tensor1d([0, 0]),
+            oldLogProb: tf.tensor1d([-(0.5 * 0.25 + HALF_LOG_2PI)]),
+            advantage: tf.tensor1d([1]),
+            weight: tf.tensor1d([1]),
+            referenceMean: tf.tensor2d([[0, 0]]),
+            referenceLogStd: tf.tensor1d([0, 0]),
+          },
+          { clip: 0.2, klCoef: 0 },
+        ).loss,
+      [mean],
+    );
+    const value = Array.from(g.grads[mean.name]!.dataSync());
+    mean.dispose();
+    return value;
+  });
+  assert.ok(Math.abs(grads[0]! - -0.5) < 1e-5, String(grads));
+  assert.equal(grads[1], 0);
+});
