@@ -472,10 +472,10 @@ const ARMS: Record<string, Arm> = {
   },
   // Anchors2, and with the closeness as its score (to KL 0.1 and 0.2), imagined rollouts training the arm's
   // action dims only: the world model predicts the fingers stopping on the block in the clone's misses as in its
-  // grasps (replayed 20 steps, failures' finger 0.31/0.42/0.67 at the 10/50/90% quantiles where the real ones
-  // close to 0.00/0.07/0.94), so imagination can rank an approach, not a grasp; without the gripper in its
-  // gradient it cannot teach one (the closeness without a stop left grippers open at the block). Chosen before
-  // their first run (session 42).
+  // grasps (replayed 20 steps, failures' finger 0.31/0.39/0.61 at the 10/50/90% quantiles where the real
+  // ones close to 0.00/0.07/0.94; `wmrl wm rank`), so imagination can rank an approach, not a grasp; without
+  // the gripper in its gradient it cannot teach one (the closeness without a stop left grippers open at the
+  // block). Chosen before their first run (session 42).
   'wmrl-branch-kl-limit-real2-object-penalty-anchors2-arm-only': {
     flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--imaginationTrainsGripper=false'],
     long: true,

@@ -13,7 +13,7 @@ import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../worldmodel/world
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { WorldModelEvaluation } from '../worldmodel/evaluateModel.ts';
 import { inputSensitivity, type InputSensitivity } from '../eval/inputSensitivity.ts';
-import { replayRanking } from '../eval/replayRanking.ts';
+import { type FingerQuantiles, type ReplayRanking, replayRanking } from '../eval/replayRanking.ts';
 import { featuresOfModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
@@ -198,7 +198,9 @@ imagines states no episode showed it); with --json, an array of one result per h
 Then, one step from each recorded state with the recorded action: the model's error per policy
 input against the real values' spread, and how far that input's error alone moves the policy's
 mean action (an input the model cannot predict that the policy leans on breaks closed-loop
-imagination; in --json: inputSensitivity).`;
+imagination; in --json: inputSensitivity). For a robot with fingers, the first finger joint's opening at
+step H, real and replayed, of the successes and of the failures: where the real ones part (fingers closed on
+the object or on nothing) and the replayed ones do not, the model cannot tell a grasp from a miss.`;
 
 async function rank(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -233,7 +235,10 @@ async function rank(argv: string[]): Promise<number> {
       endEffector?.close();
     }
     const object = Boolean(model.meta.perception?.object);
-    const ranked = horizons.map((h) => replayRanking(model, episodes, groupSize, h, object));
+    // The fingers' opening, where the robot has a finger joint after the arm's.
+    const finger =
+      endEffector && recorded.every((e) => e.qposDim > endEffector.fingerJoint) ? endEffector.fingerJoint : undefined;
+    const ranked = horizons.map((h) => replayRanking(model, episodes, groupSize, h, { object, finger }));
     const inputs = inputSensitivity(model, policy, episodes, Math.max(...horizons));
     const rows = ranked.map((r) => ({ ...r, inputSensitivity: inputs }));
     if (values.json) console.log(JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2));
@@ -262,6 +267,7 @@ async function rank(argv: string[]): Promise<number> {
           "  object, objectDistance: pick's progress and the gripper's closeness to the object, computed from the " +
             "state's object numbers (wmrl train --score=object, --score=objectDistance)",
         );
+      if (finger !== undefined) printFingers(rows);
       printInputSensitivity(inputs);
     }
     return 0;
@@ -269,6 +275,27 @@ async function rank(argv: string[]): Promise<number> {
     model.dispose();
     policy.dispose();
   }
+}
+
+function printFingers(rows: ReplayRanking[]): void {
+  const q = (x: [number, number, number]) => x.map((v) => v.toFixed(2)).join('/');
+  const cell = (f: FingerQuantiles | null | undefined, side: 'real' | 'replay') => (f ? q(f[side]) : 'none');
+  console.log("\nthe first finger joint's opening at step H (10%/50%/90% quantiles), real and replayed open loop:");
+  console.log(
+    `  ${'horizon'.padStart(7)}  ${'successes: real'.padStart(16)}  ${'replayed'.padStart(14)}  ` +
+      `${'failures: real'.padStart(16)}  ${'replayed'.padStart(14)}`,
+  );
+  for (const r of rows) {
+    const f = r.fingers;
+    const pair = (x: FingerQuantiles | null | undefined) =>
+      `${cell(x, 'real').padStart(16)}  ${cell(x, 'replay').padStart(14)}`;
+    console.log(`  ${String(r.horizon).padStart(7)}  ${pair(f?.success)}  ${pair(f?.failure)}`);
+  }
+  console.log(
+    '  Where the real openings of successes and failures part (fingers closed on the object or on nothing) and the\n' +
+      '  replayed ones do not, the model cannot tell a grasp from a miss: imagination ranks the approach only\n' +
+      '  (wmrl train --imaginationTrainsGripper=false keeps imagined rollouts off the gripper).',
+  );
 }
 
 function printInputSensitivity(r: InputSensitivity): void {

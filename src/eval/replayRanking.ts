@@ -10,8 +10,11 @@
  *    action (the head alone, almost no dynamics error).
  * `truth` high with `head` near 0.5 (or below) says the score head, not the dynamics, is what
  * imagination lacks. With `object` (a world model told the object) two more per object score rule: its score
- * of the real state at step H, and of the state replayed open loop H steps. The closed-loop number (policy
- * reacting to imagined states) is the imagination check's (`wmrl train --imaginationCheckGroups`).
+ * of the real state at step H, and of the state replayed open loop H steps. With `finger` (the first finger
+ * joint's index in the joint positions) the finger's opening at step H, real and replayed, of the successes and
+ * of the failures: whether the model tells fingers closed on the object from fingers closed on nothing. The
+ * closed-loop number (policy reacting to imagined states) is the imagination check's (`wmrl train
+ * --imaginationCheckGroups`).
  */
 import type { Episode } from '../core/types.ts';
 import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
@@ -39,6 +42,21 @@ export interface ReplayRanking {
   head: RankAgreement;
   /** With `object`, per object score rule: its score of the real state at step H, and replayed H steps. */
   object?: Record<ObjectRule, { real: RankAgreement; replay: RankAgreement }>;
+  /** With `finger`: the finger's opening at step H of the successes and of the failures (null: none of them). */
+  fingers?: { success: FingerQuantiles | null; failure: FingerQuantiles | null };
+}
+
+/** The 10%, 50% and 90% quantiles of a finger's opening at step H: real, and replayed (the ensemble's mean). */
+export interface FingerQuantiles {
+  real: [number, number, number];
+  replay: [number, number, number];
+}
+
+export interface ReplayRankingOptions {
+  /** The model holds the object (worldModel.object): rank by the object scores too. */
+  object?: boolean;
+  /** The first finger joint's index in the joint positions (the model's state leads with them). */
+  finger?: number;
 }
 
 /**
@@ -50,8 +68,9 @@ export function replayRanking(
   episodes: Episode[],
   groupSize: number,
   horizon: number,
-  object = false,
+  options: ReplayRankingOptions = {},
 ): ReplayRanking {
+  const { object = false, finger } = options;
   if (!Number.isInteger(groupSize) || groupSize < 2)
     throw new Error(`replay ranking: the group size must be an integer >= 2, got ${groupSize}`);
   if (!Number.isInteger(horizon) || horizon < 1)
@@ -89,7 +108,40 @@ export function replayRanking(
           ) as Record<ObjectRule, { real: RankAgreement; replay: RankAgreement }>,
         }
       : {}),
+    ...(finger !== undefined ? { fingers: fingerQuantiles(replayed, usable, end, horizon, finger) } : {}),
   };
+}
+
+/** The finger's opening at each episode's step `end`, real and replayed H steps, in quantiles by outcome. */
+function fingerQuantiles(
+  replayed: ImaginedRollouts,
+  usable: Episode[],
+  end: number[],
+  horizon: number,
+  finger: number,
+): { success: FingerQuantiles | null; failure: FingerQuantiles | null } {
+  const bad = usable.find((e) => !Number.isInteger(finger) || finger < 0 || finger >= e.qposDim);
+  if (bad) throw new Error(`replay ranking: finger joint ${finger} is not one of episode ${bad.id}'s ${bad.qposDim}`);
+  const { members: K, rollouts: B, stateDim: D } = replayed;
+  const real = usable.map((e, i) => e.qpos[end[i]! * e.qposDim + finger]!);
+  const replay = usable.map((_, b) => {
+    let sum = 0;
+    for (let k = 0; k < K; k++) sum += replayed.states[((horizon * K + k) * B + b) * D + finger]!;
+    return sum / K;
+  });
+  const of = (success: boolean): FingerQuantiles | null => {
+    const rows = usable.flatMap((e, i) => (e.success === success ? [i] : []));
+    if (rows.length === 0) return null;
+    return { real: quantiles(rows.map((i) => real[i]!)), replay: quantiles(rows.map((i) => replay[i]!)) };
+  };
+  return { success: of(true), failure: of(false) };
+}
+
+/** The 10%, 50% and 90% quantiles (the nearest rank below) of a non-empty list. */
+function quantiles(values: number[]): [number, number, number] {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return [at(0.1), at(0.5), at(0.9)];
 }
 
 /**

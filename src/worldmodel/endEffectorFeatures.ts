@@ -81,7 +81,12 @@ export class EndEffectorFeatures {
 
   /** The first finger joint (the joint after the arm's). */
   #fingerAt(e: Episode, t: number): number {
-    return e.qpos[t * e.qposDim + this.#kinematics.nArm]!;
+    return e.qpos[t * e.qposDim + this.fingerJoint]!;
+  }
+
+  /** The first finger joint's index in the joint positions: the joint after the arm's. */
+  get fingerJoint(): number {
+    return this.#kinematics.nArm;
   }
 
   /** How many features `append` adds per step. */

@@ -98,8 +98,40 @@ test('replayRanking with object: each object rule ranks the real state at H and 
   const model = {
     imagine: (...a: Parameters<typeof imagine> extends [unknown, ...infer R] ? R : never) => imagine(toy4, ...a),
   };
-  const r = replayRanking(model, eps, 3, 6, true);
+  const r = replayRanking(model, eps, 3, 6, { object: true });
   for (const rule of ['object', 'objectDistance'] as const)
     assert.deepEqual([r.object![rule].real.auc, r.object![rule].replay.auc], [1, 1], rule);
   assert.equal(replayRanking(model, eps, 3, 6).object, undefined, 'only when asked');
+});
+
+// A finger joint (joint position 0) closing 0.2 a step: on the block it stops at 0.3, on nothing it closes to 0.
+// The state is [finger, its velocity, one scene number]; the toy integrates the action, and the recorded
+// actions are the real finger's steps, so replay follows each finger where it really went.
+function fingerEpisode(id: string, success: boolean): Episode {
+  const steps = 8;
+  const e = makeTestEpisode({ id, steps, qposDim: 1, stateDim: 1, actionDim: 3, success });
+  const qpos = Float32Array.from({ length: steps + 1 }, (_, t) => Math.max(success ? 0.3 : 0, 1 - 0.2 * t));
+  const actions = new Float32Array(steps * 3);
+  for (let t = 0; t < steps; t++) actions[t * 3] = qpos[t + 1]! - qpos[t]!;
+  return { ...e, qpos, qvel: new Float32Array(steps + 1), state: new Float32Array(steps + 1), actions };
+}
+
+test('replayRanking with a finger: its opening at H, real and replayed, by outcome', () => {
+  const eps = [
+    fingerEpisode('f0', true),
+    fingerEpisode('f1', false),
+    fingerEpisode('f2', true),
+    fingerEpisode('f3', false),
+  ];
+  const model = {
+    imagine: (...a: Parameters<typeof imagine> extends [unknown, ...infer R] ? R : never) => imagine(toy4, ...a),
+  };
+  const r = replayRanking(model, eps, 2, 6, { finger: 0 });
+  const close = (x: number[], want: number[]) => x.every((v, i) => Math.abs(v - want[i]!) < 1e-6);
+  assert.ok(close(r.fingers!.success!.real, [0.3, 0.3, 0.3]), String(r.fingers!.success!.real));
+  assert.ok(close(r.fingers!.success!.replay, [0.3, 0.3, 0.3]), String(r.fingers!.success!.replay));
+  assert.ok(close(r.fingers!.failure!.real, [0, 0, 0]), String(r.fingers!.failure!.real));
+  assert.ok(close(r.fingers!.failure!.replay, [0, 0, 0]), String(r.fingers!.failure!.replay));
+  assert.equal(replayRanking(model, eps, 2, 6).fingers, undefined, 'only when asked');
+  assert.throws(() => replayRanking(model, eps, 2, 6, { finger: 1 }), /finger joint 1 is not one of episode f0's 1/);
 });

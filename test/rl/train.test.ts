@@ -417,8 +417,11 @@ test(
       truth: { auc: number | null; pairs: number };
       replay: { auc: number | null };
       head: { auc: number | null };
+      fingers?: { success: unknown; failure: unknown };
     };
     assert.equal(out.groups, 2);
+    // The robot has fingers: their opening at H by outcome (a side with no episode of it is null).
+    assert.ok(out.fingers && 'success' in out.fingers && 'failure' in out.fingers, JSON.stringify(out.fingers));
     assert.equal(out.horizon, 4);
     for (const k of ['truth', 'replay', 'head'] as const)
       assert.ok(out[k].auc === null || (out[k].auc >= 0 && out[k].auc <= 1), `${k}: ${JSON.stringify(out[k])}`);
@@ -432,6 +435,7 @@ test(
     assert.equal(sweep.status, 0, sweep.stderr);
     assert.match(sweep.stdout, /^\s+2\s+\S+\s+\S+\s+\S+$/m, sweep.stdout);
     assert.match(sweep.stdout, /^\s+4\s+\S+\s+\S+\s+\S+$/m, sweep.stdout);
+    assert.match(sweep.stdout, /first finger joint's opening at step H/, sweep.stdout);
     // Which policy input the model mispredicts, and how far that moves the policy's action.
     const inputRow = /^ {2}gripper velocity\s+\d+\.\d{3} \/ \d+\.\d{3} \(\d+%\)\s+\d+\.\d{3}$/m;
     assert.match(sweep.stdout, inputRow, sweep.stdout);
