@@ -503,6 +503,23 @@ const ARMS: Record<string, Arm> = {
     label: "WMRL as anchors every other step, the block's closeness, the arm's joints only, to KL 0.2",
     colour: '#bcbd22',
   },
+  // Without the KL stop (as the session-41 arm that fell to 33.7%), the closeness training the arm's joints
+  // only: is the closeness gamed through the gripper alone? Chosen before its first run (session 42).
+  'wmrl-branch-refit1-object-penalty-anchors2-score-distance-arm-only': {
+    flags: [
+      '--branch.fraction=1',
+      '--worldModel.refitEvery=1',
+      '--worldModel.object=localised',
+      '--uncertaintyPenalty=1',
+      '--anchorEvery=2',
+      '--score=objectDistance',
+      '--imaginationTrainsGripper=false',
+    ],
+    long: true,
+    probe: true,
+    label: "WMRL as anchors every other step, the block's closeness, the arm's joints only, no KL stop",
+    colour: '#7f7f7f',
+  },
   // The same with its world model trained three times as long (configs/wm/perception-long.yaml): with
   // perception.yaml's 8 epochs the validation loss still falls at the last one. Chosen before its first run
   // (session 41). Seeds 0–4: 2.1×, 4 of 5 crossing.
