@@ -401,6 +401,24 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL as anchors every other step, uncertainty penalty 2',
     colour: '#e7ba52',
   },
+  // The same imagining 8 or 12 steps: the world model ranks the approach and not the grasp (session 42), and in
+  // closed loop the imagined gripper drifts 1.2 / 3.5 / 6.2 cm from the real one at 8 / 12 / 16 steps (session 41);
+  // branches start from real states all along the anchors' episodes, so a short one still covers the approach
+  // from where real rollouts are. Chosen before their first run (session 42).
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-h8': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--horizon=8'],
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, imagining 8 steps',
+    colour: '#8c564b',
+  },
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-h12': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--horizon=12'],
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, imagining 12 steps',
+    colour: '#e377c2',
+  },
   // The same imagining 24 or 32 steps instead of 16, branched, or 32 from episode starts without branching: pick's
   // family chose 16 before its world model held the block; `wmrl wm rank` on anchors2's seed-0 anchors with the
   // starting world model (told the localised block) ranks the replayed rollouts from their starts at 0.59 / 0.85 /
