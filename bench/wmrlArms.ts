@@ -50,6 +50,16 @@ const REAL2_OBJECT_PENALTY = [
   '--worldModel.object=localised',
   '--uncertaintyPenalty=1',
 ];
+// Branched, a refit every step, the localised block, the penalty, anchors every other step, the gripper's
+// closeness to the block as the score, and no KL stop (session 41).
+const NO_STOP_DISTANCE = [
+  '--branch.fraction=1',
+  '--worldModel.refitEvery=1',
+  '--worldModel.object=localised',
+  '--uncertaintyPenalty=1',
+  '--anchorEvery=2',
+  '--score=objectDistance',
+];
 
 // In the order the benchmark lists them: the full benchmark's arms, then the probes.
 const ARMS: Record<string, Arm> = {
@@ -475,14 +485,7 @@ const ARMS: Record<string, Arm> = {
     colour: '#ff7f0e',
   },
   'wmrl-branch-refit1-object-penalty-anchors2-score-distance': {
-    flags: [
-      '--branch.fraction=1',
-      '--worldModel.refitEvery=1',
-      '--worldModel.object=localised',
-      '--uncertaintyPenalty=1',
-      '--anchorEvery=2',
-      '--score=objectDistance',
-    ],
+    flags: NO_STOP_DISTANCE,
     long: true,
     probe: true,
     label: "WMRL as anchors every other step, the block's closeness as the score, no KL stop",
@@ -524,15 +527,7 @@ const ARMS: Record<string, Arm> = {
   // Without the KL stop (as the session-41 arm that fell to 33.7%), the closeness training the arm's joints
   // only: is the closeness gamed through the gripper alone? Chosen before its first run (session 42).
   'wmrl-branch-refit1-object-penalty-anchors2-score-distance-arm-only': {
-    flags: [
-      '--branch.fraction=1',
-      '--worldModel.refitEvery=1',
-      '--worldModel.object=localised',
-      '--uncertaintyPenalty=1',
-      '--anchorEvery=2',
-      '--score=objectDistance',
-      '--imaginationTrainsGripper=false',
-    ],
+    flags: [...NO_STOP_DISTANCE, '--imaginationTrainsGripper=false'],
     long: true,
     probe: true,
     label: "WMRL as anchors every other step, the block's closeness, the arm's joints only, no KL stop",
