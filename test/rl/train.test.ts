@@ -1021,3 +1021,32 @@ test(
     assert.equal(report(checked).realEpisodes, report(plain).realEpisodes);
   },
 );
+
+test('train --imaginationTrainsGripper=false: imagined rows leave the gripper (the last action dim) untrained', async () => {
+  // wm-only: every row of the step is imagined. The log-stds start at ppo.std's; with the gripper left out of
+  // the imagined log-probabilities and no KL term (whose gradient at the clone's std is 0 only up to rounding,
+  // which Adam's normalised step would make a step of its own) its log-std gets no gradient at all.
+  const logStd = async (run: string) => {
+    const p = await loadPolicy(join(run, 'policy'));
+    try {
+      return Array.from(p.logStd.dataSync());
+    } finally {
+      p.dispose();
+    }
+  };
+  const runOne = async (name: string, ...flags: string[]) => {
+    const run = join(dir, name);
+    const r = cli([...runArgs(run), ...WM, ...TOY, '--mode=wm-only', '--steps=1', '--eval.every=5', ...flags]);
+    assert.equal(r.status, 0, r.stderr);
+    return logStd(run);
+  };
+  const start = Math.fround(Math.log(0.1));
+  const held = await runOne('gripper-held', '--ppo.std=0.1', '--ppo.klCoef=0', '--imaginationTrainsGripper=false');
+  const trained = await runOne('gripper-trained', '--ppo.std=0.1', '--ppo.klCoef=0');
+  assert.equal(held.at(-1), start, `the gripper's log-std moved: ${held}`);
+  assert.ok(
+    held.slice(0, -1).some((v) => v !== start),
+    `the arm's log-stds did not move: ${held}`,
+  );
+  assert.notEqual(trained.at(-1), start, `without the switch the gripper's log-std stays: ${trained}`);
+});
