@@ -1022,7 +1022,7 @@ test(
   },
 );
 
-test('train --imaginationTrainsGripper=false: imagined rows leave the gripper (the last action dim) untrained', async () => {
+test('train --imaginationTrainsGripper=false: imagined rows leave the gripper (the last dim) untrained', async () => {
   // wm-only: every row of the step is imagined. The log-stds start at ppo.std's; with the gripper left out of
   // the imagined log-probabilities and no KL term (whose gradient at the clone's std is 0 only up to rounding,
   // which Adam's normalised step would make a step of its own) its log-std gets no gradient at all.
