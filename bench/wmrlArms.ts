@@ -145,6 +145,14 @@ const ARMS: Record<string, Arm> = {
   // no update): how much of the time to the target is the linear interpolation between evaluations?
   'wmrl-eval-2': { flags: ['--eval.every=2'], long: true, probe: true },
   'real-eval-2': { flags: [...REAL_ONLY, '--eval.every=2'], probe: true },
+  // Real-only GRPO evaluated every step over its whole budget: on pick a step of it is ≈ 250 robot-s, so every 4
+  // steps its curve is the line from the clone to ≈ 1000 robot-s (session 42).
+  'real-eval-1': {
+    flags: [...REAL_ONLY, '--eval.every=1'],
+    probe: true,
+    label: 'real-only GRPO (G = 8), evaluated every step',
+    colour: '#ff9896',
+  },
   'real-every-step': {
     flags: [...REAL_ONLY, '--eval.every=1'],
     steps: 4,
