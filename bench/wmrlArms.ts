@@ -146,7 +146,8 @@ const ARMS: Record<string, Arm> = {
   'wmrl-eval-2': { flags: ['--eval.every=2'], long: true, probe: true },
   'real-eval-2': { flags: [...REAL_ONLY, '--eval.every=2'], probe: true },
   // Real-only GRPO evaluated every step over its whole budget: on pick a step of it is ≈ 250 robot-s, so every 4
-  // steps its curve is the line from the clone to ≈ 1000 robot-s (session 42).
+  // steps its curve is the line from the clone to ≈ 1000 robot-s (session 42). Seeds 0–4: its curve lies on that
+  // line; to the target on pick 1136 ± 181 robot-s (1241 ± 335 every 4 steps), on reach 912 ± 239 (950 ± 355).
   'real-eval-1': {
     flags: [...REAL_ONLY, '--eval.every=1'],
     probe: true,
@@ -422,7 +423,8 @@ const ARMS: Record<string, Arm> = {
   // The same imagining 8 or 12 steps: the world model ranks the approach and not the grasp (session 42), and in
   // closed loop the imagined gripper drifts 1.2 / 3.5 / 6.2 cm from the real one at 8 / 12 / 16 steps (session 41);
   // branches start from real states all along the anchors' episodes, so a short one still covers the approach
-  // from where real rollouts are. Chosen before their first run (session 42).
+  // from where real rollouts are. Chosen before their first run (session 42). Seeds 0–4: 1.4× and 2.1×, the
+  // first radius gaining nothing (64.7% and 65.0% after it, 77.7% with 16 steps).
   'wmrl-branch-kl-limit-real2-object-penalty-anchors2-h8': {
     flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--horizon=8'],
     long: true,
@@ -504,7 +506,7 @@ const ARMS: Record<string, Arm> = {
   // grasps (replayed 20 steps, failures' finger 0.31/0.39/0.61 at the 10/50/90% quantiles where the real
   // ones close to 0.00/0.07/0.94; `wmrl wm rank`), so imagination can rank an approach, not a grasp; without
   // the gripper in its gradient it cannot teach one (the closeness without a stop left grippers open at the
-  // block). Chosen before their first run (session 42).
+  // block). Chosen before their first run (session 42). Seeds 0–4: 1.7×, 1.7× and 1.2×, none sooner.
   'wmrl-branch-kl-limit-real2-object-penalty-anchors2-arm-only': {
     flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--imaginationTrainsGripper=false'],
     long: true,
@@ -533,7 +535,8 @@ const ARMS: Record<string, Arm> = {
     colour: '#bcbd22',
   },
   // Without the KL stop (as the session-41 arm that fell to 33.7%), the closeness training the arm's joints
-  // only: is the closeness gamed through the gripper alone? Chosen before its first run (session 42).
+  // only: is the closeness gamed through the gripper alone? Chosen before its first run (session 42). Seeds 0–4:
+  // no, it collapses as on every dim (38.0% at the end).
   'wmrl-branch-refit1-object-penalty-anchors2-score-distance-arm-only': {
     flags: [...NO_STOP_DISTANCE, '--imaginationTrainsGripper=false'],
     long: true,
