@@ -2,6 +2,7 @@
  * Success predicates and dense progress in [0, 1] for each task family, computed from the
  * simulator's state. Progress is measured against the distances at the start of the episode.
  */
+import { clamp01 } from '../src/core/clamp01.ts';
 import type { TaskFamily } from '../src/tasks/families.ts';
 import { OBJECT_HALF_HEIGHT, ZONE_RADIUS, type SceneLayout } from './layout.ts';
 
@@ -76,8 +77,4 @@ export class TaskProgress {
     const lift = this.family === 'reach' ? OBJECT_HALF_HEIGHT[this.#layout.objects[0]!.kind] + REACH_HOVER : 0;
     return Math.hypot(ee[0]! - o[0]!, ee[1]! - o[1]!, ee[2]! - (o[2]! + lift));
   }
-}
-
-function clamp01(x: number): number {
-  return x < 0 ? 0 : x > 1 ? 1 : x;
 }
