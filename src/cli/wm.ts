@@ -285,12 +285,10 @@ function printFingers(rows: ReplayRanking[]): void {
     `  ${'horizon'.padStart(7)}  ${'successes: real'.padStart(16)}  ${'replayed'.padStart(14)}  ` +
       `${'failures: real'.padStart(16)}  ${'replayed'.padStart(14)}`,
   );
-  for (const r of rows) {
-    const f = r.fingers;
-    const pair = (x: FingerQuantiles | null | undefined) =>
-      `${cell(x, 'real').padStart(16)}  ${cell(x, 'replay').padStart(14)}`;
-    console.log(`  ${String(r.horizon).padStart(7)}  ${pair(f?.success)}  ${pair(f?.failure)}`);
-  }
+  const pair = (f: FingerQuantiles | null | undefined) =>
+    `${cell(f, 'real').padStart(16)}  ${cell(f, 'replay').padStart(14)}`;
+  for (const r of rows)
+    console.log(`  ${String(r.horizon).padStart(7)}  ${pair(r.fingers?.success)}  ${pair(r.fingers?.failure)}`);
   console.log(
     '  Where the real openings of successes and failures part (fingers closed on the object or on nothing) and the\n' +
       '  replayed ones do not, the model cannot tell a grasp from a miss: imagination ranks the approach only\n' +
