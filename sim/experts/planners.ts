@@ -24,17 +24,35 @@ class ReachPlanner implements Planner {
   }
 }
 
-/** Pick: hover above the block, descend with open fingers, close, lift. */
+/** How a planner's episode departs from the expert's: the grasp aimed this far off the block (metres). */
+export interface PlannerSlip {
+  graspOffset: [number, number, number];
+}
+
+/** Ticks a descent toward an offset grasp may take before the fingers close anyway (it may end on the block). */
+const OFFSET_DESCENT_TICKS = 12;
+
+/**
+ * Pick: hover above the block, descend with open fingers, close, lift. With a grasp offset (a deliberate
+ * miss, world-model data) it hovers, descends and closes at the offset point instead, then lifts.
+ */
 class PickPlanner implements Planner {
   #phase: 'hover' | 'descend' | 'close' | 'lift' = 'hover';
   #closing = 0;
+  #descending = 0;
   #yaw: number | undefined;
+  readonly #offset: [number, number, number] | undefined;
+
+  constructor(slip?: PlannerSlip) {
+    this.#offset = slip?.graspOffset;
+  }
 
   next(v: ExpertView): CartesianTarget {
     // Fingers close across the block's faces: finger axis along the block's local x.
     this.#yaw ??= v.objectYaw;
     const yaw = this.#yaw;
-    const [x, y, z] = v.object;
+    const [dx, dy, dz] = this.#offset ?? [0, 0, 0];
+    const [x, y, z] = [v.object[0] + dx, v.object[1] + dy, v.object[2] + dz];
     const grasp: [number, number, number] = [x, y, z + 0.006];
     if (this.#phase === 'hover') {
       const above: [number, number, number] = [x, y, z + HOVER];
@@ -42,7 +60,9 @@ class PickPlanner implements Planner {
       return { pos: above, yaw, yawPeriod: BLOCK, close: false };
     }
     if (this.#phase === 'descend') {
-      if (near(v.ee, grasp, 0.008)) this.#phase = 'close';
+      // An offset grasp may sit on the block's top, which the fingers never get within 8 mm of.
+      const stuck = this.#offset !== undefined && ++this.#descending >= OFFSET_DESCENT_TICKS;
+      if (near(v.ee, grasp, 0.008) || stuck) this.#phase = 'close';
       return { pos: grasp, yaw, yawPeriod: BLOCK, close: false };
     }
     if (this.#phase === 'close') {
@@ -102,12 +122,13 @@ class PushPlanner implements Planner {
   }
 }
 
-export function createPlanner(family: TaskFamily): Planner {
+/** The planner of `family`; a slip applies to pick only (the other families' planners ignore it). */
+export function createPlanner(family: TaskFamily, slip?: PlannerSlip): Planner {
   switch (family) {
     case 'reach':
       return new ReachPlanner();
     case 'pick':
-      return new PickPlanner();
+      return new PickPlanner(slip);
     case 'push':
       return new PushPlanner();
   }

@@ -21,6 +21,9 @@ const HELP = `usage: wmrl collect --out DIR [options]
   --split S         train | test | both (default train)
   --seed S          first episode seed; episode i uses S+i (default 0)
   --noise X         Gaussian noise on the expert's normalised actions (default 0)
+  --miss P          share of pick episodes whose grasp the expert aims off the block (up to 6 cm
+                    across, 8 cm above), seeded per episode: world-model data of fingers that close
+                    on nothing, as a clone's failures do (default 0)
   --robot R         robot description: a name under robots/, a folder holding robot.yaml, or a
                     .yaml file (default ${DEFAULT_ROBOT}); the dataset records where it came from
   --cameras A,B     cameras to record (default: the robot's first camera)
@@ -39,6 +42,7 @@ export const command = {
       split: { type: 'string' },
       seed: { type: 'string' },
       noise: { type: 'string' },
+      miss: { type: 'string' },
       robot: { type: 'string' },
       cameras: { type: 'string' },
       'image-size': { type: 'string' },
@@ -59,6 +63,7 @@ export const command = {
       split: choiceFlag(values.split, 'split', ['train', 'test', 'both'] as const, 'train'),
       seed: intFlag(values.seed, 'seed', 0),
       noise: numberFlag(values.noise, 'noise', 0, 0, 2),
+      miss: numberFlag(values.miss, 'miss', 0, 0, 1),
       robot: values.robot ?? DEFAULT_ROBOT,
       cameras: values.cameras?.split(',').filter(Boolean),
       imageSize: values['image-size'] === undefined ? undefined : intFlag(values['image-size'], 'image-size', 64, 8),
@@ -76,7 +81,7 @@ export const command = {
       cameras: config.cameras,
       imageSize: config.imageSize,
     });
-    const controller = await makeController(config.policy, robot, { noise: config.noise }).catch(
+    const controller = await makeController(config.policy, robot, { noise: config.noise, miss: config.miss }).catch(
       async (err: unknown) => {
         await env.close();
         throw err;

@@ -70,8 +70,8 @@ export type ControllerName = (typeof CONTROLLERS)[number];
 export async function makeController(
   name: ControllerName,
   robot: RobotDescription,
-  options: { noise?: number } = {},
+  options: { noise?: number; miss?: number } = {},
 ): Promise<Controller> {
-  if (name === 'expert') return ScriptedExpert.create({ robot, noise: options.noise });
+  if (name === 'expert') return ScriptedExpert.create({ robot, noise: options.noise, miss: options.miss });
   return new RandomController(actionDim(robot));
 }
