@@ -365,6 +365,18 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL branched to KL 0.1, then 2 real groups; the block, the penalty, anchors every other step',
     colour: '#9467bd',
   },
+  // The same imagining with the gripper head (configs/wm/perception-gripper.yaml), run on the pick-miss family (its
+  // world model's data show fingers closing on nothing): one step from a real state the joint network closes
+  // fingers 8 cm from the block as slowly as fingers on it (−0.09 against −0.29 a step), and the clone's failures
+  // are mostly that. Chosen before its first run (session 43).
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-gripper': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2'],
+    worldModel: 'configs/wm/perception-gripper.yaml',
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, its world model with the gripper head',
+    colour: '#17becf',
+  },
   // The same, each update after the stop in one minibatch an epoch instead of 4: after the stop the anchors2 arm's
   // held-out success swung by 15–30 points between evaluations; its 2 real groups, in ppo.minibatches' 4
   // minibatches, made each update a quarter of 16 episodes' samples where real-only's is a quarter of 64.

@@ -41,7 +41,6 @@ export class ScriptedExpert implements Controller {
   #t = 0;
 
   private constructor(controller: IkController, noise: number, miss: number) {
-    if (!(miss >= 0 && miss <= 1)) throw new Error(`the expert's miss share must be in [0, 1], got ${miss}`);
     this.#controller = controller;
     this.#noise = noise;
     this.#miss = miss;
@@ -50,8 +49,10 @@ export class ScriptedExpert implements Controller {
   }
 
   static async create(options: ScriptedExpertOptions): Promise<ScriptedExpert> {
+    const miss = options.miss ?? 0;
+    if (!(miss >= 0 && miss <= 1)) throw new Error(`the expert's miss share must be in [0, 1], got ${miss}`);
     const kinematics = await ArmKinematics.create(options.robot);
-    return new ScriptedExpert(new IkController(options.robot, kinematics), options.noise ?? 0, options.miss ?? 0);
+    return new ScriptedExpert(new IkController(options.robot, kinematics), options.noise ?? 0, miss);
   }
 
   /** Start an episode; `seed` reseeds the action noise. */

@@ -73,8 +73,7 @@ export async function trainPerceptionWorldModel(
     throw new Error(
       `the perception world model uses the 'state' kind over perception latents; got kind '${config.kind}'`,
     );
-  const { model } = await WorldModel.train(modelEpisodes, config, hooks);
-  model.meta.perception = { ...layout };
+  const { model } = await WorldModel.train(modelEpisodes, config, hooks, layout);
   return model;
 }
 

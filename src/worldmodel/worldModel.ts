@@ -27,6 +27,7 @@ import {
 import { isObjectRule } from './objectScores.ts';
 import { Normalizer } from '../nn/normalizer.ts';
 import { StateWorldModel, type StateModelDims, type StateModelStats } from './stateWorldModel.ts';
+import { gripperHeadLayout } from './gripperHead.ts';
 import { trainAutoencoder } from '../vision/trainAutoencoder.ts';
 import { requireComplete } from '../data/completeEpisodes.ts';
 import { splitEpisodes } from '../data/splitEpisodes.ts';
@@ -83,6 +84,9 @@ export interface TrainReport {
   seconds: number;
 }
 
+/** The gripper head's hidden layers: it reads a dozen numbers, so a small network. */
+const GRIPPER_HEAD_HIDDEN = [64, 64];
+
 export class WorldModel {
   readonly config: WorldModelConfig;
   readonly dynamics: StateWorldModel;
@@ -105,7 +109,16 @@ export class WorldModel {
         seed: config.seed,
         minLogVar: config.minLogVar,
         maxLogVar: config.maxLogVar,
+        ...(config.train.nllBeta > 0 ? { nllBeta: config.train.nllBeta } : {}),
         ...(config.scoreHead === 'scene' ? { sceneFrom: 2 * meta.qposDim } : {}),
+        ...(config.gripperHead
+          ? {
+              localHead: {
+                ...gripperHeadLayout(meta.dims, meta.qposDim, meta.perception),
+                hidden: GRIPPER_HEAD_HIDDEN,
+              },
+            }
+          : {}),
       },
       meta.dims,
       meta.stats,
@@ -124,11 +137,15 @@ export class WorldModel {
     return this.config.members;
   }
 
-  /** Train both stages on episodes (a validation split by episode is held out). */
+  /**
+   * Train both stages on episodes (a validation split by episode is held out). `perception`: the layout of a
+   * perception world model's state (perceptionWorldModel.ts), recorded in its meta.
+   */
   static async train(
     episodes: Episode[],
     config: WorldModelConfig,
     hooks: TrainHooks = {},
+    perception?: PerceptionLayout,
   ): Promise<{ model: WorldModel; report: TrainReport }> {
     const started = performance.now();
     requireComplete(episodes, 'world model training');
@@ -173,6 +190,7 @@ export class WorldModel {
       stats: fitStats(windows, trainIdx),
       qposDim: episodes[0]!.qposDim,
       validationEpisodeIds: episodes.filter((_, i) => split.validation.has(i)).map((e) => e.id),
+      ...(perception ? { perception: { ...perception } } : {}),
     };
     const model = new WorldModel(config, meta, encoder && decoder ? { encoder, decoder } : undefined);
     const steps = Math.max(1, Math.floor(trainIdx.length / Math.min(config.train.batchSize, trainIdx.length)));

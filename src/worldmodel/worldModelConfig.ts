@@ -24,6 +24,15 @@ export const worldModelConfigSchema = z
           '(after the joint positions and velocities: perception latents and, with the ' +
           "trainer's worldModel.endEffector, the gripper position), trained on real states",
       ),
+    gripperHead: z
+      .boolean()
+      .default(false)
+      .describe(
+        "predict the finger joints' positions and velocities with a small network of their own that reads only " +
+          'them, the object relative to the gripper, its lift and the gripper command (a perception world model told ' +
+          'the object): the joint network averages fingers that stop on the block with fingers that close on ' +
+          'nothing, which this one tells apart given data that shows both (wmrl collect --miss)',
+      ),
     progressLabel: z
       .enum(['task', 'outcome'])
       .default('task')
@@ -66,6 +75,16 @@ export const worldModelConfigSchema = z
           .max(0.9)
           .default(0.2)
           .describe('episodes held out for validation and early stopping'),
+        nllBeta: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0)
+          .describe(
+            "β-NLL (Seitzer et al., 2022): each state dim's NLL weighed by its predicted variance^β; 0, the plain " +
+              'NLL, fits the mean least where the variance is large (rare, hard transitions such as fingers closing ' +
+              "on nothing); 0.5 is the paper's choice",
+          ),
         patience: z.number().int().min(1).default(4).describe('epochs without improvement before stopping'),
         maxStepsPerEpoch: z.number().int().min(0).default(0).describe('cap on steps per epoch (0 = a full pass)'),
       })

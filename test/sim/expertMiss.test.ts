@@ -1,0 +1,79 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadRobot } from '../../src/core/robotDescription.ts';
+import type { Episode } from '../../src/core/types.ts';
+import { SimEnv } from '../../src/envs/simEnv.ts';
+import { runEpisode } from '../../src/envs/rollout.ts';
+import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
+import { planEpisodes } from '../../src/tasks/episodePlan.ts';
+import { EndEffectorFeatures } from '../../src/worldmodel/endEffectorFeatures.ts';
+
+const robot = loadRobot('vx300');
+let env: SimEnv;
+let features: EndEffectorFeatures;
+
+before(async () => {
+  env = await SimEnv.create({ robot });
+  features = await EndEffectorFeatures.forRobot(robot, { object: 'privileged' });
+});
+after(async () => {
+  features.close();
+  await env.close();
+});
+
+/** The gripper's distance from the block (metres) where its first finger first falls below 0.6, or null. */
+function closingDistance(e: Episode): number | null {
+  const [wide] = features.append([e]);
+  const W = wide!.stateDim;
+  for (let t = 0; t <= e.steps; t++)
+    if (e.qpos[t * e.qposDim + features.fingerJoint]! < 0.6) {
+      const o = t * W + W - 4;
+      return Math.hypot(wide!.state[o]!, wide!.state[o + 1]!, wide!.state[o + 2]!);
+    }
+  return null;
+}
+
+async function closings(miss: number): Promise<{ distances: number[]; successes: number; actions: Float32Array[] }> {
+  const expert = await ScriptedExpert.create({ robot, miss });
+  try {
+    const episodes: Episode[] = [];
+    for (const p of planEpisodes([{ family: 'pick' }], 'train', 10, 3000))
+      episodes.push(await runEpisode(env, expert, p));
+    return {
+      distances: episodes.flatMap((e) => closingDistance(e) ?? []),
+      successes: episodes.filter((e) => e.success).length,
+      actions: episodes.map((e) => e.actions),
+    };
+  } finally {
+    expert.close();
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+test("the pick expert's misses close its fingers away from the block, seeded per episode", async () => {
+  const expert = await closings(0);
+  const missing = await closings(1);
+  // The expert closes at the block (within 2 cm) and picks it; aimed off it, the fingers close centimetres away.
+  assert.equal(expert.distances.length, 10);
+  assert.ok(Math.max(...expert.distances) < 0.02, `expert closes at ${expert.distances.map((d) => d.toFixed(3))}`);
+  assert.ok(expert.successes >= 9, `expert picked ${expert.successes}/10`);
+  assert.ok(missing.distances.length >= 8, `misses closed their fingers in ${missing.distances.length}/10`);
+  assert.ok(
+    median(missing.distances) > median(expert.distances) + 0.015,
+    `misses close at ${missing.distances.map((d) => d.toFixed(3))}`,
+  );
+  assert.ok(missing.successes < expert.successes, `misses picked ${missing.successes}/10`);
+  // Seeded: the same episodes again act alike.
+  assert.deepEqual((await closings(1)).actions, missing.actions);
+});
+
+test("the expert's name records its misses, and a share outside [0, 1] is refused", async () => {
+  const both = await ScriptedExpert.create({ robot, noise: 0.3, miss: 0.5 });
+  assert.equal(both.name, 'expert:noise=0.3,miss=0.5');
+  both.close();
+  const plain = await ScriptedExpert.create({ robot, miss: 0 });
+  assert.equal(plain.name, 'expert');
+  plain.close();
+  await assert.rejects(ScriptedExpert.create({ robot, miss: 1.5 }), /miss share must be in \[0, 1\], got 1.5/);
+});
