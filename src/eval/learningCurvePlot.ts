@@ -116,12 +116,13 @@ export function learningCurveSvg(plot: CurvePlot): string {
   for (const a of plot.arms) {
     if (a.points.length === 0) continue;
     const band = (v: number) => y(Math.min(ys.hi, Math.max(ys.lo, v))).toFixed(1);
-    const upper = a.points.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(bandOf(p)[1])}`);
-    const lower = a.points.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(bandOf(p)[0])}`);
+    const line = linearInTime(a.points);
+    const upper = line.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(p.high)}`);
+    const lower = line.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(p.low)}`);
     out.push(
       `<polygon fill="${a.colour}" opacity="0.15" points="${[...upper, ...lower.reverse()].join(' ')}"/>`,
       `<polyline fill="none" stroke="${a.colour}" stroke-width="2.5" points="` +
-        `${a.points.map((p) => `${x(p.robotSeconds).toFixed(1)},${y(p.mean).toFixed(1)}`).join(' ')}"/>`,
+        `${line.map((p) => `${x(p.robotSeconds).toFixed(1)},${y(p.mean).toFixed(1)}`).join(' ')}"/>`,
       ...a.points.map((p) => `<circle cx="${x(p.robotSeconds)}" cy="${y(p.mean)}" r="3" fill="${a.colour}"/>`),
     );
   }
@@ -143,6 +144,35 @@ export function learningCurveSvg(plot: CurvePlot): string {
     '</svg>',
   );
   return out.join('\n') + '\n';
+}
+
+/** Samples per segment between two evaluations: enough that a segment reads as the curve it is. */
+const SEGMENT_SAMPLES = 24;
+
+/**
+ * A curve as the benchmark reads it, linear in robot time between evaluations (its mean and band), sampled
+ * densely: on the log time axis a straight segment would be another curve than the one the metric interpolates.
+ */
+function linearInTime(points: PlotPoint[]): { robotSeconds: number; mean: number; low: number; high: number }[] {
+  const at = (p: PlotPoint) => {
+    const [low, high] = bandOf(p);
+    return { robotSeconds: p.robotSeconds, mean: p.mean, low, high };
+  };
+  const out = [at(points[0]!)];
+  for (let i = 1; i < points.length; i++) {
+    const [a, b] = [at(points[i - 1]!), at(points[i]!)];
+    for (let j = 1; j <= SEGMENT_SAMPLES; j++) {
+      const f = j / SEGMENT_SAMPLES;
+      const mix = (u: number, v: number) => u + f * (v - u);
+      out.push({
+        robotSeconds: mix(a.robotSeconds, b.robotSeconds),
+        mean: mix(a.mean, b.mean),
+        low: mix(a.low, b.low),
+        high: mix(a.high, b.high),
+      });
+    }
+  }
+  return out;
 }
 
 /** Points every few pixels along a polyline: what of a curve a legend box would hide. */

@@ -171,3 +171,29 @@ test('the plot: a legend that would hide a curve in every corner goes below the 
   const two = learningCurveSvg({ arms: arms.slice(0, 2), target: 0.8 });
   assert.match(two, /<svg [^>]*height="400"/);
 });
+
+test('the plot: a segment between evaluations is drawn linear in robot time, as the metric interpolates it', () => {
+  const arms = [
+    {
+      name: 'real-only',
+      colour: '#d62728',
+      points: meanCurve([
+        [
+          { robotSeconds: 10, success: 0.6 },
+          { robotSeconds: 1000, success: 0.8 },
+        ],
+      ]),
+    },
+  ];
+  const svg = learningCurveSvg({ arms });
+  const line = svg
+    .match(/<polyline [^>]*points="([^"]+)"/)![1]!
+    .split(' ')
+    .map((xy) => xy.split(',').map(Number) as [number, number]);
+  const [first, last] = [line[0]!, line.at(-1)!];
+  // Halfway in success (70%) is halfway in robot time (505 s): on the log axis 85% of the way from 10 s to 1000 s,
+  // where a straight segment would put it halfway.
+  const half = line.find(([, py]) => Math.abs(py - (first[1] + last[1]) / 2) < 0.6)!;
+  const along = (half[0] - first[0]) / (last[0] - first[0]);
+  assert.ok(Math.abs(along - Math.log10(505 / 10) / 2) < 0.01, `70% drawn ${along.toFixed(3)} of the way along`);
+});
