@@ -48,6 +48,7 @@ import {
 import { readRunLog, runStamp } from '../src/core/runLog.ts';
 import { resolveTrainConfig } from '../src/cli/train.ts';
 import { changedKeys, describeChanges } from './staleRuns.ts';
+import { describeRunCommits, runCommits } from './runCode.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
 import { describeLead, type PairedLead, pairedLead } from '../src/eval/pairedLead.ts';
 import { ratioOfMeansInterval } from '../src/eval/ratioInterval.ts';
@@ -560,6 +561,8 @@ const results = {
   wallSeconds: timing.wallSeconds,
   runsMade: timing.runsMade,
   runsReused: timing.runsReused,
+  /** How many of the runs each commit made (a reused run may be older code's). */
+  runCommits: runCommits(arms.map((a) => a.dir)),
   ...(timing.replotted ? { replotted: timing.replotted } : {}),
 };
 mkdirSync(dirname(outBase), { recursive: true });
@@ -663,6 +666,7 @@ const md = [
       `WMRL: ${pct(wmrlRow.finalSuccess)}; base (${large_.parameters.toLocaleString()} parameters, ` +
       `${(large_.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(large_.bcHeldOutSuccess)}.`
     : '',
+  describeRunCommits(results.runCommits),
 ].join('\n');
 writeFileSync(`${outBase}.md`, md + '\n');
 console.log(md);

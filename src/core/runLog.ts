@@ -1,8 +1,10 @@
 /**
- * Every run writes its resolved config and a JSONL metrics log beside its outputs.
+ * Every run writes its resolved config (with the code version that ran it) and a JSONL metrics log beside its
+ * outputs.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { codeVersion } from './codeVersion.ts';
 
 export class RunLog {
   readonly dir: string;
@@ -16,7 +18,11 @@ export class RunLog {
     this.dir = dir;
     this.configFile = join(dir, `${name}.config.json`);
     this.metricsFile = join(dir, `${name}.metrics.jsonl`);
-    writeFileSync(this.configFile, JSON.stringify(resolvedConfig, null, 2) + '\n');
+    const record =
+      typeof resolvedConfig === 'object' && resolvedConfig !== null && !Array.isArray(resolvedConfig)
+        ? { ...resolvedConfig, code: codeVersion() }
+        : resolvedConfig;
+    writeFileSync(this.configFile, JSON.stringify(record, null, 2) + '\n');
     if (!options.append || !existsSync(this.metricsFile)) writeFileSync(this.metricsFile, '');
   }
 
