@@ -14,6 +14,7 @@ import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts
 import type { WorldModelEvaluation } from '../worldmodel/evaluateModel.ts';
 import { inputSensitivity, type InputSensitivity } from '../eval/inputSensitivity.ts';
 import { type FingerQuantiles, type ReplayRanking, replayRanking } from '../eval/replayRanking.ts';
+import { CLOSING_OPENINGS, type ClosingRow, closingSteps } from '../eval/closingSteps.ts';
 import { featuresOfModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
@@ -240,7 +241,9 @@ async function rank(argv: string[]): Promise<number> {
       endEffector && recorded.every((e) => e.qposDim > endEffector.fingerJoint) ? endEffector.fingerJoint : undefined;
     const ranked = horizons.map((h) => replayRanking(model, episodes, groupSize, h, { object, finger }));
     const inputs = inputSensitivity(model, policy, episodes, Math.max(...horizons));
-    const rows = ranked.map((r) => ({ ...r, inputSensitivity: inputs }));
+    // Fingers closing one step, by the object's distance: needs both the fingers and the object in the state.
+    const closing = object && finger !== undefined ? closingSteps(model, episodes, finger) : undefined;
+    const rows = ranked.map((r) => ({ ...r, inputSensitivity: inputs, ...(closing ? { closing } : {}) }));
     if (values.json) console.log(JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2));
     else {
       const f = (a: { auc: number | null }) => (a.auc === null ? '  n/a' : a.auc.toFixed(3));
@@ -268,6 +271,7 @@ async function rank(argv: string[]): Promise<number> {
             "state's object numbers (wmrl train --score=object, --score=objectDistance)",
         );
       if (finger !== undefined) printFingers(rows);
+      if (closing) printClosing(closing);
       printInputSensitivity(inputs);
     }
     return 0;
@@ -293,6 +297,26 @@ function printFingers(rows: ReplayRanking[]): void {
     '  Where the real openings of successes and failures part (fingers closed on the object or on nothing) and the\n' +
       '  replayed ones do not, the model cannot tell a grasp from a miss: imagination ranks the approach only\n' +
       '  (wmrl train --imaginationTrainsGripper=false keeps imagined rollouts off the gripper).',
+  );
+}
+
+function printClosing(rows: ClosingRow[]): void {
+  const [lo, hi] = CLOSING_OPENINGS;
+  console.log(
+    `\none step from real states commanded closed with the first finger joint at ${lo}–${hi}: its mean change, ` +
+      "real and the model's, by the object's distance from the gripper:",
+  );
+  console.log(`  ${'object away'.padEnd(12)}  ${'steps'.padStart(6)}  ${'real'.padStart(7)}  ${'model'.padStart(7)}`);
+  const cm = (m: number) => (Number.isFinite(m) ? `${Math.round(100 * m)}` : '');
+  for (const r of rows) {
+    const range = Number.isFinite(r.to) ? `${cm(r.from)}–${cm(r.to)} cm` : `> ${cm(r.from)} cm`;
+    const v = (x: number) => (r.steps ? x.toFixed(3) : '–').padStart(7);
+    console.log(`  ${range.padEnd(12)}  ${String(r.steps).padStart(6)}  ${v(r.real)}  ${v(r.model)}`);
+  }
+  console.log(
+    '  Fingers beside the object close faster and all the way; where the model closes them alike at every distance\n' +
+      '  it cannot tell a grasp from a miss even one step ahead: give it data of fingers closing on nothing (wmrl\n' +
+      '  collect --miss) and the gripper head (configs/wm/perception-gripper.yaml; docs/worldmodel.md).',
   );
 }
 

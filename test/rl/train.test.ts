@@ -628,6 +628,22 @@ test(
     assert.deepEqual(Object.keys((objectLocaliser as { families: object }).families), ['reach']);
     assert.equal(records(run, 'object-localiser').length, 1);
     assert.equal(localised.extra.dims.state, base + 7);
+    // wm rank on a model told the object: the fingers' closing steps by the block's distance, one row per distance.
+    const rank = spawnSync(
+      process.execPath,
+      [
+        ...[bin, 'wm', 'rank', '--model', localisedModel, '--policy', policyDir, '--data', join(run, 'anchors')],
+        ...['--group-size', '2', '--horizon', '2', '--backend', 'wasm', '--json'],
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(rank.status, 0, rank.stderr);
+    const { closing } = JSON.parse(rank.stdout) as { closing?: { from: number; steps: number }[] };
+    assert.deepEqual(
+      closing?.map((c) => c.from),
+      [0, 0.02, 0.04, 0.08],
+      rank.stdout,
+    );
     const onRobot = cli([
       ...runArgs(join(dir, 'object-robot')),
       ...TOY,
