@@ -31,7 +31,7 @@ export const MISS_OFFSET = 0.06;
 export const MISS_LIFT = 0.08;
 
 export class ScriptedExpert implements Controller {
-  /** `expert`, or `expert:noise=0.5` when recorded with action noise (BC filters on it). */
+  /** `expert`, `expert:noise=0.5` with action noise, `expert:noise=0.5,miss=0.3` with misses (BC filters on both). */
   readonly name: string;
   #controller: IkController;
   #planner: Planner | undefined;

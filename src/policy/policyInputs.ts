@@ -49,3 +49,9 @@ export function recordedNoise(policy: string): number {
   const m = /noise=([0-9.]+)/.exec(policy);
   return m ? Number(m[1]) : 0;
 }
+
+/** Share of deliberately missed grasps recorded in a controller name such as `expert:noise=0.6,miss=1` (0: none). */
+export function recordedMiss(policy: string): number {
+  const m = /miss=([0-9.]+)/.exec(policy);
+  return m ? Number(m[1]) : 0;
+}

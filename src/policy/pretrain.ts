@@ -14,7 +14,7 @@ import { trainAutoencoder } from '../vision/trainAutoencoder.ts';
 import { splitEpisodes } from '../data/splitEpisodes.ts';
 import { buildBcSamples } from './bcDataset.ts';
 import type { PolicyConfig } from './policyConfig.ts';
-import { episodeProprio, recordedNoise } from './policyInputs.ts';
+import { episodeProprio, recordedMiss, recordedNoise } from './policyInputs.ts';
 import { Tokenizer } from './tokenizer.ts';
 import { taskFamily } from '../tasks/families.ts';
 import { heldOutColoursMissing, type MissingColour } from './vocabularyCoverage.ts';
@@ -46,7 +46,10 @@ export interface PretrainReport {
   seconds: number;
 }
 
-/** Episodes fit for cloning under the config. */
+/**
+ * Episodes fit for cloning under the config. An expert recorded with deliberate misses (`wmrl collect --miss`,
+ * world-model data) is never cloned: its grasps were aimed off the block on purpose, some still lifting it.
+ */
 export function selectDemonstrations(episodes: Episode[], config: PolicyConfig): Episode[] {
   return episodes.filter(
     (e) =>
@@ -54,6 +57,7 @@ export function selectDemonstrations(episodes: Episode[], config: PolicyConfig):
       e.task.split === 'train' &&
       e.policy.startsWith('expert') &&
       recordedNoise(e.policy) <= config.bc.maxNoise &&
+      recordedMiss(e.policy) === 0 &&
       (!config.bc.successOnly || e.success) &&
       e.steps > 0,
   );

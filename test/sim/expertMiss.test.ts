@@ -7,6 +7,11 @@ import { runEpisode } from '../../src/envs/rollout.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { EndEffectorFeatures } from '../../src/worldmodel/endEffectorFeatures.ts';
+import { resolveConfig } from '../../src/core/config.ts';
+import { policyConfigSchema } from '../../src/policy/policyConfig.ts';
+import { recordedMiss, recordedNoise } from '../../src/policy/policyInputs.ts';
+import { selectDemonstrations } from '../../src/policy/pretrain.ts';
+import { makeTestEpisode } from '../helpers/episodes.ts';
 
 const robot = loadRobot('vx300');
 let env: SimEnv;
@@ -76,4 +81,18 @@ test("the expert's name records its misses, and a share outside [0, 1] is refuse
   assert.equal(plain.name, 'expert');
   plain.close();
   await assert.rejects(ScriptedExpert.create({ robot, miss: 1.5 }), /miss share must be in \[0, 1\], got 1.5/);
+});
+
+test('behaviour cloning never clones an expert recorded with misses; its noise is read as before', () => {
+  const config = resolveConfig(policyConfigSchema, {});
+  const episodes = ['expert', 'expert:noise=0.1', 'expert:noise=0.1,miss=0.5', 'expert:miss=1'].map((policy, i) => ({
+    ...makeTestEpisode({ id: `e${i}`, success: true, family: 'pick' }),
+    policy,
+  }));
+  assert.deepEqual(
+    selectDemonstrations(episodes, config).map((e) => e.policy),
+    ['expert', 'expert:noise=0.1'],
+  );
+  assert.equal(recordedNoise('expert:noise=0.6,miss=1'), 0.6);
+  assert.equal(recordedMiss('expert:noise=0.6,miss=1'), 1);
 });
