@@ -23,7 +23,7 @@ const HELP = `usage: wmrl collect --out DIR [options]
   --noise X         Gaussian noise on the expert's normalised actions (default 0)
   --miss P          share of pick episodes whose grasp the expert aims off the block (up to 6 cm
                     across, 8 cm above), seeded per episode: world-model data of fingers that close
-                    on nothing, as a clone's failures do (default 0)
+                    on nothing, as a clone's failures do; never cloned (default 0)
   --robot R         robot description: a name under robots/, a folder holding robot.yaml, or a
                     .yaml file (default ${DEFAULT_ROBOT}); the dataset records where it came from
   --cameras A,B     cameras to record (default: the robot's first camera)
