@@ -70,6 +70,8 @@ export const command = {
       out: values.out,
       ...envChoice(values),
     };
+    if (config.miss > 0 && config.policy !== 'expert')
+      throw new UsageError(`--miss aims the scripted expert's grasps off the block; --policy is '${config.policy}'`);
     // Validate everything before touching the output folder.
     const robot = loadRobot(config.robot);
     const plan = planEpisodes(parseTaskSelectors(config.task), config.split, config.episodes, config.seed);

@@ -1,5 +1,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import type { Episode } from '../../src/core/types.ts';
 import { SimEnv } from '../../src/envs/simEnv.ts';
@@ -95,4 +100,23 @@ test('behaviour cloning never clones an expert recorded with misses; its noise i
   );
   assert.equal(recordedNoise('expert:noise=0.6,miss=1'), 0.6);
   assert.equal(recordedMiss('expert:noise=0.6,miss=1'), 1);
+});
+
+test('collect --miss: a share outside [0, 1], or misses for the random policy, are refused before any work', () => {
+  const bin = fileURLToPath(new URL('../../bin/wmrl.js', import.meta.url));
+  const out = join(tmpdir(), `wmrl-miss-refused-${process.pid}`);
+  for (const [flags, message] of [
+    [['--miss', '2'], /--miss must be a number in \[0, 1\], got '2'/],
+    [
+      ['--miss', '0.5', '--policy', 'random'],
+      /--miss aims the scripted expert's grasps off the block; --policy is 'random'/,
+    ],
+  ] as const) {
+    const r = spawnSync(process.execPath, [bin, 'collect', '--task', 'pick', '--out', out, ...flags], {
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, message);
+    assert.ok(!existsSync(out), 'nothing written');
+  }
 });
