@@ -4,7 +4,7 @@
  * cache) may have been made by other code than the one now reading it.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface CodeVersion {
@@ -31,6 +31,8 @@ function gitState(): { commit?: string; changed?: boolean } {
   const git = (args: string[]) =>
     execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
   try {
+    // Installed inside another project's checkout (node_modules/wmrl), git would answer for that project.
+    if (realpathSync(git(['rev-parse', '--show-toplevel']).trim()) !== realpathSync(ROOT)) return {};
     const commit = git(['rev-parse', 'HEAD']).trim();
     return { commit, changed: git(['status', '--porcelain', '--untracked-files=no']).trim() !== '' };
   } catch {

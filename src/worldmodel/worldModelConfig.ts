@@ -31,7 +31,8 @@ export const worldModelConfigSchema = z
         "predict the finger joints' positions and velocities with a small network of their own that reads only " +
           'them, the object relative to the gripper, its lift and the gripper command (a perception world model told ' +
           'the object): the joint network averages fingers that stop on the block with fingers that close on ' +
-          'nothing, which this one tells apart given data that shows both (wmrl collect --miss)',
+          'nothing; this one learns part of the difference from data that shows both (wmrl collect --miss), on ' +
+          'pick not enough to roll a grasp forward (docs/worldmodel.md)',
       ),
     progressLabel: z
       .enum(['task', 'outcome'])
