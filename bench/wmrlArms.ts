@@ -26,6 +26,11 @@ interface Arm {
   /** Imagines with a world model of its own, trained from this preset (`--wm-config`) on the set-up's data. */
   worldModel?: string;
   /**
+   * Its world model (a folder of its own) learns from the demonstrations the clone learned from, not from the
+   * family's world-model-only noisy experts (`mixed`), whose robot time the benchmark does not charge.
+   */
+  demosOnly?: boolean;
+  /**
    * The share of its executed robot time the benchmark counts (default 1): below 1 only for a ceiling
    * arm whose stand-in for imagination is executed in the simulator and so costs no robot time.
    */
@@ -65,6 +70,17 @@ const NO_STOP_DISTANCE = [
 const ARMS: Record<string, Arm> = {
   real: { flags: REAL_ONLY, label: 'real-only GRPO (G = 8)', colour: '#d62728' },
   wmrl: { flags: [], long: true, label: 'WMRL (32 groups a step, one real every other step)', colour: '#1f77b4' },
+  // The quickstart with a world model of the demonstrations alone: the noisy experts it otherwise learns from too
+  // (200 episodes, about 9300 steps over the three families) are set-up robot time the benchmark charges no arm.
+  // Chosen before its first run (session 43).
+  'wmrl-demos-only': {
+    flags: [],
+    long: true,
+    probe: true,
+    demosOnly: true,
+    label: 'WMRL, its world model from the demonstrations alone',
+    colour: '#aec7e8',
+  },
   // GRPO on the environment with one group a step (WMRL's anchor group, which the quickstart runs every
   // other step): what the anchors alone teach.
   'anchors-only': {
@@ -828,8 +844,11 @@ export function armWorldModelFolder(arm: string, headline: string, familyFlags: 
   const object = flagValue(flags, 'worldModel.object') ?? QUICKSTART.object;
   const goalPart =
     goal === 'none' ? '' : goal === 'localised' && from !== 'auto' ? `-goal-${goal}-from-${from}` : `-goal-${goal}`;
-  return `${base}${goalPart}${object === 'none' ? '' : `-object-${object}`}`;
+  return `${base}${goalPart}${object === 'none' ? '' : `-object-${object}`}${armDemosOnly(arm) ? '-demos-only' : ''}`;
 }
+
+/** Whether `arm`'s world model learns from the demonstrations alone (no world-model-only data). */
+export const armDemosOnly = (arm: string): boolean => ARMS[arm]?.demosOnly === true;
 
 /** The quickstart's own world-model settings, read from the file every arm starts from. */
 const QUICKSTART = resolveConfig(wmrlConfigSchema, {

@@ -65,6 +65,7 @@ import {
   armLabel,
   armWorldModel,
   armWorldModelFolder,
+  armDemosOnly,
   runName,
 } from './wmrlArms.ts';
 
@@ -217,7 +218,6 @@ for (let seed = firstSeed; seed < firstSeed + seeds; seed++)
 const common = [
   '--policy',
   join(small, 'policy'),
-  ...dataDirs.flatMap((d) => ['--data', d]),
   '--config',
   'configs/train/quickstart.yaml',
   `--tasks=${tasks}`,
@@ -275,9 +275,12 @@ function trainArgs(a: Arm): string[] {
   const wmPreset = armWorldModel(a.arm, headline);
   // PPI coverage is measured on the WMRL arm only: the checks cost real episodes of compute time.
   const ppi = a.arm === headline ? ['--ppiCheckEpisodes=60'] : [];
+  // An arm whose world model learns from the demonstrations alone reads the clone's data only.
+  const data = armDemosOnly(a.arm) ? bcData : dataDirs.flatMap((d) => ['--data', d]);
   return [
     'train',
     ...common,
+    ...data,
     '--world-model',
     worldModelDir(a.arm, a.seed),
     '--wm-seed',
