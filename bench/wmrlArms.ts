@@ -72,7 +72,7 @@ const ARMS: Record<string, Arm> = {
   wmrl: { flags: [], long: true, label: 'WMRL (32 groups a step, one real every other step)', colour: '#1f77b4' },
   // The quickstart with a world model of the demonstrations alone: the noisy experts it otherwise learns from too
   // (200 episodes, about 9300 steps over the three families) are set-up robot time the benchmark charges no arm.
-  // Chosen before its first run (session 43).
+  // Chosen before its first run (session 43). Seeds 0–4: 7.3× (the quickstart 15.3×), every seed crossing.
   'wmrl-demos-only': {
     flags: [],
     long: true,
@@ -383,8 +383,9 @@ const ARMS: Record<string, Arm> = {
   },
   // The same imagining with the gripper head (configs/wm/perception-gripper.yaml), run on the pick-miss family (its
   // world model's data show fingers closing on nothing): one step from a real state the joint network closes
-  // fingers 8 cm from the block as slowly as fingers on it (−0.09 against −0.29 a step), and the clone's failures
-  // are mostly that. Chosen before its first run (session 43).
+  // fingers 8 cm from the block as slowly as fingers on it (−0.05 against −0.24 a step; `wmrl wm rank`), and the
+  // clone's failures are mostly that. Chosen before its first run (session 43). Seeds 0–4: 1.4× (the head −0.15 a
+  // step there), level with the miss data alone (2.0×) at equal robot time.
   'wmrl-branch-kl-limit-real2-object-penalty-anchors2-gripper': {
     flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2'],
     worldModel: 'configs/wm/perception-gripper.yaml',
