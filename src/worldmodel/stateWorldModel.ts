@@ -71,7 +71,8 @@ export class StateWorldModel {
   readonly localNet: EnsembleMlp | undefined;
   /**
    * The local head's one-hot selections (matMuls: gather's gradient needs a kernel wasm lacks): of its state and
-   * action inputs ([D, I], [A, I']), the scatter of its J outputs into the state ([J, D]), and [D] 1 − their mask.
+   * action inputs ([D, I], [A, I']), of its J outputs' places in the state ([D, J], scattering by its transpose),
+   * and [D] 1 − their mask.
    */
   #localState: tf.Tensor2D | undefined;
   #localAction: tf.Tensor2D | undefined;
@@ -124,17 +125,10 @@ export class StateWorldModel {
         output: 2 * local.outputs.length,
         seed: config.seed + 15485863,
       });
-      const J = local.outputs.length;
-      const scatter = new Float32Array(J * dims.state);
-      const keep = new Float32Array(dims.state).fill(1);
-      local.outputs.forEach((d, j) => {
-        scatter[j * dims.state + d] = 1;
-        keep[d] = 0;
-      });
       this.#localState = oneHotColumns(local.stateInputs, dims.state);
       this.#localAction = oneHotColumns(local.actionInputs, dims.action);
-      this.#localScatter = tf.tensor2d(scatter, [J, dims.state]);
-      this.#localKeep = tf.tensor1d(keep);
+      this.#localScatter = oneHotColumns(local.outputs, dims.state);
+      this.#localKeep = tf.tensor1d(Array.from({ length: dims.state }, (_, d) => (local.outputs.includes(d) ? 0 : 1)));
     }
   }
 
@@ -214,7 +208,7 @@ export class StateWorldModel {
     const place = (part: tf.Tensor3D, head: tf.Tensor) =>
       tf.add(
         tf.mul(part, this.#localKeep!),
-        tf.matMul(head.reshape([K * N, J]) as tf.Tensor2D, this.#localScatter!).reshape([K, N, D]),
+        tf.matMul(head.reshape([K * N, J]) as tf.Tensor2D, this.#localScatter!, false, true).reshape([K, N, D]),
       ) as tf.Tensor3D;
     return [place(mean, out.slice([0, 0, 0], [-1, -1, J])), place(raw, out.slice([0, 0, J], [-1, -1, J]))] as const;
   }
