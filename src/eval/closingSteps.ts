@@ -6,6 +6,7 @@
  */
 import type { Episode } from '../core/types.ts';
 import type { Imaginer } from './replayRanking.ts';
+import { objectDistanceAt } from '../worldmodel/objectScores.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { statesAt } from '../worldmodel/statesAt.ts';
 
@@ -39,8 +40,7 @@ export function closingSteps(model: Imaginer, episodes: Episode[], finger: numbe
       const opening = e.qpos[t * e.qposDim + finger]!;
       if (opening < CLOSING_OPENINGS[0] || opening >= CLOSING_OPENINGS[1]) continue;
       if (e.actions[(t + 1) * e.actionDim - 1]! <= 0) continue;
-      const o = t * Z + Z - 4;
-      picked.push({ e, t, distance: Math.hypot(e.state[o]!, e.state[o + 1]!, e.state[o + 2]!) });
+      picked.push({ e, t, distance: objectDistanceAt(e.state, t * Z, Z) });
     }
   }
   const rows = CLOSING_DISTANCES.slice(1).map((to, i) => ({
@@ -51,16 +51,9 @@ export function closingSteps(model: Imaginer, episodes: Episode[], finger: numbe
     model: 0,
   }));
   if (picked.length === 0) return rows;
-  const starts = statesAt(
-    picked.map((p) => p.e),
-    picked.map((p) => p.t),
-  );
-  const fromStep = picked.map(({ e, t }) => ({
-    ...e,
-    actions: e.actions.subarray(t * e.actionDim),
-    steps: e.steps - t,
-  }));
-  const out = model.imagine(replayPolicy(fromStep), starts, 1, { rule: 'progress' });
+  const closing = picked.map((p) => p.e);
+  const steps = picked.map((p) => p.t);
+  const out = model.imagine(replayPolicy(closing, steps), statesAt(closing, steps), 1, { rule: 'progress' });
   const { members: K, rollouts: B, stateDim: D } = out;
   picked.forEach(({ e, t, distance }, b) => {
     const row = rows.find((r) => distance >= r.from && distance < r.to)!;

@@ -88,12 +88,7 @@ export function replayRanking(
   );
   const replayed = model.imagine(replayPolicy(usable), starts, horizon, { rule: 'progress' });
   const before = end.map((t) => t - 1);
-  const fromBefore = usable.map((e, i) => ({
-    ...e,
-    actions: e.actions.subarray(before[i]! * e.actionDim),
-    steps: e.steps - before[i]!,
-  }));
-  const head = model.imagine(replayPolicy(fromBefore), statesAt(usable, before), 1, { rule: 'progress' }).score;
+  const head = model.imagine(replayPolicy(usable, before), statesAt(usable, before), 1, { rule: 'progress' }).score;
   return {
     horizon,
     groupSize,

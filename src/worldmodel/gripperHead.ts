@@ -6,6 +6,7 @@
  * (one step from a real state it closes fingers 8 cm from the block as slowly as fingers on it), where a network
  * that reads only the gripper's neighbourhood learns the difference from the same data (docs/worldmodel.md).
  */
+import { OBJECT_DIM } from './endEffectorFeatures.ts';
 import type { StateModelDims } from './stateWorldModel.ts';
 
 /** A set of state dims predicted by their own network from a few state and action dims. */
@@ -17,9 +18,6 @@ export interface LocalHeadLayout {
   /** Action dims it reads. */
   actionInputs: number[];
 }
-
-/** The object features' width at the end of a perception state told the object (relative xyz, lift). */
-const OBJECT_FEATURES = 4;
 
 /**
  * The gripper head of a state [qpos (qposDim), qvel (qposDim), …, object − end effector (3), lift] whose actions
@@ -42,6 +40,6 @@ export function gripperHeadLayout(
     );
   const fingers = Array.from({ length: qposDim - arm }, (_, i) => arm + i);
   const outputs = [...fingers, ...fingers.map((f) => qposDim + f)];
-  const object = Array.from({ length: OBJECT_FEATURES }, (_, i) => dims.state - OBJECT_FEATURES + i);
+  const object = Array.from({ length: OBJECT_DIM }, (_, i) => dims.state - OBJECT_DIM + i);
   return { outputs, stateInputs: [...outputs, ...object], actionInputs: [dims.action - 1] };
 }

@@ -34,10 +34,13 @@ export function objectScores(states: Float32Array, horizon: number, rows: number
   return out;
 }
 
+/** The object's distance from the gripper (metres) in the one D-wide state that starts at `at` in `states`. */
+export function objectDistanceAt(states: ArrayLike<number>, at: number, D: number): number {
+  return Math.hypot(states[at + D - 4]!, states[at + D - 3]!, states[at + D - 2]!);
+}
+
 /** The rule's score of the one D-wide state that starts at `at` in `states`. */
 export function objectScoreAt(states: ArrayLike<number>, at: number, D: number, rule: ObjectRule): number {
-  const closeness = clamp01(
-    1 - Math.hypot(states[at + D - 4]!, states[at + D - 3]!, states[at + D - 2]!) / OBJECT_REACH,
-  );
+  const closeness = clamp01(1 - objectDistanceAt(states, at, D) / OBJECT_REACH);
   return rule === 'objectDistance' ? closeness : 0.5 * closeness + 0.5 * clamp01(states[at + D - 1]! / OBJECT_LIFT);
 }

@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { Episode } from '../../src/core/types.ts';
 import { imagine, type DynamicsModel } from '../../src/worldmodel/imagine.ts';
 import { replayRanking } from '../../src/eval/replayRanking.ts';
+import { replayPolicy } from '../../src/worldmodel/replayPolicy.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 
 // 1-D toy dynamics: the state moves by the action; progress = sign · next state (sign −1: a head that ranks backwards).
@@ -58,6 +59,7 @@ test(
     const wrong = replayRanking(imaginer(-1), groups, 4, 6);
     assert.equal(wrong.truth.auc, 1, 'the truth does not depend on the model');
     assert.deepEqual([wrong.replay.auc, wrong.head.auc], [0, 0]);
+    assert.throws(() => replayPolicy(groups, [0]), /replay policy: 8 episodes but 1 start steps/);
   },
 );
 
