@@ -72,7 +72,9 @@ export function learningCurveSvg(plot: CurvePlot): string {
     { x: W - m.r - 8 - box.w, y: m.t + 6 },
     { x: m.l + 8, y: bottom - 6 - box.h },
   ];
-  const samples = plot.arms.flatMap((a) => curveSamples(a.points.map((p) => [x(p.robotSeconds), y(p.mean)] as const)));
+  // Each arm's curve as drawn (linear in robot time between evaluations): what a legend box could hide.
+  const lines = plot.arms.map((a) => (a.points.length ? linearInTime(a.points) : []));
+  const samples = lines.flatMap((line) => curveSamples(line.map((p) => [x(p.robotSeconds), y(p.mean)] as const)));
   const covered = (c: { x: number; y: number }) =>
     samples.filter(([px, py]) => px >= c.x && px <= c.x + box.w && py >= c.y && py <= c.y + box.h).length;
   const corner = corners.reduce((best, c) => (covered(c) < covered(best) ? c : best));
@@ -113,10 +115,10 @@ export function learningCurveSvg(plot: CurvePlot): string {
       `<text x="${W - m.r + 6}" y="${y(plot.target) + 4}">target ${(100 * plot.target).toFixed(0)}%</text>`,
     );
   }
-  for (const a of plot.arms) {
+  for (const [i, a] of plot.arms.entries()) {
     if (a.points.length === 0) continue;
     const band = (v: number) => y(Math.min(ys.hi, Math.max(ys.lo, v))).toFixed(1);
-    const line = linearInTime(a.points);
+    const line = lines[i]!;
     const upper = line.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(p.high)}`);
     const lower = line.map((p) => `${x(p.robotSeconds).toFixed(1)},${band(p.low)}`);
     out.push(
