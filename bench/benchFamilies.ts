@@ -20,7 +20,11 @@ export interface BenchFamily {
   tasks: string;
   /** Cache folder name: a new one whenever the recipe changes. */
   setup: string;
-  /** Dataset folder name → its collections. The BC start clones every folder except `mixed`. */
+  /**
+   * Dataset folder name → its collections. The BC start clones every folder but the world model's own data,
+   * those named `mixed…` (`isWorldModelData`); an arm's world model learns from the clone's folders and the
+   * `mixed…` ones it names (bench/wmrlArms.ts, `worldModelData`; by default `mixed`).
+   */
   data: Record<string, Collection[]>;
   /** `wmrl pretrain` flags of the BC start (tiny policy). */
   bc: string[];
@@ -83,6 +87,16 @@ export const FAMILIES: Record<string, BenchFamily> = {
         { episodes: 100, seed: 20000, noise: 0.6 },
         { episodes: 100, seed: 30000, noise: 1.5 },
       ],
+      // Reach's own noisy experts in two halves, for arms whose world model learns from fewer (collected only
+      // when an arm names them): the first 20, or all 40.
+      'mixed-reach-a': [
+        { task: 'reach', episodes: 10, seed: 40000, noise: 0.6 },
+        { task: 'reach', episodes: 10, seed: 41000, noise: 1.5 },
+      ],
+      'mixed-reach-b': [
+        { task: 'reach', episodes: 10, seed: 42000, noise: 0.6 },
+        { task: 'reach', episodes: 10, seed: 43000, noise: 1.5 },
+      ],
     },
     bc: ['--config', 'configs/policy/tiny.yaml', '--bc.epochs=10', '--bc.batchSize=64'],
     largeComparison: true,
@@ -123,6 +137,9 @@ export const FAMILIES: Record<string, BenchFamily> = {
   // that succeed 96.8% (docs/benchmarks.md, push). No start between 30% and 70% at this scale.
   push: manipulation('push', 'push-v1', [500, 150], 30),
 };
+
+/** Whether a set-up's data folder is the world model's own (never cloned): its name starts with `mixed`. */
+export const isWorldModelData = (folder: string): boolean => folder.startsWith('mixed');
 
 /** `wmrl collect` arguments of one collection into `out`. */
 export function collectArgs(out: string, c: Collection): string[] {

@@ -26,10 +26,11 @@ interface Arm {
   /** Imagines with a world model of its own, trained from this preset (`--wm-config`) on the set-up's data. */
   worldModel?: string;
   /**
-   * Its world model (a folder of its own) learns from the demonstrations the clone learned from, not from the
-   * family's world-model-only noisy experts (`mixed`), whose robot time the benchmark does not charge.
+   * The family's world-model-only data folders its world model learns from besides the demonstrations the clone
+   * learned from (default: `mixed`, the noisy experts; [] for the demonstrations alone). Any other choice than
+   * the default trains a world model of its own. The benchmark reports their robot time beside the arm's.
    */
-  demosOnly?: boolean;
+  worldModelData?: string[];
   /**
    * The share of its executed robot time the benchmark counts (default 1): below 1 only for a ceiling
    * arm whose stand-in for imagination is executed in the simulator and so costs no robot time.
@@ -77,9 +78,26 @@ const ARMS: Record<string, Arm> = {
     flags: [],
     long: true,
     probe: true,
-    demosOnly: true,
+    worldModelData: [],
     label: 'WMRL, its world model from the demonstrations alone',
     colour: '#aec7e8',
+  },
+  // The quickstart with a world model of the demonstrations and a few noisy reach experts (reach's set-up only):
+  // does world-model data pay for its robot time once that is charged? 20 and 40 episodes (the first 20 the
+  // same), against the quickstart's 200 of every family. Chosen before their first runs (session 44).
+  'wmrl-reach-data20': {
+    flags: [],
+    long: true,
+    probe: true,
+    worldModelData: ['mixed-reach-a'],
+    label: 'WMRL, its world model + 20 noisy reach experts',
+  },
+  'wmrl-reach-data40': {
+    flags: [],
+    long: true,
+    probe: true,
+    worldModelData: ['mixed-reach-a', 'mixed-reach-b'],
+    label: 'WMRL, its world model + 40 noisy reach experts',
   },
   // GRPO on the environment with one group a step (WMRL's anchor group, which the quickstart runs every
   // other step): what the anchors alone teach.
@@ -845,11 +863,30 @@ export function armWorldModelFolder(arm: string, headline: string, familyFlags: 
   const object = flagValue(flags, 'worldModel.object') ?? QUICKSTART.object;
   const goalPart =
     goal === 'none' ? '' : goal === 'localised' && from !== 'auto' ? `-goal-${goal}-from-${from}` : `-goal-${goal}`;
-  return `${base}${goalPart}${object === 'none' ? '' : `-object-${object}`}${armDemosOnly(arm) ? '-demos-only' : ''}`;
+  const data = armWorldModelData(arm, headline);
+  const dataPart =
+    data.length === 0
+      ? '-demos-only'
+      : data.join('+') === DEFAULT_WORLD_MODEL_DATA.join('+')
+        ? ''
+        : `-data-${data.join('+')}`;
+  return `${base}${goalPart}${object === 'none' ? '' : `-object-${object}`}${dataPart}`;
 }
 
-/** Whether `arm`'s world model learns from the demonstrations alone (no world-model-only data). */
-export const armDemosOnly = (arm: string): boolean => ARMS[arm]?.demosOnly === true;
+/** The world-model-only data folders most arms' world models learn from: the family's noisy experts. */
+const DEFAULT_WORLD_MODEL_DATA = ['mixed'];
+
+/**
+ * The family's world-model-only data folders `arm`'s world model learns from besides the clone's demonstrations
+ * ([]: the demonstrations alone); an ablation of a headline with data of its own learns from that data too.
+ */
+export function armWorldModelData(arm: string, headline: string): string[] {
+  return (
+    ARMS[arm]?.worldModelData ??
+    (ablatesHeadline(arm, headline) ? ARMS[headline]?.worldModelData : undefined) ??
+    DEFAULT_WORLD_MODEL_DATA
+  );
+}
 
 /** The quickstart's own world-model settings, read from the file every arm starts from. */
 const QUICKSTART = resolveConfig(wmrlConfigSchema, {

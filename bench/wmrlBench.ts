@@ -46,13 +46,14 @@ import {
   timeToTarget,
 } from '../src/eval/learningCurves.ts';
 import { readRunLog, runStamp } from '../src/core/runLog.ts';
+import { EpisodeStore } from '../src/data/episodeStore.ts';
 import { resolveTrainConfig } from '../src/cli/train.ts';
 import { changedKeys, describeChanges } from './staleRuns.ts';
 import { describeRunCommits, runCommits } from './runCode.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
 import { describeLead, type PairedLead, pairedLead } from '../src/eval/pairedLead.ts';
 import { ratioOfMeansInterval } from '../src/eval/ratioInterval.ts';
-import { FAMILIES, collectArgs } from './benchFamilies.ts';
+import { FAMILIES, collectArgs, isWorldModelData } from './benchFamilies.ts';
 import {
   ALL_ARMS,
   EXTRA_ARMS,
@@ -65,7 +66,7 @@ import {
   armLabel,
   armWorldModel,
   armWorldModelFolder,
-  armDemosOnly,
+  armWorldModelData,
   runName,
 } from './wmrlArms.ts';
 
@@ -162,8 +163,22 @@ async function step<T>(label: string, done: boolean, run: () => Promise<T>): Pro
 
 if (values.fresh) rmSync(cache, { recursive: true, force: true });
 mkdirSync(cache, { recursive: true });
-const dataDirs = Object.keys(family.data).map((name) => join(cache, name));
+const imagines = (arm: string): boolean => !armFlags(arm, headline).includes(REAL_ONLY[1]!);
+// The world model's own data each imagining arm learns from, besides the clone's (none for real-only arms).
+const worldModelData = new Map(
+  preset.arms.map((arm) => [arm, imagines(arm) ? armWorldModelData(arm, headline) : []] as const),
+);
+for (const [arm, folders] of worldModelData) {
+  const missing = folders.filter((f) => !(f in family.data) || !isWorldModelData(f));
+  if (missing.length)
+    throw new Error(`arm '${arm}' learns from ${missing.join(', ')}, which the ${familyName} set-up does not collect`);
+}
+// The BC start clones the demonstrations; `mixed…` folders (noisy, mostly failing) are world-model data only,
+// collected when an arm learns from them.
+const bcFolders = Object.keys(family.data).filter((name) => !isWorldModelData(name));
+const needed = new Set([...bcFolders, ...[...worldModelData.values()].flat()]);
 for (const [name, collections] of Object.entries(family.data)) {
+  if (!needed.has(name)) continue;
   const dir = join(cache, name);
   await step(`collect ${name}`, existsSync(join(cache, `${name}.done`)), async () => {
     rmSync(dir, { recursive: true, force: true });
@@ -171,8 +186,8 @@ for (const [name, collections] of Object.entries(family.data)) {
     writeFileSync(join(cache, `${name}.done`), '');
   });
 }
-// The BC start clones the demonstrations; `mixed` (noisy, mostly failing) is world-model data only.
-const bcData = dataDirs.filter((d) => !d.endsWith('mixed')).flatMap((d) => ['--data', d]);
+const dataArgs = (folders: string[]) => folders.flatMap((f) => ['--data', join(cache, f)]);
+const bcData = dataArgs(bcFolders);
 const small = join(cache, 'bc-tiny');
 const large = join(cache, 'bc-base');
 await Promise.all([
@@ -202,7 +217,6 @@ await Promise.all([
 /** The folder of the world model `arm` imagines with: the set-up's shared one, or one of its own preset's. */
 const worldModelDir = (arm: string, seed: number): string =>
   join(cache, `${armWorldModelFolder(arm, headline, family.train)}${wmSuffixOf(worldModelSeedOf(seed))}`);
-const imagines = (arm: string): boolean => !armFlags(arm, headline).includes(REAL_ONLY[1]!);
 
 interface Arm {
   arm: string;
@@ -275,8 +289,8 @@ function trainArgs(a: Arm): string[] {
   const wmPreset = armWorldModel(a.arm, headline);
   // PPI coverage is measured on the WMRL arm only: the checks cost real episodes of compute time.
   const ppi = a.arm === headline ? ['--ppiCheckEpisodes=60'] : [];
-  // An arm whose world model learns from the demonstrations alone reads the clone's data only.
-  const data = armDemosOnly(a.arm) ? bcData : dataDirs.flatMap((d) => ['--data', d]);
+  // The world model learns from the clone's data and the arm's own world-model data (the run reads them all).
+  const data = [...bcData, ...dataArgs(worldModelData.get(a.arm)!)];
   return [
     'train',
     ...common,
@@ -367,6 +381,14 @@ const realGained = realFinal > start;
 const target = commonTarget(start, realFinal);
 // Equal robot time: every arm's success where WMRL's budget ends (interpolated between evaluations).
 const equalTime = mean(byArm(headline).map((r) => final(r).robotSeconds));
+// What each world-model-only folder cost to collect: robot time the headline leaves out, reported beside it.
+const folderRobotSeconds = new Map<string, number>();
+for (const folder of new Set([...worldModelData.values()].flat())) {
+  const store = await EpisodeStore.open(join(cache, folder));
+  folderRobotSeconds.set(folder, (await store.summary({ onIssue: () => {} })).robotSeconds);
+}
+const worldModelDataSeconds = (arm: string) =>
+  worldModelData.get(arm)!.reduce((s, folder) => s + folderRobotSeconds.get(folder)!, 0);
 const table = preset.arms.map((arm) => {
   const rs = byArm(arm);
   const finals = rs.map((r) => final(r).success);
@@ -405,6 +427,8 @@ const table = preset.arms.map((arm) => {
     robotSecondsToRealFinal: reach.every((x) => x !== null) ? mean(reach as number[]) : null,
     reachedRealFinal: reach.filter((x) => x !== null).length,
     anchorRankAuc: pooledRank(rs),
+    /** Robot time of the world-model-only data its world model learned from (a set-up cost the headline leaves out). */
+    worldModelDataRobotSeconds: worldModelDataSeconds(arm),
   };
 });
 /** Which world models the imagining arms used, for the report's first line ('' for the default). */
@@ -432,6 +456,30 @@ const anchorsRow = table.find((t) => t.arm === 'anchors-only');
 const savingOf = (row: (typeof table)[number] | undefined) =>
   realGained && row && row.robotSecondsToTarget > 0 ? realRow.robotSecondsToTarget / row.robotSecondsToTarget : null;
 const saving = savingOf(wmrlRow);
+/**
+ * The saving with the robot time of the arm's world-model-only data added to every seed's time to the target,
+ * and its interval over seeds (null where no saving is measurable).
+ */
+function chargedSavingOf(row: (typeof table)[number]) {
+  if (!realGained || row.robotSecondsToTarget <= 0) return null;
+  const charged = row.robotSecondsToTargetPerSeed.map((t) => t + row.worldModelDataRobotSeconds);
+  const interval = ratioOfMeansInterval(realRow.robotSecondsToTargetPerSeed, charged);
+  return {
+    saving: realRow.robotSecondsToTarget / mean(charged),
+    low: interval?.low ?? null,
+    high: interval?.high ?? null,
+  };
+}
+const charged = table.filter((t) => imagines(t.arm)).map((t) => ({ arm: t.arm, ...chargedSavingOf(t) }));
+const chargedLine = (t: (typeof table)[number]): string => {
+  const c = chargedSavingOf(t);
+  const data = worldModelData.get(t.arm)!;
+  const range = c?.low != null ? ` (${c.low.toFixed(1)}–${c.high!.toFixed(1)}×)` : '';
+  return (
+    `${t.arm} ${t.robotSecondsToTarget.toFixed(0)} + ${t.worldModelDataRobotSeconds.toFixed(0)} s ` +
+    `(${data.length ? data.join(', ') : 'none'})${c ? `, ${c.saving.toFixed(1)}×${range}` : ''}`
+  );
+};
 // The saving's 95% interval over seeds (null with one seed or no saving): is a target ratio within reach of the noise?
 const savingInterval =
   saving === null
@@ -551,6 +599,8 @@ const results = {
   robotTimeSaving: saving,
   /** Its 95% interval over seeds (log scale, Welch; src/eval/ratioInterval.ts). */
   robotTimeSavingInterval: savingInterval && { low: savingInterval.low, high: savingInterval.high },
+  /** Per imagining arm, the saving with its world-model-only data's robot time charged (and its interval). */
+  chargedRobotTimeSaving: charged,
   anchorsOnlyRobotTimeSaving: savingOf(anchorsRow),
   family: familyName,
   /** The WMRL arm the headline (robotTimeSaving, equalRobotSeconds) compares with real-only GRPO. */
@@ -630,6 +680,17 @@ const md = [
           `nothing imagined) ${savingOf(anchorsRow)!.toFixed(1)}× (${anchorsRow.reachedTarget}/${anchorsRow.seeds}): ` +
           `a saving beyond that one is imagination's.`
         : '.'),
+  ...(realGained && charged.length
+    ? [
+        "Charged the robot time of the world model's own data (collected for it alone; the demonstrations every " +
+          "arm's clone learned from are not charged), to the target and real-only's over it: " +
+          table
+            .filter((t) => imagines(t.arm))
+            .map(chargedLine)
+            .join('; ') +
+          '.',
+      ]
+    : []),
   ...(realGained
     ? [
         "On the mean curve over seeds (linear between evaluations; a seed's peak counts by its share, where " +

@@ -24,7 +24,7 @@ export const command = {
     }
     console.log(`dataset ${s.dir}  (robot ${s.robot}, id ${s.datasetId}, created ${s.createdAt})`);
     console.log(
-      `${s.episodes} episodes, ${s.totalSteps} steps, ` +
+      `${s.episodes} episodes, ${s.totalSteps} steps (${s.robotSeconds.toFixed(0)} robot-s), ` +
         `success ${(100 * s.successRate).toFixed(1)}%, ${s.aborted} aborted (never served for training)`,
     );
     console.log(

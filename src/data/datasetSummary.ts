@@ -34,6 +34,8 @@ export interface DatasetSummary {
   successRate: number;
   /** Steps over complete episodes. */
   totalSteps: number;
+  /** The robot time those steps took (each step 1/controlHz s): what the data cost to collect, resets aside. */
+  robotSeconds: number;
   /** Per family × split, complete episodes only, sorted by family then split. */
   groups: GroupSummary[];
   /** Closed chunk files (`*.wmrl`). */
@@ -51,6 +53,7 @@ export class SummaryCounter {
   private readonly groups = new Map<string, GroupSummary>();
   private readonly successLengths = new Map<string, number[]>();
   aborted = 0;
+  private robotSeconds = 0;
 
   add(episode: Episode): void {
     if (episode.status === 'aborted') {
@@ -69,10 +72,14 @@ export class SummaryCounter {
     g.successes += episode.success ? 1 : 0;
     g.successRate = g.successes / g.episodes;
     g.steps += episode.steps;
+    this.robotSeconds += episode.steps / episode.controlHz;
     if (episode.success) this.successLengths.get(key)!.push(episode.steps);
   }
 
-  counts(): Pick<DatasetSummary, 'episodes' | 'aborted' | 'successes' | 'successRate' | 'totalSteps' | 'groups'> {
+  counts(): Pick<
+    DatasetSummary,
+    'episodes' | 'aborted' | 'successes' | 'successRate' | 'totalSteps' | 'robotSeconds' | 'groups'
+  > {
     for (const [key, g] of this.groups) g.successSteps = percentiles(this.successLengths.get(key)!);
     const groups = [...this.groups.values()].sort(
       (a, b) => a.family.localeCompare(b.family) || a.split.localeCompare(b.split),
@@ -85,6 +92,7 @@ export class SummaryCounter {
       successes,
       successRate: episodes ? successes / episodes : 0,
       totalSteps: groups.reduce((n, g) => n + g.steps, 0),
+      robotSeconds: this.robotSeconds,
       groups,
     };
   }

@@ -11,10 +11,11 @@ import {
   armLabel,
   armRobotTimeCounted,
   armWorldModel,
+  armWorldModelData,
   armWorldModelFolder,
   runName,
 } from '../../bench/wmrlArms.ts';
-import { FAMILIES } from '../../bench/benchFamilies.ts';
+import { FAMILIES, isWorldModelData } from '../../bench/benchFamilies.ts';
 
 test('benchmark arms: ablations take their part away from the headline arm, in runs named after it', () => {
   for (const arm of [...ALL_ARMS, ...EXTRA_ARMS]) assert.ok(Array.isArray(armFlags(arm, 'wmrl')), arm);
@@ -95,4 +96,24 @@ test('benchmark arms: the perfect-world-model ceiling runs all 32 groups and cou
   // Every method arm counts all of its executed robot time.
   for (const arm of ALL_ARMS) assert.equal(armRobotTimeCounted(arm), 1, arm);
   assert.equal(armRobotTimeCounted('wmrl-cut16'), 1);
+});
+
+test("benchmark arms: an arm's world model learns from the world-model data it names, in a folder of its own", () => {
+  // By default the family's noisy experts; the demonstrations alone, or reach's own few noisy experts.
+  assert.deepEqual(armWorldModelData('wmrl', 'wmrl'), ['mixed']);
+  assert.deepEqual(armWorldModelData('no-debias', 'wmrl'), ['mixed']);
+  assert.deepEqual(armWorldModelData('wmrl-demos-only', 'wmrl'), []);
+  assert.deepEqual(armWorldModelData('wmrl-reach-data40', 'wmrl'), ['mixed-reach-a', 'mixed-reach-b']);
+  // An ablation of a headline with data of its own learns from that data too.
+  assert.deepEqual(armWorldModelData('no-debias', 'wmrl-demos-only'), []);
+  assert.equal(armWorldModelFolder('wmrl', 'wmrl'), 'worldmodel-goal-localised');
+  assert.equal(armWorldModelFolder('wmrl-demos-only', 'wmrl'), 'worldmodel-goal-localised-demos-only');
+  assert.equal(armWorldModelFolder('wmrl-reach-data20', 'wmrl'), 'worldmodel-goal-localised-data-mixed-reach-a');
+  // Every folder an arm names is world-model data (never cloned) that reach's set-up collects.
+  for (const arm of [...ALL_ARMS, ...EXTRA_ARMS])
+    for (const folder of armWorldModelData(arm, 'wmrl')) {
+      assert.ok(isWorldModelData(folder), `${arm}: ${folder}`);
+      assert.ok(folder in FAMILIES.reach!.data, `${arm}: ${folder}`);
+    }
+  assert.ok(!isWorldModelData('demos') && !isWorldModelData('reach-demos'));
 });

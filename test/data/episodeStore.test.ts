@@ -78,6 +78,9 @@ test('many episodes round trip across several chunks', async () => {
     summary.totalSteps,
     written.reduce((n, e) => n + e.steps, 0),
   );
+  // What the data cost on the robot: each step 1/controlHz seconds.
+  assert.ok(Math.abs(summary.robotSeconds - written.reduce((n, e) => n + e.steps / e.controlHz, 0)) < 1e-9);
+  assert.ok(summary.robotSeconds > 0);
   assert.equal(summary.successes, written.filter((e) => e.success).length);
   assert.equal(summary.groups.length, 6);
   const pushTrain = summary.groups.find((g) => g.family === 'push' && g.split === 'train')!;
