@@ -92,6 +92,16 @@ const ARMS: Record<string, Arm> = {
     worldModelData: ['mixed-reach-a'],
     label: 'WMRL, its world model + 20 noisy reach experts',
   },
+  // The demonstrations-alone arm whose world model first sees 16 of the clone's own episodes (charged as robot
+  // time; `worldModel.warmupEpisodes`): the policy's near misses, which demonstrations never show. Chosen before
+  // its first run (session 44).
+  'wmrl-demos-only-warm16': {
+    flags: ['--worldModel.warmupEpisodes=16'],
+    long: true,
+    probe: true,
+    worldModelData: [],
+    label: "WMRL, world model from the demonstrations, 16 of the clone's episodes first",
+  },
   'wmrl-reach-data40': {
     flags: [],
     long: true,
