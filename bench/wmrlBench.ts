@@ -24,7 +24,8 @@
  *   npm run bench -- --family pick --arms real,wmrl,no-debias --out bench/results/wmrl-pick-weight1
  *                               # results written to that path (.json, .svg, .md) instead of the derived one
  *
- * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table);
+ * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table), and
+ * wmrl-charged.svg (each curve starting at the robot time of its world model's own data);
  * --quick writes wmrl-quick.* so it never overwrites the full results; --seeds N (other than the
  * preset's) writes wmrl-Nseeds.* (or wmrl-quick-Nseeds.*), reusing the runs of the seeds already done.
  * Set-up (data, BC policies, world model) is shared by both presets and cached under runs/bench-cache/<setup>.
@@ -621,6 +622,9 @@ const results = {
 mkdirSync(dirname(outBase), { recursive: true });
 writeFileSync(`${outBase}.json`, JSON.stringify(results, null, 2) + '\n');
 writeFileSync(`${outBase}.svg`, plot(runs));
+// Where an arm's world model learned from data of its own, the same curves with that data's robot time first.
+if (charged.length && table.some((t) => t.worldModelDataRobotSeconds > 0))
+  writeFileSync(`${outBase}-charged.svg`, plot(runs, true));
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const atEqualCell = (v: number | null, spread: number | null) => (v === null ? '–' : `${pct(v)} ± ${pct(spread!)}`);
 // Without a real-only gain there is no target to reach (a start at or above it reads as 0 s).
@@ -739,8 +743,11 @@ console.log(
     `${runsMade} runs made, ${runsReused} reused)`,
 );
 
-/** Held-out success against robot time: per arm the mean over seeds ± sd, log time, the target marked. */
-function plot(rs: Run[]): string {
+/**
+ * Held-out success against robot time: per arm the mean over seeds ± sd, log time, the target marked; `charge`:
+ * each curve starts at the robot time of its world model's own data.
+ */
+function plot(rs: Run[], charge = false): string {
   // Every arm run is drawn: one without a colour of its own (a probe) takes the next unused one of these.
   const spare = ['#e6550d', '#31a354', '#756bb1', '#636363', '#fd8d3c', '#74c476', '#9e9ac8', '#843c39'];
   const drawn = preset.arms.filter((arm) => rs.some((r) => r.arm === arm));
@@ -749,12 +756,17 @@ function plot(rs: Run[]): string {
   return learningCurveSvg({
     title:
       `${familyName}: held-out success against robot time (${preset.name === 'quick' ? 'quick, ' : ''}` +
-      `${seeds} seed${seeds > 1 ? 's' : ''}${firstSeed > 0 ? `, ${firstSeed}–${firstSeed + seeds - 1}` : ''})`,
+      `${seeds} seed${seeds > 1 ? 's' : ''}${firstSeed > 0 ? `, ${firstSeed}–${firstSeed + seeds - 1}` : ''}` +
+      `${charge ? ", the world model's own data charged" : ''})`,
     target: realGained ? target : undefined,
+    timeLabel: charge ? "robot time: the world model's own data, then training" : undefined,
     arms: drawn.map((arm) => ({
       name: armLabel(arm),
       colour: armColour(arm) ?? free.shift() ?? '#000000',
-      points: meanCurve(rs.filter((r) => r.arm === arm).map((r) => r.curve)),
+      points: meanCurve(rs.filter((r) => r.arm === arm).map((r) => r.curve)).map((p) => ({
+        ...p,
+        robotSeconds: p.robotSeconds + (charge ? worldModelDataSeconds(arm) : 0),
+      })),
     })),
   });
 }

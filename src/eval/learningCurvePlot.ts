@@ -25,6 +25,8 @@ export interface CurvePlot {
   target?: number;
   /** What the bands are (default: mean ± sd over seeds). */
   bandLabel?: string;
+  /** What the time axis counts (default: robot time used for training). */
+  timeLabel?: string;
   title?: string;
 }
 
@@ -139,8 +141,8 @@ export function learningCurveSvg(plot: CurvePlot): string {
     );
   });
   out.push(
-    `<text x="${(m.l + W - m.r) / 2}" y="${P - 10}" text-anchor="middle">robot time used for training ` +
-      `(s, log scale)</text>`,
+    `<text x="${(m.l + W - m.r) / 2}" y="${P - 10}" text-anchor="middle">` +
+      `${esc(plot.timeLabel ?? 'robot time used for training')} (s, log scale)</text>`,
     `<text x="14" y="${(m.t + bottom) / 2}" transform="rotate(-90 14 ${(m.t + bottom) / 2})" ` +
       `text-anchor="middle">held-out success (${plot.bandLabel ?? 'mean ± sd over seeds'})</text>`,
     '</svg>',

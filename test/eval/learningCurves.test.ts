@@ -115,7 +115,10 @@ test('the plot: a band and a line per arm, log time ticks, the target dashed; th
   assert.match(svg, /target 80%/);
   assert.match(svg, />100 s</);
   assert.match(svg, /real-only \(2 seeds\)/);
-  assert.match(svg, /log scale/);
+  assert.match(svg, /robot time used for training \(s, log scale\)/);
+  // What the time axis counts can be named (the benchmark's plot with the world model's data charged).
+  const charged = learningCurveSvg({ arms, target: 0.8, timeLabel: 'data & training' });
+  assert.match(charged, /data &amp; training \(s, log scale\)/);
   const text = learningCurveText({ arms, target: 0.8 }, ['R', 'W']);
   const rows = text.split('\n');
   const targetRow = rows.find((r) => r.startsWith(' 80%'))!;
