@@ -73,7 +73,7 @@ const ARMS: Record<string, Arm> = {
   wmrl: { flags: [], long: true, label: 'WMRL (32 groups a step, one real every other step)', colour: '#1f77b4' },
   // The quickstart with a world model of the demonstrations alone: the noisy experts it otherwise learns from too
   // (200 episodes, about 9300 steps over the three families) are set-up robot time the benchmark charges no arm.
-  // Chosen before its first run (session 43). Seeds 0–4: 7.3× (the quickstart 15.3×), every seed crossing.
+  // Chosen before its first run (session 43). Seeds 0–4: 7.2× (the quickstart 15.3×), every seed crossing.
   'wmrl-demos-only': {
     flags: [],
     long: true,

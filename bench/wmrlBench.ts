@@ -55,6 +55,7 @@ import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
 import { describeLead, type PairedLead, pairedLead } from '../src/eval/pairedLead.ts';
 import { ratioOfMeansInterval } from '../src/eval/ratioInterval.ts';
 import { FAMILIES, collectArgs, isWorldModelData } from './benchFamilies.ts';
+import { chargedSaving } from './chargedSaving.ts';
 import {
   ALL_ARMS,
   EXTRA_ARMS,
@@ -463,13 +464,11 @@ const saving = savingOf(wmrlRow);
  */
 function chargedSavingOf(row: (typeof table)[number]) {
   if (!realGained || row.robotSecondsToTarget <= 0) return null;
-  const charged = row.robotSecondsToTargetPerSeed.map((t) => t + row.worldModelDataRobotSeconds);
-  const interval = ratioOfMeansInterval(realRow.robotSecondsToTargetPerSeed, charged);
-  return {
-    saving: realRow.robotSecondsToTarget / mean(charged),
-    low: interval?.low ?? null,
-    high: interval?.high ?? null,
-  };
+  return chargedSaving(
+    realRow.robotSecondsToTargetPerSeed,
+    row.robotSecondsToTargetPerSeed,
+    row.worldModelDataRobotSeconds,
+  );
 }
 const charged = table.filter((t) => imagines(t.arm)).map((t) => ({ arm: t.arm, ...chargedSavingOf(t) }));
 const chargedLine = (t: (typeof table)[number]): string => {

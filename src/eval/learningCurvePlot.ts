@@ -56,8 +56,9 @@ export function learningCurveSvg(plot: CurvePlot): string {
   });
   const box = { w: 30 + 6.8 * Math.max(...labels.map((l) => l.length)), h: 18 * plot.arms.length + 8 };
   const m = { l: 56, r: 86, t: plot.title ? 34 : 16, b: 46 };
-  // Wide enough for the legend inside the plot: long arm names widen the picture, never spill past its edge.
-  const W = Math.max(680, Math.ceil(m.l + m.r + box.w + 16));
+  // Wide enough for the legend inside the plot and for the title (bold 14 px, about 8 px a character): long arm
+  // names or a long title widen the picture, never spill past its edge.
+  const W = Math.max(680, Math.ceil(m.l + m.r + box.w + 16), Math.ceil(m.l + 8.2 * (plot.title?.length ?? 0) + 16));
   // The axes' picture; a legend that would hide a curve in every corner goes below it (taller picture).
   const P = 400;
   const bottom = P - m.b;

@@ -150,6 +150,10 @@ test('the plot: a legend of long arm names widens the picture and stays inside i
   const legend = svg.match(/<rect x="([\d.-]+)" y="[\d.-]+" width="([\d.]+)" height="[\d.]+" fill="white" opacity/)!;
   const [x, w] = [Number(legend[1]), Number(legend[2])];
   assert.ok(x >= 56 && x + w <= width - 86, `legend from ${x} to ${x + w} in ${width}`);
+  // A long title widens the picture too.
+  const title = 'a title as long as the benchmark writes when it names what its time axis charges, and more';
+  const titled = learningCurveSvg({ arms: arms.slice(0, 1), target: 0.8, title });
+  assert.ok(Number(titled.match(/<svg [^>]*width="(\d+)"/)![1]) >= 56 + 8 * title.length);
 });
 
 test('the plot: a legend that would hide a curve in every corner goes below the axes', () => {
