@@ -471,6 +471,10 @@ function chargedSavingOf(row: (typeof table)[number]) {
   );
 }
 const charged = table.filter((t) => imagines(t.arm)).map((t) => ({ arm: t.arm, ...chargedSavingOf(t) }));
+// Charged, the arms whose world model learns from the headline's data all pay the same: the headline stands for
+// them, and the arms that learn from other data (or none) are shown beside it.
+const dataOf = (arm: string) => worldModelData.get(arm)!.join('+');
+const chargedApart = (arm: string) => arm === headline || dataOf(arm) !== dataOf(headline);
 const chargedLine = (t: (typeof table)[number]): string => {
   const c = chargedSavingOf(t);
   const data = worldModelData.get(t.arm)!;
@@ -686,9 +690,10 @@ const md = [
   ...(realGained && charged.length
     ? [
         "Charged the robot time of the world model's own data (collected for it alone; the demonstrations every " +
-          "arm's clone learned from are not charged), to the target and real-only's over it: " +
+          "arm's clone learned from are not charged), to the target and real-only's over it (arms learning from the " +
+          `${headline} arm's data pay as it does): ` +
           table
-            .filter((t) => imagines(t.arm))
+            .filter((t) => imagines(t.arm) && chargedApart(t.arm))
             .map(chargedLine)
             .join('; ') +
           '.',
@@ -744,12 +749,12 @@ console.log(
 
 /**
  * Held-out success against robot time: per arm the mean over seeds ± sd, log time, the target marked; `charge`:
- * each curve starts at the robot time of its world model's own data.
+ * each curve starts at the robot time of its world model's own data (the headline's ablations left out).
  */
 function plot(rs: Run[], charge = false): string {
   // Every arm run is drawn: one without a colour of its own (a probe) takes the next unused one of these.
   const spare = ['#e6550d', '#31a354', '#756bb1', '#636363', '#fd8d3c', '#74c476', '#9e9ac8', '#843c39'];
-  const drawn = preset.arms.filter((arm) => rs.some((r) => r.arm === arm));
+  const drawn = preset.arms.filter((arm) => rs.some((r) => r.arm === arm) && (!charge || chargedApart(arm)));
   const taken = new Set(drawn.map(armColour).filter(Boolean));
   const free = spare.filter((c) => !taken.has(c));
   return learningCurveSvg({

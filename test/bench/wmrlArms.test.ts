@@ -37,7 +37,7 @@ test('benchmark arms: ablations take their part away from the headline arm, in r
 });
 
 test('benchmark arms: the lists and plot names the benchmark reads come from one record per arm', () => {
-  assert.deepEqual(ALL_ARMS.slice(0, 3), ['real', 'wmrl', 'anchors-only']);
+  assert.deepEqual(ALL_ARMS.slice(0, 4), ['real', 'wmrl', 'wmrl-demos-only-warm16', 'anchors-only']);
   assert.ok(!ALL_ARMS.includes('real-g2') && EXTRA_ARMS.includes('real-g2'));
   assert.equal(new Set([...ALL_ARMS, ...EXTRA_ARMS]).size, ALL_ARMS.length + EXTRA_ARMS.length);
   // The real2 arm runs the long arms' 28 steps; real8 the baseline's 12 (each step after its stop costs real-only's).
