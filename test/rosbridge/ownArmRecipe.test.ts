@@ -23,7 +23,7 @@ async function episodesOf(dir: string): Promise<Episode[]> {
   return episodes;
 }
 
-test("the README's own-arm recipe over rosbridge: collect, clone, train with a warm-up and no world-model data", async () => {
+test("the README's own-arm recipe over rosbridge: collect, clone, train warmed up on the clone's own", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wmrl-own-arm-'));
   const { child: server, url } = await startSimServerProcess(['--port', '0', '--lockstep', '--quiet']);
   const robot = ['--env', 'rosbridge', '--url', url, '--speed', 'max'];
