@@ -185,8 +185,10 @@ export const command = {
     await childCollection.result;
     const mixed = await readEpisodes([join(out, 'mixed')]);
     const mixedSuccesses = mixed.filter((e) => e.success).length;
+    // Robot time spent on data for the world model alone: the comparison below counts it to neither arm.
+    const mixedRobotSeconds = mixed.reduce((s, e) => s + e.steps / e.controlHz, 0);
     console.log(
-      `  noisy experts: ${mixed.length} episodes for the world model, ` +
+      `  noisy experts: ${mixed.length} episodes (${mixedRobotSeconds.toFixed(0)} robot-s) for the world model, ` +
         `${((100 * mixedSuccesses) / mixed.length).toFixed(0)}% successful`,
     );
     log.log({ stage: 'collect', behaviour: 'noisy experts', successes: mixedSuccesses, episodes: mixed.length });
@@ -291,7 +293,7 @@ export const command = {
     const plotFile = join(out, 'learning-curves.svg');
     writeFileSync(plotFile, learningCurveSvg(plot));
     console.log(learningCurveText(plot, ['R', 'W']));
-    printComparison(c, evalEpisodes);
+    printComparison(c, evalEpisodes, { episodes: mixed.length, robotSeconds: mixedRobotSeconds });
     log.log({
       stage: 'summary',
       before: curves.wmrl![0]!.success,
@@ -325,7 +327,12 @@ export const command = {
 };
 
 /** The comparison in words: gains, equal robot time, equal success, each difference with its interval. */
-function printComparison(c: RobotTimeComparison, episodes: number): void {
+/** `worldModelData`: the noisy experts collected for the world model alone, which neither arm's robot time counts. */
+function printComparison(
+  c: RobotTimeComparison,
+  episodes: number,
+  worldModelData: { episodes: number; robotSeconds: number },
+): void {
   const points = (d: { difference: number; low: number; high: number }) =>
     `${signed(d.difference)} [${signed(d.low, false)}, ${signed(d.high, false)}]`;
   const stands = (d: { low: number; high: number }) =>
@@ -360,6 +367,11 @@ function printComparison(c: RobotTimeComparison, episodes: number): void {
         : `  at equal success: real-only needed ${t.toFixed(0)} robot-s to reach WMRL's ` +
           `${pct(c.candidateFinal.success)} (linear between its evaluations): ` +
           `${(t / Math.max(1e-9, c.budgetSeconds)).toFixed(1)}× WMRL's ${c.budgetSeconds.toFixed(0)} s`,
+  );
+  console.log(
+    `  not counted: the world model's ${worldModelData.episodes} noisy experts ` +
+      `(${worldModelData.robotSeconds.toFixed(0)} robot-s), collected for it alone; on your arm a warm-up of the ` +
+      "clone's own episodes replaces them (docs/training.md)",
   );
   console.log('  One seed: npm run bench measures the same comparison over 5 seeds (docs/benchmarks.md).');
 }

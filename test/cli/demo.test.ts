@@ -33,7 +33,7 @@ test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the compar
     assert.match(stdout, /real-only GRPO runs beside it in a second process/);
     // The noisy experts come from a second process, with the in-process plans: 4 / 3 of each per family.
     assert.match(stdout, /the noisier demonstrations and the noisy experts in a second process/);
-    assert.match(stdout, /^ {2}noisy experts: 6 episodes for the world model, \d+% successful$/m);
+    assert.match(stdout, /^ {2}noisy experts: 6 episodes \(\d+ robot-s\) for the world model, \d+% successful$/m);
     assert.match(readFileSync(join(out, 'collect-mixed.log'), 'utf8'), /episodes/);
     assert.match(
       stdout,
@@ -52,6 +52,8 @@ test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the compar
     );
     assert.match(stdout, /WMRL: +\d+% after \d+ robot-s; gain over BC [+-]\d+ points \[/);
     assert.match(stdout, /at equal robot time: /);
+    // The world model's own data is named with its robot time where the comparison leaves it out.
+    assert.match(stdout, /not counted: the world model's 6 noisy experts \(\d+ robot-s\), collected for it alone/);
     assert.ok(existsSync(join(out, 'learning-curves.svg')));
     assert.ok(existsSync(join(out, 'real', 'policy', 'model.json')), 'the real-only run saved its policy');
     assert.ok(existsSync(join(out, 'real-only.log')));
