@@ -839,6 +839,8 @@ export const SHORT_ARMS: Record<string, number> = Object.fromEntries(
 export const armLabel = (arm: string): string => ARMS[arm]?.label ?? arm;
 /** The share of the arm's executed robot time the benchmark counts (a ceiling arm's is below 1). */
 export const armRobotTimeCounted = (arm: string): number => ARMS[arm]?.robotTimeCounted ?? 1;
+/** Whether the arm takes one part away from the headline's WMRL arm (drawn apart from the method arms). */
+export const armIsAblation = (arm: string): boolean => ARMS[arm]?.ablation === true;
 /** The arm's own plot colour, if it has one. */
 export const armColour = (arm: string): string | undefined => ARMS[arm]?.colour;
 

@@ -24,8 +24,9 @@
  *   npm run bench -- --family pick --arms real,wmrl,no-debias --out bench/results/wmrl-pick-weight1
  *                               # results written to that path (.json, .svg, .md) instead of the derived one
  *
- * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time) and wmrl.md (the README table), and
- * wmrl-charged.svg (each curve starting at the robot time of its world model's own data);
+ * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time), wmrl-ablations.svg (the headline's ablations)
+ * and wmrl.md (the README table), and wmrl-charged.svg (each curve starting at the robot time of its world model's
+ * own data);
  * --quick writes wmrl-quick.* so it never overwrites the full results; --seeds N (other than the
  * preset's) writes wmrl-Nseeds.* (or wmrl-quick-Nseeds.*), reusing the runs of the seeds already done.
  * Set-up (data, BC policies, world model) is shared by both presets and cached under runs/bench-cache/<setup>.
@@ -63,6 +64,7 @@ import {
   REAL_ONLY,
   SHORT_ARMS,
   armColour,
+  armIsAblation,
   armRobotTimeCounted,
   armFlags,
   armLabel,
@@ -624,10 +626,15 @@ const results = {
 };
 mkdirSync(dirname(outBase), { recursive: true });
 writeFileSync(`${outBase}.json`, JSON.stringify(results, null, 2) + '\n');
-writeFileSync(`${outBase}.svg`, plot(runs));
+// The method arms in one plot; the headline's ablations, where any ran, in another beside real-only and the
+// headline, so that neither picture holds more curves than can be told apart.
+const ablations = preset.arms.filter((arm) => armIsAblation(arm) && arm !== headline);
+writeFileSync(`${outBase}.svg`, plot(runs, 'method'));
+if (ablations.length) writeFileSync(`${outBase}-ablations.svg`, plot(runs, 'ablations'));
+else rmSync(`${outBase}-ablations.svg`, { force: true });
 // Where an arm's world model learned from data of its own, the same curves with that data's robot time first.
 if (charged.length && table.some((t) => t.worldModelDataRobotSeconds > 0))
-  writeFileSync(`${outBase}-charged.svg`, plot(runs, true));
+  writeFileSync(`${outBase}-charged.svg`, plot(runs, 'charged'));
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const atEqualCell = (v: number | null, spread: number | null) => (v === null ? '–' : `${pct(v)} ± ${pct(spread!)}`);
 // Without a real-only gain there is no target to reach (a start at or above it reads as 0 s).
@@ -748,20 +755,28 @@ console.log(
 );
 
 /**
- * Held-out success against robot time: per arm the mean over seeds ± sd, log time, the target marked; `charge`:
- * each curve starts at the robot time of its world model's own data (the headline's ablations left out).
+ * Held-out success against robot time: per arm the mean over seeds ± sd, log time, the target marked. `method`:
+ * every arm but the headline's ablations; `ablations`: real-only, the headline and its ablations; `charged`: each
+ * curve starting at the robot time of its world model's own data (arms learning from the headline's data left out).
  */
-function plot(rs: Run[], charge = false): string {
+function plot(rs: Run[], which: 'method' | 'ablations' | 'charged'): string {
+  const charge = which === 'charged';
+  const shown = (arm: string) =>
+    which === 'charged'
+      ? chargedApart(arm)
+      : which === 'ablations'
+        ? arm === 'real' || arm === headline || ablations.includes(arm)
+        : !ablations.includes(arm);
   // Every arm run is drawn: one without a colour of its own (a probe) takes the next unused one of these.
   const spare = ['#e6550d', '#31a354', '#756bb1', '#636363', '#fd8d3c', '#74c476', '#9e9ac8', '#843c39'];
-  const drawn = preset.arms.filter((arm) => rs.some((r) => r.arm === arm) && (!charge || chargedApart(arm)));
+  const drawn = preset.arms.filter((arm) => rs.some((r) => r.arm === arm) && shown(arm));
   const taken = new Set(drawn.map(armColour).filter(Boolean));
   const free = spare.filter((c) => !taken.has(c));
   return learningCurveSvg({
     title:
       `${familyName}: held-out success against robot time (${preset.name === 'quick' ? 'quick, ' : ''}` +
       `${seeds} seed${seeds > 1 ? 's' : ''}${firstSeed > 0 ? `, ${firstSeed}–${firstSeed + seeds - 1}` : ''}` +
-      `${charge ? ", the world model's own data charged" : ''})`,
+      `${charge ? ", the world model's own data charged" : which === 'ablations' ? ', ablations' : ''})`,
     target: realGained ? target : undefined,
     timeLabel: charge ? "robot time: the world model's own data, then training" : undefined,
     arms: drawn.map((arm) => ({
