@@ -635,6 +635,7 @@ else rmSync(`${outBase}-ablations.svg`, { force: true });
 // Where an arm's world model learned from data of its own, the same curves with that data's robot time first.
 if (charged.length && table.some((t) => t.worldModelDataRobotSeconds > 0))
   writeFileSync(`${outBase}-charged.svg`, plot(runs, 'charged'));
+else rmSync(`${outBase}-charged.svg`, { force: true });
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const atEqualCell = (v: number | null, spread: number | null) => (v === null ? '–' : `${pct(v)} ± ${pct(spread!)}`);
 // Without a real-only gain there is no target to reach (a start at or above it reads as 0 s).
