@@ -95,7 +95,8 @@ const ARMS: Record<string, Arm> = {
   // WMRL with no robot time left uncharged: its world model learns from the demonstrations alone and first sees 16
   // of the clone's own episodes (`worldModel.warmupEpisodes`, counted as training robot time): the policy's near
   // misses, which demonstrations never show. Chosen before its first run (session 44) among three ways to spend
-  // less set-up data; seeds 0–4 9.8×, fresh seeds 80–89 9.1× (6.1–13.5×), every seed crossing.
+  // less set-up data; seeds 0–4 9.8×, fresh seeds 80–99 8.8× (6.9–11.2×), every seed crossing (6.2× on the mean
+  // curve, which sags below the target after its first evaluation).
   'wmrl-demos-only-warm16': {
     flags: ['--worldModel.warmupEpisodes=16'],
     long: true,
