@@ -299,6 +299,8 @@ export const command = {
       before: curves.wmrl![0]!.success,
       afterWmrl: c.candidateFinal.success,
       robotSecondsWmrl: c.budgetSeconds,
+      // Counted to neither arm: the world model's own data.
+      robotSecondsWorldModelData: mixedRobotSeconds,
       afterReal: curves.real!.at(-1)!.success,
       robotSecondsReal: curves.real!.at(-1)!.robotSeconds,
       realAtWmrlBudget: c.referenceAtBudget,
@@ -326,8 +328,10 @@ export const command = {
   },
 };
 
-/** The comparison in words: gains, equal robot time, equal success, each difference with its interval. */
-/** `worldModelData`: the noisy experts collected for the world model alone, which neither arm's robot time counts. */
+/**
+ * The comparison in words: gains, equal robot time, equal success, each difference with its interval; and
+ * `worldModelData`, the noisy experts collected for the world model alone, which neither arm's robot time counts.
+ */
 function printComparison(
   c: RobotTimeComparison,
   episodes: number,

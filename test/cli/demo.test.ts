@@ -67,6 +67,7 @@ test('wmrl demo (tiny): demos, BC, WMRL and real-only GRPO beside it, the compar
       'waiting for real-only GRPO',
     ]);
     assert.ok((summary.robotSecondsReal as number) > (summary.robotSecondsWmrl as number), JSON.stringify(summary));
+    assert.ok((summary.robotSecondsWorldModelData as number) > 0, "the world model data's robot time is logged");
     // eval.keepPolicies: every evaluated policy after the start is kept, for the check below.
     for (const step of [1, 2]) assert.ok(existsSync(join(out, 'wmrl', 'evaluated', `step-${step}`, 'model.json')));
     assert.ok(existsSync(join(out, 'real', 'evaluated', 'step-1', 'model.json')));
