@@ -5,7 +5,8 @@
  * charged). Also: the PPI interval against the true success rate, and the small policy after
  * WMRL against a ≥4× larger policy trained by behaviour cloning only.
  *
- *   npm run bench             # full: 5 seeds, every arm, 12 steps (wmrl, anchors-only, imagine-8: 28)
+ *   npm run bench             # full: 5 seeds, every arm, 12 steps (wmrl, wmrl-demos-only-warm16, anchors-only,
+ *                               imagine-8: 28)
  *                               (the set-up, built once and cached, takes about 3 minutes more)
  *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps)
  *                               (about 8 minutes from scratch, 4 with the set-up cached)
