@@ -36,6 +36,7 @@ import { readEpisodes, useBackend } from './common.ts';
 import { demoEvaluator } from './demoEvaluator.ts';
 import { Progress } from './progress.ts';
 import { runChild } from './wmrlChild.ts';
+import { robotSeconds } from '../data/robotTime.ts';
 
 const POST_TRAIN_TASKS = 'reach';
 
@@ -186,7 +187,7 @@ export const command = {
     const mixed = await readEpisodes([join(out, 'mixed')]);
     const mixedSuccesses = mixed.filter((e) => e.success).length;
     // Robot time spent on data for the world model alone: the comparison below counts it to neither arm.
-    const mixedRobotSeconds = mixed.reduce((s, e) => s + e.steps / e.controlHz, 0);
+    const mixedRobotSeconds = robotSeconds(mixed);
     console.log(
       `  noisy experts: ${mixed.length} episodes (${mixedRobotSeconds.toFixed(0)} robot-s) for the world model, ` +
         `${((100 * mixedSuccesses) / mixed.length).toFixed(0)}% successful`,

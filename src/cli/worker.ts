@@ -21,6 +21,7 @@ import { robotConfigSchema } from '../scheduler/robotConfig.ts';
 import { RobotSlot } from '../scheduler/robotPool.ts';
 import { intFlag, numberFlag, parseFlags, UsageError } from './args.ts';
 import { useBackend } from './common.ts';
+import { episodeRobotSeconds } from '../data/robotTime.ts';
 
 const HELP = `usage: wmrl worker --queue redis://host:port --robot NAME [options]
 
@@ -131,7 +132,7 @@ export const command = {
           await queue.complete(r.id, config.name, {
             episodeId: r.id,
             success: episode.success,
-            robotSeconds: episode.steps / episode.controlHz,
+            robotSeconds: episodeRobotSeconds(episode),
             startedAt: started,
             finishedAt: finished,
             payload: encodeEpisode(episode),

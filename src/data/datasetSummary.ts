@@ -3,6 +3,7 @@
  */
 import type { Episode, Split } from '../core/types.ts';
 import type { ChunkIssue } from './chunkFile.ts';
+import { episodeRobotSeconds } from './robotTime.ts';
 
 export interface GroupSummary {
   /** The episodes' task family. */
@@ -72,7 +73,7 @@ export class SummaryCounter {
     g.successes += episode.success ? 1 : 0;
     g.successRate = g.successes / g.episodes;
     g.steps += episode.steps;
-    this.robotSeconds += episode.steps / episode.controlHz;
+    this.robotSeconds += episodeRobotSeconds(episode);
     if (episode.success) this.successLengths.get(key)!.push(episode.steps);
   }
 

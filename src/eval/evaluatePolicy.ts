@@ -13,6 +13,7 @@ import { PolicyController } from '../policy/policyController.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { PlannedEpisode } from '../tasks/episodePlan.ts';
 import { SuccessTable } from './successTable.ts';
+import { episodeRobotSeconds } from '../data/robotTime.ts';
 
 export interface EvaluationOptions extends Pick<CollectOptions, 'store' | 'initialStatus' | 'onAbort' | 'signal'> {
   env: Env;
@@ -43,7 +44,7 @@ export async function evaluateController(o: EvaluationOptions): Promise<Evaluati
       const f = perFamily[e.task.family]!;
       f.episodes++;
       if (e.success) f.successes++;
-      robotSeconds += e.steps / e.controlHz;
+      robotSeconds += episodeRobotSeconds(e);
       o.onEpisode?.(e, i);
     },
   });

@@ -4,6 +4,7 @@ import type { GroupSpec } from './anchorRunner.ts';
 import { labelAnchorGroups } from './operatorOutcomes.ts';
 import { realGroupsFrom, type RealGroups } from './realGroups.ts';
 import type { Trainer } from './trainer.ts';
+import { robotSeconds } from '../data/robotTime.ts';
 
 export interface ExecutedGroups {
   /** The groups that count, with their outcomes (undefined: none does). */
@@ -40,7 +41,7 @@ export async function executeGroups(
     ...(t.onEpisode ? { onEpisode: t.onEpisode } : {}),
   });
   // Robot time is spent whether or not a label comes.
-  learning.progress.robotSeconds += episodes.reduce((s, e) => s + e.steps / e.controlHz, 0);
+  learning.progress.robotSeconds += robotSeconds(episodes);
   learning.progress.realEpisodes += episodes.length;
   const executed = episodes.length;
   let kept = groups.map((_, k) => k);

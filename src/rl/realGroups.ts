@@ -13,6 +13,7 @@ import { perceptionEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import { emptySamples, type PolicySamples } from './policySamples.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 import { runGroupRollouts, type GroupSpec } from './anchorRunner.ts';
+import { robotSeconds as robotSecondsOf } from '../data/robotTime.ts';
 
 export interface RealGroups {
   episodes: Episode[];
@@ -41,7 +42,7 @@ export async function runRealGroups(
 export function realGroupsFrom(policy: VlaPolicy, episodes: Episode[]): RealGroups {
   requireComplete(episodes, 'policy update');
   const outcomes = Float32Array.from(episodes, (e) => (e.success ? 1 : 0));
-  const robotSeconds = episodes.reduce((s, e) => s + e.steps / e.controlHz, 0);
+  const robotSeconds = robotSecondsOf(episodes);
   const perceived = perceptionEpisodes(policy, episodes);
   const first = perceived[0]!;
   const P = 2 * first.qposDim;

@@ -26,6 +26,7 @@ import { utcDay } from './anchorQueue.ts';
 import { affordable, type Budget } from './budget.ts';
 import type { EpisodeRequest, RequestRecord } from './episodeRequest.ts';
 import type { RobotPool, RobotSlot } from './robotPool.ts';
+import { episodeRobotSeconds } from '../data/robotTime.ts';
 
 export interface SchedulerOptions {
   queue: AnchorQueue;
@@ -98,7 +99,7 @@ export class CalibrationScheduler {
         // Stored by a process killed before it charged the ledger: charge it now, never rerun it.
         if (!rec) await queue.enqueue([r]);
         const at = Date.parse(episode.createdAt);
-        const robotSeconds = episode.steps / episode.controlHz;
+        const robotSeconds = episodeRobotSeconds(episode);
         await queue.complete(r.id, rec?.robot ?? 'unknown', {
           episodeId: r.id,
           success: episode.success,
@@ -290,7 +291,7 @@ export class CalibrationScheduler {
     await queue.complete(id, slot.name, {
       episodeId: id,
       success: episode.success,
-      robotSeconds: episode.steps / episode.controlHz,
+      robotSeconds: episodeRobotSeconds(episode),
       startedAt: started,
       finishedAt: finished,
     });
