@@ -104,6 +104,37 @@ const ARMS: Record<string, Arm> = {
     label: "WMRL, world model from the demonstrations, 16 of the clone's episodes first",
     colour: '#17becf',
   },
+  // The warm-up arm's mean curve sags after its first evaluation (73.8% → 70.6% at step 12 over seeds 80–99) where
+  // the quickstart's, whose world model saw 200 noisy experts, climbs. Three ways to keep it climbing at no robot
+  // time, chosen before their first runs (session 45): the warm-up refit 20 epochs instead of 2 (its 16 episodes are
+  // the model's only sight of the policy's own misses; 20 × 20 optimiser steps, a quarter of the model's first
+  // training); MOPO's uncertainty penalty (α = 1, as on pick, not tuned), since a model that has seen few
+  // failures may be exploited where it is unsure; every anchor episode four times in each refit (the policy's own
+  // episodes against 64 replayed demonstrations).
+  'wmrl-demos-only-warm16-refit20': {
+    flags: ['--worldModel.warmupEpisodes=16', '--worldModel.warmupRefitEpochs=20'],
+    long: true,
+    probe: true,
+    worldModelData: [],
+    label: 'WMRL warm-up 16, its warm-up refit 10× longer',
+    colour: '#2ca02c',
+  },
+  'wmrl-demos-only-warm16-penalty': {
+    flags: ['--worldModel.warmupEpisodes=16', '--uncertaintyPenalty=1'],
+    long: true,
+    probe: true,
+    worldModelData: [],
+    label: 'WMRL warm-up 16, uncertainty penalty 1',
+    colour: '#9467bd',
+  },
+  'wmrl-demos-only-warm16-repeat4': {
+    flags: ['--worldModel.warmupEpisodes=16', '--worldModel.anchorRepeat=4'],
+    long: true,
+    probe: true,
+    worldModelData: [],
+    label: 'WMRL warm-up 16, anchors 4× in each refit',
+    colour: '#8c564b',
+  },
   'wmrl-reach-data40': {
     flags: [],
     long: true,

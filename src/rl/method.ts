@@ -162,6 +162,7 @@ export function keysUnread(mode: WmrlConfig['mode']): string[] {
     'worldModel.scoreRefitEvery',
     'worldModel.anchorRepeat',
     'worldModel.warmupEpisodes',
+    'worldModel.warmupRefitEpochs',
   ];
   if (mode === 'wm-only') return uncorrected;
   return [

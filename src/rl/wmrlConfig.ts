@@ -468,6 +468,17 @@ export const wmrlConfigSchema = z
               'stored with the anchors) and the world model is refitted with them. ' +
               "A model fitted on demonstrations has never seen the policy's own near misses",
           ),
+        warmupRefitEpochs: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe(
+            "with warmupEpisodes, the warm-up refit's epochs (0: refitEpochs'), each bounded by refitSteps as " +
+              "every refit is. The warm-up is the world model's first sight of the policy's own episodes; a refit " +
+              'bounded for every other step gives them a few dozen optimiser steps among the replayed data. ' +
+              'Costs compute, no robot time',
+          ),
       })
       .strict()
       .prefault({}),

@@ -16,8 +16,9 @@ export async function refitWorldModel(
   model: WorldModel,
   seed: number,
   scoreHeadOnly = false,
+  refitEpochs = t.config.worldModel.refitEpochs,
 ): Promise<void> {
-  const { anchorRepeat, refitEpochs, refitSteps, replayEpisodes } = t.config.worldModel;
+  const { anchorRepeat, refitSteps, replayEpisodes } = t.config.worldModel;
   const anchors = Array.from({ length: anchorRepeat }, () => t.learning.anchorModelEpisodes).flat();
   const data = replaySample(t.modelData, replayEpisodes, seed);
   await model.refit([...data, ...anchors], {
@@ -51,6 +52,7 @@ export async function worldModelWarmup(t: Trainer): Promise<number> {
   const groups = Array.from({ length: n }, (_, slot) => ({ slot, spec: t.pool.specs[order[slot % order.length]!]! }));
   const ran = await executeGroups(t, 0, groups, 1, noiseSpec(config, stepSeed(config.seed, 0, 'warmupNoise')));
   t.onProgress?.('refitting the world model with the warm-up episodes');
-  await refitWorldModel(t, learning.worldModel, stepSeed(config.seed, 0, 'refit'));
+  const epochs = config.worldModel.warmupRefitEpochs || config.worldModel.refitEpochs;
+  await refitWorldModel(t, learning.worldModel, stepSeed(config.seed, 0, 'refit'), false, epochs);
   return ran.real?.episodes.length ?? 0;
 }
