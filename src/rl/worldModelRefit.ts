@@ -1,5 +1,6 @@
 /** World-model refits from the anchors, and the optional warm-up before the first step. */
 import { Rng } from '../core/rng.ts';
+import type { FitReport } from '../worldmodel/fitEnsemble.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { hashSeed, stepSeed } from './seeds.ts';
 import type { Trainer } from './trainer.ts';
@@ -17,11 +18,11 @@ export async function refitWorldModel(
   seed: number,
   scoreHeadOnly = false,
   refitEpochs = t.config.worldModel.refitEpochs,
-): Promise<void> {
+): Promise<FitReport> {
   const { anchorRepeat, refitSteps, replayEpisodes } = t.config.worldModel;
   const anchors = Array.from({ length: anchorRepeat }, () => t.learning.anchorModelEpisodes).flat();
   const data = replaySample(t.modelData, replayEpisodes, seed);
-  await model.refit([...data, ...anchors], {
+  return model.refit([...data, ...anchors], {
     epochs: refitEpochs,
     seed,
     scoreHeadOnly,
@@ -36,23 +37,28 @@ export function replaySample<T>(episodes: T[], n: number, seed: number): T[] {
   return new Rng(hashSeed(seed, 1)).shuffle(episodes.slice()).slice(0, n);
 }
 
+/** What the warm-up did: episodes that count (with operator outcomes, those labelled) and its refit's epochs. */
+export interface Warmup {
+  episodes: number;
+  refitEpochs: number;
+}
+
 /**
  * Before the first step (wmrl mode): episodes of the starting policy from distinct starts, one
  * each, run for real and charged as robot time, stored with the anchors (so every later refit
- * keeps them), and a refit of the world model with them. Returns how many count (with operator
- * outcomes, those labelled).
+ * keeps them), and a refit of the world model with them (warmupRefitEpochs epochs).
  */
-export async function worldModelWarmup(t: Trainer): Promise<number> {
+export async function worldModelWarmup(t: Trainer): Promise<Warmup> {
   const { config, learning } = t;
   const n = t.method.warmupEpisodes;
-  if (n === 0 || !learning.worldModel) return 0;
+  if (n === 0 || !learning.worldModel) return { episodes: 0, refitEpochs: 0 };
   t.onProgress?.(`warm-up: ${n} episodes of the starting policy for the world model`);
   const rng = new Rng(stepSeed(config.seed, 0, 'warmupOrder'));
   const order = rng.shuffle(Array.from({ length: t.pool.specs.length }, (_, i) => i));
   const groups = Array.from({ length: n }, (_, slot) => ({ slot, spec: t.pool.specs[order[slot % order.length]!]! }));
   const ran = await executeGroups(t, 0, groups, 1, noiseSpec(config, stepSeed(config.seed, 0, 'warmupNoise')));
-  t.onProgress?.('refitting the world model with the warm-up episodes');
   const epochs = config.worldModel.warmupRefitEpochs || config.worldModel.refitEpochs;
-  await refitWorldModel(t, learning.worldModel, stepSeed(config.seed, 0, 'refit'), false, epochs);
-  return ran.real?.episodes.length ?? 0;
+  t.onProgress?.(`refitting the world model with the warm-up episodes (${epochs} epochs)`);
+  const report = await refitWorldModel(t, learning.worldModel, stepSeed(config.seed, 0, 'refit'), false, epochs);
+  return { episodes: ran.real?.episodes.length ?? 0, refitEpochs: report.history.length };
 }

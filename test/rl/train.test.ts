@@ -306,6 +306,7 @@ test(
       '--steps=1',
       '--eval.every=5',
       '--worldModel.warmupEpisodes=3',
+      '--worldModel.warmupRefitEpochs=4',
       '--score=progress',
       '--terminateAt=0.5',
       '--imaginationCheckGroups=2',
@@ -333,6 +334,7 @@ test(
     assert.match(r.stderr, /imagination check at step 0: rank AUC/);
     assert.equal(steps.length, 1);
     assert.equal(steps[0]!.worldModelWarmupEpisodes, 3);
+    assert.equal(steps[0]!.worldModelWarmupRefitEpochs, 4, 'the warm-up refit runs its own epochs');
     // Default imaginedWeight 'trust': one group of 2 paired rollouts against 16 prior pairs.
     assert.ok(
       steps[0]!.trustAuc >= 0.5 - 1 / 17 && steps[0]!.trustAuc <= 0.5 + 1 / 17,
