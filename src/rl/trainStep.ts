@@ -45,7 +45,7 @@ import { afterUpdate, resumeIfDue } from './imaginationStop.ts';
 import { groupStarts } from './startPool.ts';
 import type { Trainer } from './trainer.ts';
 import { imagineOptions, noiseSpec, type WmrlConfig } from './wmrlConfig.ts';
-import { refitWorldModel, type Warmup, worldModelWarmup } from './worldModelRefit.ts';
+import { NO_WARMUP, refitWorldModel, type Warmup, worldModelWarmup } from './worldModelRefit.ts';
 import { penalisedScores } from './uncertaintyPenalty.ts';
 
 export interface StepMetrics {
@@ -107,6 +107,8 @@ export interface StepMetrics {
    * the world model (config worldModel.warmupEpisodes; step 1 only).
    */
   worldModelWarmupEpisodes: number;
+  /** Robot time of the warm-up's episodes (included in robotSeconds). */
+  worldModelWarmupRobotSeconds: number;
   /** Epochs of the warm-up's refit (config worldModel.warmupRefitEpochs; 0 without a warm-up). */
   worldModelWarmupRefitEpochs: number;
   robotSeconds: number;
@@ -128,7 +130,7 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   const step = t.learning.progress.step + 1;
   if (resumeIfDue(t.learning.progress, t.method, step)) t.onProgress?.('imagination resumes');
   const drawn = drawGroups(t, step);
-  const warmup = step === 1 ? await worldModelWarmup(t) : { episodes: 0, refitEpochs: 0 };
+  const warmup = step === 1 ? await worldModelWarmup(t) : NO_WARMUP;
   clock.lap('warmup');
   const imagined = imagine(t, step, drawn);
   const predictedAll = predictAnchors(t, step, drawn);
@@ -633,6 +635,7 @@ function stepMetrics(
     imaginationKlBase: learning.progress.imaginationKlBase ?? null,
     worldModelRefit: r.refitted,
     worldModelWarmupEpisodes: r.warmup.episodes,
+    worldModelWarmupRobotSeconds: r.warmup.robotSeconds,
     worldModelWarmupRefitEpochs: r.warmup.refitEpochs,
     robotSeconds: learning.progress.robotSeconds,
     computeSeconds: learning.progress.computeSeconds,

@@ -37,11 +37,15 @@ export function replaySample<T>(episodes: T[], n: number, seed: number): T[] {
   return new Rng(hashSeed(seed, 1)).shuffle(episodes.slice()).slice(0, n);
 }
 
-/** What the warm-up did: episodes that count (with operator outcomes, those labelled) and its refit's epochs. */
+/** What the warm-up did: episodes that count (with operator outcomes, those labelled), their robot time, the refit. */
 export interface Warmup {
   episodes: number;
+  /** Robot time of every warm-up episode executed, kept or not (charged as training robot time). */
+  robotSeconds: number;
   refitEpochs: number;
 }
+
+export const NO_WARMUP: Warmup = { episodes: 0, robotSeconds: 0, refitEpochs: 0 };
 
 /**
  * Before the first step (wmrl mode): episodes of the starting policy from distinct starts, one
@@ -51,14 +55,16 @@ export interface Warmup {
 export async function worldModelWarmup(t: Trainer): Promise<Warmup> {
   const { config, learning } = t;
   const n = t.method.warmupEpisodes;
-  if (n === 0 || !learning.worldModel) return { episodes: 0, refitEpochs: 0 };
+  if (n === 0 || !learning.worldModel) return NO_WARMUP;
   t.onProgress?.(`warm-up: ${n} episodes of the starting policy for the world model`);
   const rng = new Rng(stepSeed(config.seed, 0, 'warmupOrder'));
   const order = rng.shuffle(Array.from({ length: t.pool.specs.length }, (_, i) => i));
   const groups = Array.from({ length: n }, (_, slot) => ({ slot, spec: t.pool.specs[order[slot % order.length]!]! }));
+  const before = learning.progress.robotSeconds;
   const ran = await executeGroups(t, 0, groups, 1, noiseSpec(config, stepSeed(config.seed, 0, 'warmupNoise')));
+  const robotSeconds = learning.progress.robotSeconds - before;
   const epochs = config.worldModel.warmupRefitEpochs || config.worldModel.refitEpochs;
   t.onProgress?.(`refitting the world model with the warm-up episodes (${epochs} epochs)`);
   const report = await refitWorldModel(t, learning.worldModel, stepSeed(config.seed, 0, 'refit'), false, epochs);
-  return { episodes: ran.real?.episodes.length ?? 0, refitEpochs: report.history.length };
+  return { episodes: ran.real?.episodes.length ?? 0, robotSeconds, refitEpochs: report.history.length };
 }

@@ -351,6 +351,8 @@ test(
       Math.abs(steps[0]!.robotSeconds - charged) < 1e-6,
       `robot time ${steps[0]!.robotSeconds} charges every stored episode (${charged})`,
     );
+    const warmupCharged = stored.slice(0, 3).reduce((s, e) => s + e.steps / e.controlHz, 0);
+    assert.ok(Math.abs(steps[0]!.worldModelWarmupRobotSeconds - warmupCharged) < 1e-6, 'the warm-up robot time');
     const config = JSON.parse(readFileSync(join(warm, 'train.config.json'), 'utf8')) as {
       config: { score: string; terminateAt: number };
     };
