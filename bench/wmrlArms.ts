@@ -135,6 +135,19 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL warm-up 16, anchors 4× in each refit',
     colour: '#8c564b',
   },
+  // None of those three kept the curve up (seeds 0–4, fresh seeds 100–109 for the refit). What the runs show
+  // instead: the warm-up arm's policy leaves the clone twice as fast as the quickstart's (KL to the clone 1.0 at step
+  // 12 against 0.37): a world model that has seen the demonstrations and 16 near misses, but no wide failures, is
+  // exploited where it has not looked. The KL penalty at 0.3 instead of 0.1 (chosen before its first run, session
+  // 45: roughly the 2.7-fold pull back that would hold the KL near the quickstart's, were KL ∝ 1/β).
+  'wmrl-demos-only-warm16-kl03': {
+    flags: ['--worldModel.warmupEpisodes=16', '--ppo.klCoef=0.3'],
+    long: true,
+    probe: true,
+    worldModelData: [],
+    label: 'WMRL warm-up 16, KL penalty 0.3',
+    colour: '#e377c2',
+  },
   'wmrl-reach-data40': {
     flags: [],
     long: true,
