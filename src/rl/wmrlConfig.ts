@@ -477,7 +477,7 @@ export const wmrlConfigSchema = z
             "with warmupEpisodes, the warm-up refit's epochs (0: refitEpochs'), each bounded by refitSteps as " +
               "every refit is. The warm-up is the world model's first sight of the policy's own episodes; a refit " +
               'bounded for every other step gives them a few dozen optimiser steps among the replayed data. ' +
-              'Costs compute, no robot time',
+              'Costs compute, no robot time; on reach 20 instead of 2 reached the target no sooner (session 45)',
           ),
       })
       .strict()
