@@ -52,6 +52,20 @@ export function changedKeys(stored: Record<string, unknown>, current: WmrlConfig
   return changes;
 }
 
+/**
+ * The data folders a run read against those its arm reads now, as a change (key `data`), or undefined when they are
+ * the same or the run recorded none (made before runs recorded them).
+ */
+export function changedData(stored: string[] | undefined, current: string[]): ChangedKey | undefined {
+  if (stored === undefined || JSON.stringify(stored) === JSON.stringify(current)) return undefined;
+  return { key: 'data', was: stored, now: current };
+}
+
+/** Every value of a repeated flag in an argument list (`--data A --data B` → [A, B]). */
+export function flagValues(args: string[], flag: string): string[] {
+  return args.flatMap((a, i) => (a === flag && i + 1 < args.length ? [args[i + 1]!] : []));
+}
+
 /** `a.b: 1 → 2, c: x → y`: the changes in one line. */
 export function describeChanges(changes: ChangedKey[]): string {
   return changes.map((c) => `${c.key}: ${JSON.stringify(c.was)} → ${JSON.stringify(c.now)}`).join(', ');

@@ -51,7 +51,7 @@ import {
 import { readRunLog, runStamp } from '../src/core/runLog.ts';
 import { EpisodeStore } from '../src/data/episodeStore.ts';
 import { resolveTrainConfig } from '../src/cli/train.ts';
-import { changedKeys, describeChanges } from './staleRuns.ts';
+import { changedData, changedKeys, describeChanges, flagValues } from './staleRuns.ts';
 import { describeRunCommits, runCommits } from './runCode.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
 import { describeLead, type PairedLead, pairedLead } from '../src/eval/pairedLead.ts';
@@ -266,13 +266,22 @@ async function runQueued(a: Arm): Promise<void> {
 // Runs are cached by folder name: one whose config its arm no longer resolves (a preset or an arm's
 // flags changed since) is moved aside, kept but not reused, and runs again.
 const stamp = runStamp();
+/** Reused runs made before runs recorded their data folders: a change of data would not be seen in them. */
+let unrecordedData = 0;
 for (const a of arms) {
   const stored = join(a.dir, 'train.config.json');
   if (!existsSync(stored)) continue;
   // A config file that records no config reads as the defaults: any key set since differs.
-  const was = (JSON.parse(readFileSync(stored, 'utf8')) as { config?: Record<string, unknown> }).config ?? {};
-  const changes = changedKeys(was, resolveTrainConfig(trainArgs(a).slice(1)));
-  if (changes.length === 0) continue;
+  const record = JSON.parse(readFileSync(stored, 'utf8')) as { config?: Record<string, unknown>; data?: string[] };
+  const args = trainArgs(a);
+  const changes = changedKeys(record.config ?? {}, resolveTrainConfig(args.slice(1)));
+  // Since session 45 a run records the data folders it read (its world model's data and its group starts).
+  const dataChange = changedData(record.data, flagValues(args, '--data'));
+  if (dataChange) changes.push(dataChange);
+  if (changes.length === 0) {
+    if (!record.data) unrecordedData++;
+    continue;
+  }
   const aside = `${a.dir}-stale-${stamp}`;
   renameSync(a.dir, aside);
   console.error(`[stale] ${a.arm} seed ${a.seed} (${describeChanges(changes)}): moved to ${aside}; it runs again`);
@@ -623,6 +632,7 @@ const results = {
   runsReused: timing.runsReused,
   /** How many of the runs each commit made (a reused run may be older code's). */
   runCommits: runCommits(arms.map((a) => a.dir)),
+  runsWithoutDataRecord: unrecordedData,
   ...(timing.replotted ? { replotted: timing.replotted } : {}),
 };
 mkdirSync(dirname(outBase), { recursive: true });
@@ -748,6 +758,10 @@ const md = [
       `${(large_.parameters / smallReport.parameters).toFixed(1)}×) after BC only: ${pct(large_.bcHeldOutSuccess)}.`
     : '',
   describeRunCommits(results.runCommits),
+  unrecordedData
+    ? `${unrecordedData} reused runs predate the record of the data folders a run read (session 45): a change of ` +
+      'data since they were made would not show in them (real-only runs made before session 44 read other data).'
+    : '',
 ].join('\n');
 writeFileSync(`${outBase}.md`, md + '\n');
 console.log(md);

@@ -282,6 +282,7 @@ export const command = {
         config,
         policyDir: values.policy,
         data,
+        dataDirs: values.data,
         runDir: values.out,
         env,
         anchors,

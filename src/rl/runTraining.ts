@@ -58,6 +58,11 @@ export interface RunOptions {
   policyDir: string;
   /** Episodes the world model learns from and group starts are drawn from. */
   data: Episode[];
+  /**
+   * The folders `data` was read from, recorded in train.config.json (`data`): what a run learned from and drew its
+   * starts from is part of what it is (the benchmark reuses a run only if it read the same folders).
+   */
+  dataDirs?: string[];
   runDir: string;
   /** Where evaluations and measurements run. */
   env: Env;
@@ -119,7 +124,13 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   const log = new RunLog(
     runDir,
     'train',
-    { command: 'train', policy: o.policyDir, config, worldModel: o.worldModelConfig },
+    {
+      command: 'train',
+      policy: o.policyDir,
+      ...(o.dataDirs ? { data: o.dataDirs } : {}),
+      config,
+      worldModel: o.worldModelConfig,
+    },
     { append: resuming },
   );
   // Bad task selectors fail here, not after minutes of world-model training.

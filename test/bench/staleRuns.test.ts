@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { changedKeys, describeChanges } from '../../bench/staleRuns.ts';
+import { changedData, changedKeys, describeChanges, flagValues } from '../../bench/staleRuns.ts';
 import { resolveTrainConfig } from '../../src/cli/train.ts';
 import { resolveConfig } from '../../src/core/config.ts';
 import { keysUnread } from '../../src/rl/method.ts';
@@ -74,4 +74,17 @@ test('every key a mode leaves unread is a key of the training config', () => {
   for (const mode of ['real', 'wm-only'] as const)
     for (const key of keysUnread(mode)) assert.ok(paths.has(key) || optional.includes(key), `${mode}: ${key}`);
   assert.deepEqual(keysUnread('wmrl'), []);
+});
+
+test('a run that read other data folders is stale; one that recorded none (made before the record) is not told', () => {
+  const args = ['train', '--data', 'cache/demos', '--data', 'cache/demos-noise', '--seed', '3'];
+  assert.deepEqual(flagValues(args, '--data'), ['cache/demos', 'cache/demos-noise']);
+  // Real-only read the noisy experts too before session 44: its group starts were drawn from them.
+  assert.deepEqual(changedData(['cache/demos', 'cache/demos-noise', 'cache/mixed'], flagValues(args, '--data')), {
+    key: 'data',
+    was: ['cache/demos', 'cache/demos-noise', 'cache/mixed'],
+    now: ['cache/demos', 'cache/demos-noise'],
+  });
+  assert.equal(changedData(['cache/demos', 'cache/demos-noise'], flagValues(args, '--data')), undefined);
+  assert.equal(changedData(undefined, flagValues(args, '--data')), undefined);
 });

@@ -354,8 +354,10 @@ test(
     const warmupCharged = stored.slice(0, 3).reduce((s, e) => s + e.steps / e.controlHz, 0);
     assert.ok(Math.abs(steps[0]!.worldModelWarmupRobotSeconds - warmupCharged) < 1e-6, 'the warm-up robot time');
     const config = JSON.parse(readFileSync(join(warm, 'train.config.json'), 'utf8')) as {
+      data: string[];
       config: { score: string; terminateAt: number };
     };
+    assert.deepEqual(config.data, [data], 'the run records the data folders it read');
     assert.equal(config.config.score, 'progress');
     assert.equal(config.config.terminateAt, 0.5);
   },
