@@ -61,11 +61,6 @@ export function changedData(stored: string[] | undefined, current: string[]): Ch
   return { key: 'data', was: stored, now: current };
 }
 
-/** Every value of a repeated flag in an argument list (`--data A --data B` → [A, B]). */
-export function flagValues(args: string[], flag: string): string[] {
-  return args.flatMap((a, i) => (a === flag && i + 1 < args.length ? [args[i + 1]!] : []));
-}
-
 /** `a.b: 1 → 2, c: x → y`: the changes in one line. */
 export function describeChanges(changes: ChangedKey[]): string {
   return changes.map((c) => `${c.key}: ${JSON.stringify(c.was)} → ${JSON.stringify(c.now)}`).join(', ');

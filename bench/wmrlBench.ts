@@ -51,7 +51,7 @@ import {
 import { readRunLog, runStamp } from '../src/core/runLog.ts';
 import { EpisodeStore } from '../src/data/episodeStore.ts';
 import { resolveTrainConfig } from '../src/cli/train.ts';
-import { changedData, changedKeys, describeChanges, flagValues } from './staleRuns.ts';
+import { changedData, changedKeys, describeChanges } from './staleRuns.ts';
 import { describeRunCommits, runCommits } from './runCode.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
 import { describeLead, type PairedLead, pairedLead } from '../src/eval/pairedLead.ts';
@@ -273,10 +273,9 @@ for (const a of arms) {
   if (!existsSync(stored)) continue;
   // A config file that records no config reads as the defaults: any key set since differs.
   const record = JSON.parse(readFileSync(stored, 'utf8')) as { config?: Record<string, unknown>; data?: string[] };
-  const args = trainArgs(a);
-  const changes = changedKeys(record.config ?? {}, resolveTrainConfig(args.slice(1)));
+  const changes = changedKeys(record.config ?? {}, resolveTrainConfig(trainArgs(a).slice(1)));
   // Since session 45 a run records the data folders it read (its world model's data and its group starts).
-  const dataChange = changedData(record.data, flagValues(args, '--data'));
+  const dataChange = changedData(record.data, runDataDirs(a));
   if (dataChange) changes.push(dataChange);
   if (changes.length === 0) {
     if (!record.data) unrecordedData++;
@@ -298,13 +297,21 @@ await Promise.all(
   }),
 );
 
+/**
+ * The data folders one arm's run reads: the clone's data and the arm's own world-model data (its world model learns
+ * from them all, and its group starts are drawn from them). The run records them; a cached run that read others is
+ * stale.
+ */
+function runDataDirs(a: Arm): string[] {
+  return [...bcFolders, ...worldModelData.get(a.arm)!].map((f) => join(cache, f));
+}
+
 /** The `wmrl train` arguments of one arm's run (without --resume). */
 function trainArgs(a: Arm): string[] {
   const wmPreset = armWorldModel(a.arm, headline);
   // PPI coverage is measured on the WMRL arm only: the checks cost real episodes of compute time.
   const ppi = a.arm === headline ? ['--ppiCheckEpisodes=60'] : [];
-  // The world model learns from the clone's data and the arm's own world-model data (the run reads them all).
-  const data = [...bcData, ...dataArgs(worldModelData.get(a.arm)!)];
+  const data = runDataDirs(a).flatMap((d) => ['--data', d]);
   return [
     'train',
     ...common,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { changedData, changedKeys, describeChanges, flagValues } from '../../bench/staleRuns.ts';
+import { changedData, changedKeys, describeChanges } from '../../bench/staleRuns.ts';
 import { resolveTrainConfig } from '../../src/cli/train.ts';
 import { resolveConfig } from '../../src/core/config.ts';
 import { keysUnread } from '../../src/rl/method.ts';
@@ -77,14 +77,13 @@ test('every key a mode leaves unread is a key of the training config', () => {
 });
 
 test('a run that read other data folders is stale; one that recorded none (made before the record) is not told', () => {
-  const args = ['train', '--data', 'cache/demos', '--data', 'cache/demos-noise', '--seed', '3'];
-  assert.deepEqual(flagValues(args, '--data'), ['cache/demos', 'cache/demos-noise']);
+  const now = ['cache/demos', 'cache/demos-noise'];
   // Real-only read the noisy experts too before session 44: its group starts were drawn from them.
-  assert.deepEqual(changedData(['cache/demos', 'cache/demos-noise', 'cache/mixed'], flagValues(args, '--data')), {
+  assert.deepEqual(changedData(['cache/demos', 'cache/demos-noise', 'cache/mixed'], now), {
     key: 'data',
     was: ['cache/demos', 'cache/demos-noise', 'cache/mixed'],
     now: ['cache/demos', 'cache/demos-noise'],
   });
-  assert.equal(changedData(['cache/demos', 'cache/demos-noise'], flagValues(args, '--data')), undefined);
-  assert.equal(changedData(undefined, flagValues(args, '--data')), undefined);
+  assert.equal(changedData(['cache/demos', 'cache/demos-noise'], now), undefined);
+  assert.equal(changedData(undefined, now), undefined);
 });
