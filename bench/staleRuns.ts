@@ -53,12 +53,12 @@ export function changedKeys(stored: Record<string, unknown>, current: WmrlConfig
 }
 
 /**
- * The data folders a run read against those its arm reads now, as a change (key `data`), or undefined when they are
- * the same or the run recorded none (made before runs recorded them).
+ * The folders a run read (`key`: `data`, or `starts`, those of its group starts) against those its arm reads now, as a
+ * change, or undefined when they are the same or the run recorded none (made before runs recorded them).
  */
-export function changedData(stored: string[] | undefined, current: string[]): ChangedKey | undefined {
+export function changedData(key: string, stored: string[] | undefined, current: string[]): ChangedKey | undefined {
   if (stored === undefined || JSON.stringify(stored) === JSON.stringify(current)) return undefined;
-  return { key: 'data', was: stored, now: current };
+  return { key, was: stored, now: current };
 }
 
 /** `a.b: 1 → 2, c: x → y`: the changes in one line. */

@@ -192,6 +192,9 @@ for (const [name, collections] of Object.entries(family.data)) {
   });
 }
 const dataArgs = (folders: string[]) => folders.flatMap((f) => ['--data', join(cache, f)]);
+// Every arm draws its group starts from the clone's data, whatever its world model reads: arms differ in their
+// world model, not in the scenes they train on (until session 46, an arm's starts came from all its data).
+const startDirs = bcFolders.map((f) => join(cache, f));
 const bcData = dataArgs(bcFolders);
 const small = join(cache, 'bc-tiny');
 const large = join(cache, 'bc-base');
@@ -272,11 +275,18 @@ for (const a of arms) {
   const stored = join(a.dir, 'train.config.json');
   if (!existsSync(stored)) continue;
   // A config file that records no config reads as the defaults: any key set since differs.
-  const record = JSON.parse(readFileSync(stored, 'utf8')) as { config?: Record<string, unknown>; data?: string[] };
+  const record = JSON.parse(readFileSync(stored, 'utf8')) as {
+    config?: Record<string, unknown>;
+    data?: string[];
+    starts?: string[];
+  };
   const changes = changedKeys(record.config ?? {}, resolveTrainConfig(trainArgs(a).slice(1)));
-  // Since session 45 a run records the data folders it read (its world model's data and its group starts).
-  const dataChange = changedData(record.data, runDataDirs(a));
+  // Since session 45 a run records the data folders it read; since session 46 also those its group starts came
+  // from (before, its data folders).
+  const dataChange = changedData('data', record.data, runDataDirs(a));
   if (dataChange) changes.push(dataChange);
+  const startsChange = changedData('starts', record.starts ?? record.data, startDirs);
+  if (startsChange) changes.push(startsChange);
   if (changes.length === 0) {
     if (!record.data) unrecordedData++;
     continue;
@@ -299,8 +309,7 @@ await Promise.all(
 
 /**
  * The data folders one arm's run reads: the clone's data and the arm's own world-model data (its world model learns
- * from them all, and its group starts are drawn from them). The run records them; a cached run that read others is
- * stale.
+ * from them all). The run records them; a cached run that read others is stale.
  */
 function runDataDirs(a: Arm): string[] {
   return [...bcFolders, ...worldModelData.get(a.arm)!].map((f) => join(cache, f));
@@ -316,6 +325,7 @@ function trainArgs(a: Arm): string[] {
     'train',
     ...common,
     ...data,
+    ...startDirs.flatMap((d) => ['--starts', d]),
     '--world-model',
     worldModelDir(a.arm, a.seed),
     '--wm-seed',

@@ -33,6 +33,9 @@ const HELP = `usage: wmrl train --policy DIR --data DIR --out DIR [--config FILE
 
   --policy DIR     behaviour-cloned policy (wmrl pretrain's policy/ folder): the start and the KL reference
   --data DIR       dataset folder(s): the world model's data and the pool of group starts (train split)
+  --starts DIR     dataset folder(s) whose train-split episodes are the pool of group starts instead (default: --data),
+                   e.g. the demonstrations alone, so runs whose world models read different data start from the same
+                   scenes
   --out DIR        run folder: config, metrics JSONL, checkpoint/, anchors/, policy/, report.json
   --config FILE    preset(s), e.g. configs/train/quickstart.yaml
   --wm-config FILE world-model preset (default configs/wm/perception.yaml)
@@ -79,6 +82,7 @@ config keys:
 const TRAIN_FLAGS = {
   policy: { type: 'string' },
   data: { type: 'string', multiple: true },
+  starts: { type: 'string', multiple: true },
   out: { type: 'string' },
   config: { type: 'string', multiple: true },
   'wm-config': { type: 'string', multiple: true },
@@ -179,6 +183,12 @@ export const command = {
       const what = `robot '${other.robot}' (episode ${other.id})`;
       throw new UsageError(`--data holds episodes of ${what}; --robot is '${robot.name}'`);
     }
+    const starts = values.starts ? await readEpisodes(values.starts) : undefined;
+    const otherStart = starts?.find((e) => e.robot !== robot.name);
+    if (otherStart)
+      throw new UsageError(
+        `--starts holds episodes of robot '${otherStart.robot}' (episode ${otherStart.id}); --robot is '${robot.name}'`,
+      );
     if (values.robots && values.queue)
       throw new UsageError('give --robots (robots driven from here) or --queue (remote workers), not both');
     const poolFile = values.robots ? readPoolFile(values.robots) : undefined;
@@ -283,6 +293,7 @@ export const command = {
         policyDir: values.policy,
         data,
         dataDirs: values.data,
+        ...(starts ? { starts, startDirs: values.starts! } : {}),
         runDir: values.out,
         env,
         anchors,

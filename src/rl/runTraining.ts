@@ -56,13 +56,17 @@ export interface RunOptions {
   config: WmrlConfig;
   /** The behaviour-cloned policy checkpoint: the start and the KL reference. */
   policyDir: string;
-  /** Episodes the world model learns from and group starts are drawn from. */
+  /** Episodes the world model learns from and (without `starts`) group starts are drawn from. */
   data: Episode[];
   /**
    * The folders `data` was read from, recorded in train.config.json (`data`): what a run learned from and drew its
    * starts from is part of what it is (the benchmark reuses a run only if it read the same folders).
    */
   dataDirs?: string[];
+  /** Episodes group starts are drawn from instead of `data` (their train split; the same robot). */
+  starts?: Episode[];
+  /** The folders `starts` was read from, recorded in train.config.json (`starts`; without them, `data`'s). */
+  startDirs?: string[];
   runDir: string;
   /** Where evaluations and measurements run. */
   env: Env;
@@ -128,6 +132,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       command: 'train',
       policy: o.policyDir,
       ...(o.dataDirs ? { data: o.dataDirs } : {}),
+      ...((o.startDirs ?? o.dataDirs) ? { starts: o.startDirs ?? o.dataDirs } : {}),
       config,
       worldModel: o.worldModelConfig,
     },
@@ -168,7 +173,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       config,
       method: resolveMethod(config),
       reference,
-      pool: startPool(reference, o.data, config.tasks, endEffector),
+      pool: startPool(reference, o.starts ?? o.data, config.tasks, endEffector),
       modelData,
       ...(endEffector ? { endEffector } : {}),
       anchors: o.anchors,

@@ -79,11 +79,17 @@ test('every key a mode leaves unread is a key of the training config', () => {
 test('a run that read other data folders is stale; one that recorded none (made before the record) is not told', () => {
   const now = ['cache/demos', 'cache/demos-noise'];
   // Real-only read the noisy experts too before session 44: its group starts were drawn from them.
-  assert.deepEqual(changedData(['cache/demos', 'cache/demos-noise', 'cache/mixed'], now), {
+  assert.deepEqual(changedData('data', ['cache/demos', 'cache/demos-noise', 'cache/mixed'], now), {
     key: 'data',
     was: ['cache/demos', 'cache/demos-noise', 'cache/mixed'],
     now: ['cache/demos', 'cache/demos-noise'],
   });
-  assert.equal(changedData(['cache/demos', 'cache/demos-noise'], now), undefined);
-  assert.equal(changedData(undefined, now), undefined);
+  assert.equal(changedData('data', ['cache/demos', 'cache/demos-noise'], now), undefined);
+  assert.equal(changedData('data', undefined, now), undefined);
+  // Group starts: a run that drew them from the noisy experts too is stale where every arm now draws the clone's.
+  assert.deepEqual(changedData('starts', ['cache/demos', 'cache/mixed'], ['cache/demos']), {
+    key: 'starts',
+    was: ['cache/demos', 'cache/mixed'],
+    now: ['cache/demos'],
+  });
 });

@@ -293,6 +293,36 @@ test(
   },
 );
 
+test('train --starts: group starts come from those folders alone, recorded beside the data; an empty one is refused', async () => {
+  const startsDir = join(dir, 'starts');
+  const store = await EpisodeStore.create(startsDir, { robot: 'vx300' });
+  const chosen = new Set<number>();
+  for await (const e of (await EpisodeStore.open(data)).episodes())
+    if (e.task.split === 'train' && chosen.size < 2 && !chosen.has(e.seed)) {
+      chosen.add(e.seed);
+      await store.append(e);
+    }
+  assert.equal(chosen.size, 2);
+  const run = join(dir, 'starts-run');
+  const r = cli([...runArgs(run), '--starts', startsDir, '--mode', 'real', ...TOY, '--steps=2', '--eval.every=5']);
+  assert.equal(r.status, 0, r.stderr);
+  const seeds: number[] = [];
+  for await (const e of (await EpisodeStore.open(join(run, 'anchors'))).episodes()) seeds.push(e.seed);
+  assert.ok(seeds.length >= 4, `${seeds.length} anchor episodes`);
+  for (const seed of seeds) assert.ok(chosen.has(seed), `anchor seed ${seed} is one of the starts' ${[...chosen]}`);
+  const config = JSON.parse(readFileSync(join(run, 'train.config.json'), 'utf8')) as {
+    data: string[];
+    starts: string[];
+  };
+  assert.deepEqual(config.data, [data]);
+  assert.deepEqual(config.starts, [startsDir], 'the run records the folders its starts came from');
+  const emptyDir = join(dir, 'no-starts');
+  await EpisodeStore.create(emptyDir, { robot: 'vx300' });
+  const empty = cli([...runArgs(join(dir, 'empty-starts')), '--starts', emptyDir, '--mode', 'real', ...TOY]);
+  assert.notEqual(empty.status, 0);
+  assert.match(empty.stderr, /no-starts holds no complete episodes/);
+});
+
 test(
   'train --worldModel.warmupEpisodes: the starting policy runs first from distinct starts, ' +
     'charged, stored with the anchors; the imagination check is measurement only',
