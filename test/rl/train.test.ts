@@ -293,7 +293,7 @@ test(
   },
 );
 
-test('train --starts: group starts from those folders alone, recorded beside the data; an empty one refused', async () => {
+test('train --starts: group starts from those folders alone, recorded with the data; empty refused', async () => {
   const startsDir = join(dir, 'starts');
   const store = await EpisodeStore.create(startsDir, { robot: 'vx300' });
   const chosen = new Set<number>();
