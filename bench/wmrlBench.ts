@@ -282,10 +282,10 @@ for (const a of arms) {
   };
   const changes = changedKeys(record.config ?? {}, resolveTrainConfig(trainArgs(a).slice(1)));
   // Since session 45 a run records the data folders it read; since session 46 also those its group starts came
-  // from (before, its data folders).
+  // from. Before, its starts were drawn from its data (those it records, or, unrecorded, its arm's).
   const dataChange = changedData('data', record.data, runDataDirs(a));
   if (dataChange) changes.push(dataChange);
-  const startsChange = changedData('starts', record.starts ?? record.data, startDirs);
+  const startsChange = changedData('starts', record.starts ?? record.data ?? runDataDirs(a), startDirs);
   if (startsChange) changes.push(startsChange);
   if (changes.length === 0) {
     if (!record.data) unrecordedData++;
