@@ -151,6 +151,26 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL warm-up 16, KL penalty 0.3',
     colour: '#e377c2',
   },
+  // What did steady it: a world model that had seen wide failures (40 noisy reach experts, session 44). The warm-up
+  // episodes run wider than training's std 0.1 show the clone's own wide failures at the warm-up's cost (charged);
+  // 0.2 and 0.3 chosen before their first runs (session 46): twice and three times training's noise, where tiny
+  // reach's sampled success falls steeply (0.37: 12%).
+  'wmrl-demos-only-warm16-std02': {
+    flags: ['--worldModel.warmupEpisodes=16', '--worldModel.warmupStd=0.2'],
+    long: true,
+    probe: true,
+    worldModelData: [],
+    label: 'WMRL warm-up 16 at action noise 0.2',
+    colour: '#bcbd22',
+  },
+  'wmrl-demos-only-warm16-std03': {
+    flags: ['--worldModel.warmupEpisodes=16', '--worldModel.warmupStd=0.3'],
+    long: true,
+    probe: true,
+    worldModelData: [],
+    label: 'WMRL warm-up 16 at action noise 0.3',
+    colour: '#7f7f7f',
+  },
   'wmrl-reach-data40': {
     flags: [],
     long: true,

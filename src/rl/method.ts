@@ -162,6 +162,7 @@ export function keysUnread(mode: WmrlConfig['mode']): string[] {
     'worldModel.scoreRefitEvery',
     'worldModel.anchorRepeat',
     'worldModel.warmupEpisodes',
+    'worldModel.warmupStd',
     'worldModel.warmupRefitEpochs',
   ];
   if (mode === 'wm-only') return uncorrected;

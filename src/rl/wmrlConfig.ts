@@ -468,6 +468,15 @@ export const wmrlConfigSchema = z
               'stored with the anchors) and the world model is refitted with them. ' +
               "A model fitted on demonstrations has never seen the policy's own near misses",
           ),
+        warmupStd: z
+          .number()
+          .min(0)
+          .default(0)
+          .describe(
+            "with warmupEpisodes, the warm-up episodes' action noise std (normalised units; 0: ppo.std, the " +
+              "policy's own). Wider than training's, the world model sees the policy's wide failures, not only " +
+              'its near misses, before imagination starts. Every command still passes the safety filter',
+          ),
         warmupRefitEpochs: z
           .number()
           .int()

@@ -1,5 +1,7 @@
 /** World-model refits from the anchors, and the optional warm-up before the first step. */
+import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../core/rng.ts';
+import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { FitReport } from '../worldmodel/fitEnsemble.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { hashSeed, stepSeed } from './seeds.ts';
@@ -61,10 +63,29 @@ export async function worldModelWarmup(t: Trainer): Promise<Warmup> {
   const order = rng.shuffle(Array.from({ length: t.pool.specs.length }, (_, i) => i));
   const groups = Array.from({ length: n }, (_, slot) => ({ slot, spec: t.pool.specs[order[slot % order.length]!]! }));
   const before = learning.progress.robotSeconds;
-  const ran = await executeGroups(t, 0, groups, 1, noiseSpec(config, stepSeed(config.seed, 0, 'warmupNoise')));
+  const noise = noiseSpec(config, stepSeed(config.seed, 0, 'warmupNoise'));
+  const ran = await withStd(learning.policy, config.worldModel.warmupStd, () => executeGroups(t, 0, groups, 1, noise));
   const robotSeconds = learning.progress.robotSeconds - before;
   const epochs = config.worldModel.warmupRefitEpochs || config.worldModel.refitEpochs;
   t.onProgress?.(`refitting the world model with the warm-up episodes (${epochs} epochs)`);
   const report = await refitWorldModel(t, learning.worldModel, stepSeed(config.seed, 0, 'refit'), false, epochs);
   return { episodes: ran.real?.episodes.length ?? 0, robotSeconds, refitEpochs: report.history.length };
+}
+
+/**
+ * `run` with the policy's action noise at `std` (0: unchanged), restored after: warm-up episodes may explore wider
+ * than training does, so the world model sees the policy's wide failures and not only its near misses.
+ */
+async function withStd<T>(policy: VlaPolicy, std: number, run: () => Promise<T>): Promise<T> {
+  if (std <= 0) return run();
+  const own = policy.logStd.clone();
+  const wide = tf.fill(policy.logStd.shape, Math.log(std));
+  policy.logStd.assign(wide);
+  wide.dispose();
+  try {
+    return await run();
+  } finally {
+    policy.logStd.assign(own);
+    own.dispose();
+  }
 }

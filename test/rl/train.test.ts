@@ -393,6 +393,36 @@ test(
   },
 );
 
+test('train --worldModel.warmupStd: warm-up episodes explore at that noise; training goes on at its own', async () => {
+  const firstActions = async (run: string) => {
+    const out: number[][] = [];
+    for await (const e of (await EpisodeStore.open(join(run, 'anchors'))).episodes())
+      out.push([...e.actions.subarray(0, e.actionDim)]);
+    return out;
+  };
+  const runs = [join(dir, 'warm-own-std'), join(dir, 'warm-wide-std')];
+  for (const [k, run] of runs.entries()) {
+    const wide = k === 1 ? ['--worldModel.warmupStd=0.8'] : [];
+    const r = cli([
+      ...runArgs(run),
+      ...WM,
+      ...TOY,
+      '--steps=1',
+      '--eval.every=5',
+      '--worldModel.warmupEpisodes=3',
+      ...wide,
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+  }
+  const [own, wide] = [await firstActions(runs[0]!), await firstActions(runs[1]!)];
+  assert.equal(own.length, 5, '3 warm-up + 2 anchor episodes');
+  assert.equal(wide.length, 5);
+  // The same seeds draw the same noise: the warm-up's first actions differ by the wider std alone (0.8 against 0.2).
+  for (let i = 0; i < 3; i++) assert.notDeepEqual(wide[i], own[i], `warm-up episode ${i} explores wider`);
+  // The step's anchors run after the warm-up with the policy's own std, restored: the same actions as without it.
+  for (let i = 3; i < 5; i++) assert.deepEqual(wide[i], own[i], `anchor episode ${i - 3} at the policy's own std`);
+});
+
 test(
   'train --branch.fraction: from step 2 imagined groups also start from the ' +
     "anchors' real states; the PPI uses the start groups; wm rank reads the run",
