@@ -475,7 +475,8 @@ export const wmrlConfigSchema = z
           .describe(
             "with warmupEpisodes, the warm-up episodes' action noise std (normalised units; 0: ppo.std, the " +
               "policy's own). Wider than training's, the world model sees the policy's wide failures, not only " +
-              'its near misses, before imagination starts. Every command still passes the safety filter',
+              'its near misses, before imagination starts. Every command still passes the safety filter. On ' +
+              'reach 0.2 and 0.3 (training 0.1) reached the target no sooner (session 46)',
           ),
         warmupRefitEpochs: z
           .number()
