@@ -1,4 +1,5 @@
 /** Helpers shared by the training subcommands: configs, datasets, backends. */
+import { resolve } from 'node:path';
 import { EpisodeStore, type EpisodeFilter } from '../data/episodeStore.ts';
 import type { Episode } from '../core/types.ts';
 import { loadRobot, type RobotDescription } from '../core/robotDescription.ts';
@@ -19,6 +20,23 @@ export async function readEpisodes(dirs: string[], filter: EpisodeFilter = {}): 
     if (count === 0) throw new Error(`${dir} holds no complete episodes`);
   }
   return episodes;
+}
+
+/**
+ * `readEpisodes` that reads each folder once however often it is asked for (as `--data` and `--starts`): the same
+ * episodes again, not another copy of them in memory.
+ */
+export function episodeFolderReader(): (dirs: string[]) => Promise<Episode[]> {
+  const read = new Map<string, Episode[]>();
+  return async (dirs) => {
+    let episodes: Episode[] = [];
+    for (const dir of dirs) {
+      const key = resolve(dir);
+      if (!read.has(key)) read.set(key, await readEpisodes([dir]));
+      episodes = episodes.concat(read.get(key)!);
+    }
+    return episodes;
+  };
 }
 
 /**

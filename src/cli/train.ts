@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { describeConfigSchema, resolveConfig } from '../core/config.ts';
+import type { Episode } from '../core/types.ts';
 import { loadRobot } from '../core/robotDescription.ts';
 import { makeEnv } from '../envs/makeEnv.ts';
 import { EpisodeAbortedError } from '../envs/env.ts';
@@ -15,7 +16,7 @@ import { TRAIN_MODES, type WmrlConfig, wmrlConfigSchema } from '../rl/wmrlConfig
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { CONFIGS_DIR } from '../core/robotDescription.ts';
 import { parseFlags, UsageError } from './args.ts';
-import { configOverrides, datasetRobot, readEpisodes, useBackend } from './common.ts';
+import { configOverrides, datasetRobot, episodeFolderReader, useBackend } from './common.ts';
 import { ENV_FLAGS, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
 import { readPoolFile } from '../scheduler/poolFile.ts';
@@ -175,20 +176,14 @@ export const command = {
       );
     const spotChecksBy = spotCheckAnswerer(config.outcome, { onRobot });
     await useBackend(config.backend, [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
-    const data = await readEpisodes(values.data);
+    // A folder given as --data and --starts (the benchmark's demonstrations) is read once.
+    const read = episodeFolderReader();
+    const data = await read(values.data);
     if (data.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
     const robot = values.robot ? loadRobot(values.robot) : await datasetRobot(values.data);
-    const other = data.find((e) => e.robot !== robot.name);
-    if (other) {
-      const what = `robot '${other.robot}' (episode ${other.id})`;
-      throw new UsageError(`--data holds episodes of ${what}; --robot is '${robot.name}'`);
-    }
-    const starts = values.starts ? await readEpisodes(values.starts) : undefined;
-    const otherStart = starts?.find((e) => e.robot !== robot.name);
-    if (otherStart)
-      throw new UsageError(
-        `--starts holds episodes of robot '${otherStart.robot}' (episode ${otherStart.id}); --robot is '${robot.name}'`,
-      );
+    refuseOtherRobot('--data', data, robot.name);
+    const starts = values.starts ? await read(values.starts) : undefined;
+    if (starts) refuseOtherRobot('--starts', starts, robot.name);
     if (values.robots && values.queue)
       throw new UsageError('give --robots (robots driven from here) or --queue (remote workers), not both');
     const poolFile = values.robots ? readPoolFile(values.robots) : undefined;
@@ -362,4 +357,13 @@ export const command = {
 
 function fmt(v: number | null): string {
   return v === null ? '-' : v.toFixed(2);
+}
+
+/** Episodes of another robot than the run's, from `flag`'s folders, are a usage error. */
+function refuseOtherRobot(flag: string, episodes: Episode[], robot: string): void {
+  const other = episodes.find((e) => e.robot !== robot);
+  if (other)
+    throw new UsageError(
+      `${flag} holds episodes of robot '${other.robot}' (episode ${other.id}); --robot is '${robot}'`,
+    );
 }

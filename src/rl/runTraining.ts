@@ -27,6 +27,7 @@ import {
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import { type WorldModelConfig, worldModelConfigSchema } from '../worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
+import { setStd } from './actionStd.ts';
 import type { AnchorRunner } from './anchorRunner.ts';
 import { ContextualCorrection } from './contextualCorrection.ts';
 import { type EvalMetrics, type HeldOutEvaluator, inProcessEvaluator } from './heldOutEvaluation.ts';
@@ -125,6 +126,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
   if (!o.resume && hasTrainCheckpoint(runDir))
     throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
   if (resuming) refuseChangedConfig(runDir, config);
+  const startDirs = o.startDirs ?? o.dataDirs;
   const log = new RunLog(
     runDir,
     'train',
@@ -132,7 +134,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       command: 'train',
       policy: o.policyDir,
       ...(o.dataDirs ? { data: o.dataDirs } : {}),
-      ...((o.startDirs ?? o.dataDirs) ? { starts: o.startDirs ?? o.dataDirs } : {}),
+      ...(startDirs ? { starts: startDirs } : {}),
       config,
       worldModel: o.worldModelConfig,
     },
@@ -480,14 +482,6 @@ function refuseScoreRefit(config: WmrlConfig, scoreHead: 'joint' | 'scene', sour
     `worldModel.scoreRefitEvery refits the scene score head alone, but ${source} scores ` +
       `with the joint head: use a world model with scoreHead: scene, or drop scoreRefitEvery`,
   );
-}
-
-/** Exploration: the action std RL starts from (evaluation takes the mean action, so it is unchanged). */
-function setStd(policy: VlaPolicy, std: number): void {
-  if (std <= 0) return;
-  const logStd = tf.fill(policy.logStd.shape, Math.log(std));
-  policy.logStd.assign(logStd);
-  logStd.dispose();
 }
 
 /** The run's evaluations in step order (an own evaluator's results may have been logged out of order). */

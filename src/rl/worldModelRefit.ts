@@ -1,9 +1,8 @@
 /** World-model refits from the anchors, and the optional warm-up before the first step. */
-import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../core/rng.ts';
-import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { FitReport } from '../worldmodel/fitEnsemble.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
+import { withStd } from './actionStd.ts';
 import { hashSeed, stepSeed } from './seeds.ts';
 import type { Trainer } from './trainer.ts';
 import { executeGroups } from './executeGroups.ts';
@@ -70,22 +69,4 @@ export async function worldModelWarmup(t: Trainer): Promise<Warmup> {
   t.onProgress?.(`refitting the world model with the warm-up episodes (${epochs} epochs)`);
   const report = await refitWorldModel(t, learning.worldModel, stepSeed(config.seed, 0, 'refit'), false, epochs);
   return { episodes: ran.real?.episodes.length ?? 0, robotSeconds, refitEpochs: report.history.length };
-}
-
-/**
- * `run` with the policy's action noise at `std` (0: unchanged), restored after: warm-up episodes may explore wider
- * than training does, so the world model sees the policy's wide failures and not only its near misses.
- */
-async function withStd<T>(policy: VlaPolicy, std: number, run: () => Promise<T>): Promise<T> {
-  if (std <= 0) return run();
-  const own = policy.logStd.clone();
-  const wide = tf.fill(policy.logStd.shape, Math.log(std));
-  policy.logStd.assign(wide);
-  wide.dispose();
-  try {
-    return await run();
-  } finally {
-    policy.logStd.assign(own);
-    own.dispose();
-  }
 }
