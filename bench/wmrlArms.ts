@@ -629,6 +629,24 @@ const ARMS: Record<string, Arm> = {
     label: "WMRL as anchors every other step, the block's closeness as the score, no KL stop",
     colour: '#17becf',
   },
+  // Anchors2 scored by the closeness where the gripper first closes (--score=grasp), to KL 0.1 and without the stop:
+  // read before the fingers close, where the model's arm is right and its fingers do not matter. On real-only's
+  // seed-0 pick anchors it ranks at 0.90 real and 0.86 replayed 16 steps (the closeness at step 16 0.91 and 0.82;
+  // `wmrl wm rank`). Chosen before their first run (session 47).
+  'wmrl-branch-kl-limit-real2-object-penalty-anchors2-score-grasp': {
+    flags: [...REAL2_OBJECT_PENALTY, '--anchorEvery=2', '--score=grasp'],
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, scored by the closeness where the gripper first closes',
+    colour: '#2ca02c',
+  },
+  'wmrl-branch-refit1-object-penalty-anchors2-score-grasp': {
+    flags: [...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')), '--score=grasp'],
+    long: true,
+    probe: true,
+    label: 'WMRL as anchors every other step, scored by the closeness where the gripper first closes, no KL stop',
+    colour: '#e377c2',
+  },
   // Anchors2, and with the closeness as its score (to KL 0.1 and 0.2), imagined rollouts training the arm's
   // action dims only: the world model predicts the fingers stopping on the block in the clone's misses as in its
   // grasps (replayed 20 steps, failures' finger 0.31/0.39/0.61 at the 10/50/90% quantiles where the real

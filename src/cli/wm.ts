@@ -254,7 +254,7 @@ async function rank(argv: string[]): Promise<number> {
       );
       console.log(
         '  horizon  true progress at H  model replayed open loop H steps  model head one step from real' +
-          (object ? '  object: real at H  replayed  objectDistance: real at H  replayed' : ''),
+          (object ? '  object: real at H  replayed  objectDistance: real at H  replayed  grasp: real  replayed' : ''),
       );
       for (const x of rows)
         console.log(
@@ -262,13 +262,15 @@ async function rank(argv: string[]): Promise<number> {
             `${f(x.head).padStart(30)}` +
             (x.object
               ? `  ${f(x.object.object.real).padStart(17)}  ${f(x.object.object.replay).padStart(8)}` +
-                `  ${f(x.object.objectDistance.real).padStart(25)}  ${f(x.object.objectDistance.replay).padStart(8)}`
+                `  ${f(x.object.objectDistance.real).padStart(25)}  ${f(x.object.objectDistance.replay).padStart(8)}` +
+                `  ${f(x.object.grasp.real).padStart(11)}  ${f(x.object.grasp.replay).padStart(8)}`
               : ''),
         );
       if (object)
         console.log(
           "  object, objectDistance: pick's progress and the gripper's closeness to the object, computed from the " +
-            "state's object numbers (wmrl train --score=object, --score=objectDistance)",
+            "state's object numbers (wmrl train --score=object, --score=objectDistance); grasp: the closeness where " +
+            'the gripper first closes (--score=grasp)',
         );
       if (finger !== undefined) printFingers(rows);
       if (closing) printClosing(closing);

@@ -20,6 +20,7 @@ import type { Episode } from '../core/types.ts';
 import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
 import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from '../worldmodel/imagine.ts';
 import { rolloutScores } from '../worldmodel/imagine.ts';
+import { graspScoreAt, graspScores } from '../worldmodel/graspScores.ts';
 import { OBJECT_RULES, objectScoreAt, objectScores, type ObjectRule } from '../worldmodel/objectScores.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { statesAt } from '../worldmodel/statesAt.ts';
@@ -153,9 +154,17 @@ function objectRanking(
   groupSize: number,
 ): { real: RankAgreement; replay: RankAgreement } {
   const real = usable.map((e, i) =>
-    e.success && e.steps <= horizon ? 2 : objectScoreAt(e.state, end[i]! * e.stateDim, e.stateDim, rule),
+    e.success && e.steps <= horizon
+      ? 2
+      : rule === 'grasp'
+        ? graspScoreAt(e.state, e.actions, end[i]!, e.stateDim, e.actionDim)
+        : objectScoreAt(e.state, end[i]! * e.stateDim, e.stateDim, rule),
   );
-  const { members: K, rollouts: B, stateDim: D } = replayed;
-  const replay = rolloutScores(objectScores(replayed.states, horizon, K * B, D, rule), horizon, K, B).score;
+  const { members: K, rollouts: B, stateDim: D, actionDim: A } = replayed;
+  const perStep =
+    rule === 'grasp'
+      ? graspScores(replayed.states, replayed.actions, horizon, K * B, D, A)
+      : objectScores(replayed.states, horizon, K * B, D, rule);
+  const replay = rolloutScores(perStep, horizon, K, B).score;
   return { real: groupRankAgreement(real, success, groupSize), replay: groupRankAgreement(replay, success, groupSize) };
 }

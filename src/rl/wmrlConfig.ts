@@ -94,7 +94,8 @@ export const wmrlConfigSchema = z
         'world-model score of a rollout: success probability of its final state, the best over its ' +
           "steps ('max' ranks noisy failures high), the predicted task progress of its final state, or, " +
           "computed from its final state's object numbers (needs worldModel.object), pick's progress ('object') " +
-          "or the gripper's closeness to the object ('objectDistance')",
+          "or the gripper's closeness to the object ('objectDistance'), or that closeness where the gripper first " +
+          "closes ('grasp': pick's misses close too high)",
       ),
     terminateAt: z
       .number()

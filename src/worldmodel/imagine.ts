@@ -4,6 +4,7 @@
  * every member's imagined state), so ensemble disagreement grows where the model is unsure.
  */
 import * as tf from '@tensorflow/tfjs';
+import { graspScores } from './graspScores.ts';
 import { isObjectRule, OBJECT_RULES, objectScores } from './objectScores.ts';
 
 /** What the policy sees of an imagined state: N = K × B rows, member-major. */
@@ -149,7 +150,13 @@ export function imagine(
     context.dispose();
   }
   const { score, variance } = rolloutScores(
-    rule === 'progress' ? progress : isObjectRule(rule) ? objectScores(states, horizon, K * B, D, rule) : successProb,
+    rule === 'progress'
+      ? progress
+      : rule === 'grasp'
+        ? graspScores(states, actions ?? new Float32Array(0), horizon, K * B, D, A)
+        : isObjectRule(rule)
+          ? objectScores(states, horizon, K * B, D, rule)
+          : successProb,
     horizon,
     K,
     B,
@@ -180,7 +187,7 @@ export function imagine(
  * succeeds (episodes end there), so a success head rarely sees a held success; progress is
  * labelled at every step, near misses included. `object` and `objectDistance`: computed from the last state's
  * object numbers (a world model told the object: they end its state, see objectScores) instead of the score
- * head's guess.
+ * head's guess; `grasp`: the closeness where the gripper first closes (graspScores).
  */
 export const SCORE_RULES = ['final', 'max', 'progress', ...OBJECT_RULES] as const;
 export type ScoreRule = (typeof SCORE_RULES)[number];

@@ -12,13 +12,14 @@ export const OBJECT_REACH = 0.25;
 /** The lift at which score 'object''s lift half is full: the simulator's pick succeeds above it (metres). */
 export const OBJECT_LIFT = 0.06;
 
-/** The score rules read off the imagined state's object numbers. */
-export const OBJECT_RULES = ['object', 'objectDistance'] as const;
+/** The score rules read off the imagined state's object numbers (`grasp` with the rollout's gripper commands). */
+export const OBJECT_RULES = ['object', 'objectDistance', 'grasp'] as const;
 export type ObjectRule = (typeof OBJECT_RULES)[number];
 export const isObjectRule = (rule: string): rule is ObjectRule => (OBJECT_RULES as readonly string[]).includes(rule);
 
 /**
- * Per imagined step (H × R, R rows) the rule's score of the state after it, read off the state's last four numbers:
+ * Per imagined step (H × R, R rows) the rule's score of the state after it, read off the state's last four numbers
+ * (`grasp`: see graspScores, which also reads the actions):
  * the object minus the gripper (xyz) and the object's lift (the world model's object features, worldModel.object).
  *  - `object`: pick's progress as the simulator defines it, 0.5 · closeness + 0.5 · lift;
  *  - `objectDistance`: the closeness alone, clamp(1 − distance / OBJECT_REACH): a held block stays at the gripper,
@@ -27,7 +28,13 @@ export const isObjectRule = (rule: string): rule is ObjectRule => (OBJECT_RULES 
  * localised lift ranks at 0.47–0.54 and pulls `object` down to 0.67–0.69 (`wmrl wm rank`, docs/benchmarks.md,
  * session 41); optimised past the clone's neighbourhood the closeness is gamed (a gripper kept at the block).
  */
-export function objectScores(states: Float32Array, horizon: number, rows: number, D: number, rule: ObjectRule) {
+export function objectScores(
+  states: Float32Array,
+  horizon: number,
+  rows: number,
+  D: number,
+  rule: Exclude<ObjectRule, 'grasp'>,
+) {
   const out = new Float32Array(horizon * rows);
   for (let t = 0; t < horizon; t++)
     for (let r = 0; r < rows; r++) out[t * rows + r] = objectScoreAt(states, ((t + 1) * rows + r) * D, D, rule);
@@ -40,7 +47,12 @@ export function objectDistanceAt(states: ArrayLike<number>, at: number, D: numbe
 }
 
 /** The rule's score of the one D-wide state that starts at `at` in `states`. */
-export function objectScoreAt(states: ArrayLike<number>, at: number, D: number, rule: ObjectRule): number {
+export function objectScoreAt(
+  states: ArrayLike<number>,
+  at: number,
+  D: number,
+  rule: Exclude<ObjectRule, 'grasp'>,
+): number {
   const closeness = clamp01(1 - objectDistanceAt(states, at, D) / OBJECT_REACH);
   return rule === 'objectDistance' ? closeness : 0.5 * closeness + 0.5 * clamp01(states[at + D - 1]! / OBJECT_LIFT);
 }

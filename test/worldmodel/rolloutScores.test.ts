@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rolloutScores } from '../../src/worldmodel/imagine.ts';
+import { graspScoreAt, graspScores } from '../../src/worldmodel/graspScores.ts';
 import { objectScores } from '../../src/worldmodel/objectScores.ts';
 
 // H = 3 steps × K = 2 members × B = 2 rollouts, laid out [(t·K + k)·B + b].
@@ -49,4 +50,37 @@ test("objectScores: pick's 0.5 · closeness + 0.5 · lift, or the closeness alon
   row(2, [7, 0.3, 0.4, 0, -0.01]); // 50 cm away, below its start: 0 + 0
   near(objectScores(states, 1, 3, D, 'object'), [0.45, 0.9, 0]);
   near(objectScores(states, 1, 3, D, 'objectDistance'), [0.4, 0.8, 0]);
+});
+
+test('graspScores: the closeness where the command first closes, else the latest state; graspScoreAt the same', () => {
+  // H = 3 steps, 3 rows of D = 4 ([object − gripper xyz, lift]), A = 2 ([arm, gripper]); closeness 1 − d / 0.25.
+  const H3 = 3,
+    R = 3,
+    D = 4,
+    A = 2;
+  const states = new Float32Array((H3 + 1) * R * D);
+  const actions = new Float32Array(H3 * R * A).fill(-1);
+  const at = (t: number, r: number, d: number) => states.set([d, 0, 0, 0], (t * R + r) * D);
+  // Row 0 closes at step 1, 5 cm from the block (0.8); after it the gripper rises 20 cm with or without the block:
+  // the score stays what it was when the fingers closed.
+  [0.1, 0.05, 0.2, 0.25].forEach((d, t) => at(t, 0, d));
+  actions[(1 * R + 0) * A + 1] = 1;
+  actions[(2 * R + 0) * A + 1] = 1;
+  // Row 1 never closes: each step scores the state after it (0.4, 0.6, 0.8).
+  [0.2, 0.15, 0.1, 0.05].forEach((d, t) => at(t, 1, d));
+  // Row 2 is already closing at the first step: the start state's closeness (0.6) throughout.
+  [0.1, 0, 0, 0].forEach((d, t) => at(t, 2, d));
+  actions[(0 * R + 2) * A + 1] = 0.5;
+  near(graspScores(states, actions, H3, R, D, A), [0.8, 0.4, 0.6, 0.8, 0.6, 0.6, 0.8, 0.8, 0.6]);
+  // One row as a recorded episode (step-major states and actions): row 0 and row 1 as of the horizon.
+  const rowOf = (r: number) => ({
+    s: Float32Array.from({ length: (H3 + 1) * D }, (_, i) => states[(Math.floor(i / D) * R + r) * D + (i % D)]!),
+    a: Float32Array.from({ length: H3 * A }, (_, i) => actions[(Math.floor(i / A) * R + r) * A + (i % A)]!),
+  });
+  near(
+    [0, 1].map((r) => graspScoreAt(rowOf(r).s, rowOf(r).a, H3, D, A)),
+    [0.8, 0.8],
+  );
+  near([graspScoreAt(rowOf(0).s, rowOf(0).a, 1, D, A)], [0.8]); // closed at step 1: not yet; state 1 is 5 cm away
+  assert.throws(() => graspScores(states, actions.subarray(1), H3, R, D, A), /expected 3×3×2 actions/);
 });
