@@ -38,6 +38,7 @@ import { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import { withOutcome } from './operatorOutcomes.ts';
 import { resolveMethod } from './method.ts';
+import { refuseChangedDatasets, runDatasets } from './runDatasets.ts';
 import { ppiCheck } from './ppiCheck.ts';
 import { startPool } from './startPool.ts';
 import {
@@ -127,6 +128,8 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
   if (resuming) refuseChangedConfig(runDir, config);
   const startDirs = o.startDirs ?? o.dataDirs;
+  const datasets = o.dataDirs ? await runDatasets(o.dataDirs, startDirs ?? o.dataDirs) : undefined;
+  if (resuming && datasets) refuseChangedDatasets(runDir, datasets);
   const log = new RunLog(
     runDir,
     'train',
@@ -135,6 +138,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
       policy: o.policyDir,
       ...(o.dataDirs ? { data: o.dataDirs } : {}),
       ...(startDirs ? { starts: startDirs } : {}),
+      ...(datasets ? { datasets } : {}),
       config,
       worldModel: o.worldModelConfig,
     },

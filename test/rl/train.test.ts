@@ -6,13 +6,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../src/backend/selectBackend.ts';
 import { resolveConfig } from '../../src/core/config.ts';
 import { ROBOTS_DIR } from '../../src/core/robotDescription.ts';
+import { readManifest } from '../../src/data/datasetManifest.ts';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
 import { pretrainPolicy } from '../../src/policy/pretrain.ts';
@@ -313,9 +314,21 @@ test('train --starts: group starts from those folders alone, recorded with the d
   const config = JSON.parse(readFileSync(join(run, 'train.config.json'), 'utf8')) as {
     data: string[];
     starts: string[];
+    datasets: { data: string[]; starts: string[] };
   };
   assert.deepEqual(config.data, [data]);
   assert.deepEqual(config.starts, [startsDir], 'the run records the folders its starts came from');
+  const idOf = async (d: string) => (await readManifest(d))!.datasetId;
+  assert.deepEqual(config.datasets, { data: [await idOf(data)], starts: [await idOf(startsDir)] }, 'and their ids');
+  // A resume names the datasets by id: the starts' folder moved is the same dataset; another one is refused.
+  const moved = join(dir, 'starts-moved');
+  renameSync(startsDir, moved);
+  const again = [...runArgs(run), '--mode', 'real', ...TOY, '--steps=2', '--eval.every=5', '--resume'];
+  const same = cli([...again, '--starts', moved]);
+  assert.equal(same.status, 0, same.stderr);
+  const other = cli([...again, '--starts', data]);
+  assert.notEqual(other.status, 0, 'a resume from other starts is refused');
+  assert.match(other.stderr, /--resume with other datasets than the run's .*--starts \(run: [0-9a-f-]+; now: /);
   const emptyDir = join(dir, 'no-starts');
   await EpisodeStore.create(emptyDir, { robot: 'vx300' });
   const empty = cli([...runArgs(join(dir, 'empty-starts')), '--starts', emptyDir, '--mode', 'real', ...TOY]);
