@@ -61,6 +61,22 @@ export function changedData(key: string, stored: string[] | undefined, current: 
   return { key, was: stored, now: current };
 }
 
+/**
+ * Whether a cached run whose config differs only by more `steps` can be continued (`wmrl train --resume`, which
+ * may raise `steps`) instead of run again: training is deterministic and a resume bit-exact, and `steps` only
+ * bounds the loop, so its steps so far are those of a run that long.
+ */
+export function continuesRun(changes: ChangedKey[]): boolean {
+  const [only] = changes;
+  return (
+    changes.length === 1 &&
+    only!.key === 'steps' &&
+    typeof only!.was === 'number' &&
+    typeof only!.now === 'number' &&
+    only!.now > only!.was
+  );
+}
+
 /** `a.b: 1 → 2, c: x → y`: the changes in one line. */
 export function describeChanges(changes: ChangedKey[]): string {
   return changes.map((c) => `${c.key}: ${JSON.stringify(c.was)} → ${JSON.stringify(c.now)}`).join(', ');

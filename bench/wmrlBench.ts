@@ -51,7 +51,7 @@ import {
 import { readRunLog, runStamp } from '../src/core/runLog.ts';
 import { EpisodeStore } from '../src/data/episodeStore.ts';
 import { resolveTrainConfig } from '../src/cli/train.ts';
-import { changedData, changedKeys, describeChanges } from './staleRuns.ts';
+import { changedData, changedKeys, continuesRun, describeChanges } from './staleRuns.ts';
 import { describeRunCommits, runCommits } from './runCode.ts';
 import { learningCurveSvg } from '../src/eval/learningCurvePlot.ts';
 import { describeLead, type PairedLead, pairedLead } from '../src/eval/pairedLead.ts';
@@ -289,6 +289,12 @@ for (const a of arms) {
   if (startsChange) changes.push(startsChange);
   if (changes.length === 0) {
     if (!record.data) unrecordedData++;
+    continue;
+  }
+  if (continuesRun(changes)) {
+    // Its report goes: the run is queued, and runArm resumes it from its checkpoint to the arm's steps.
+    rmSync(join(a.dir, 'report.json'), { force: true });
+    console.error(`[continued] ${a.arm} seed ${a.seed} (${describeChanges(changes)}): resumed to its arm's steps`);
     continue;
   }
   const aside = `${a.dir}-stale-${stamp}`;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { changedData, changedKeys, describeChanges } from '../../bench/staleRuns.ts';
+import { changedData, changedKeys, continuesRun, describeChanges } from '../../bench/staleRuns.ts';
 import { resolveTrainConfig } from '../../src/cli/train.ts';
 import { resolveConfig } from '../../src/core/config.ts';
 import { keysUnread } from '../../src/rl/method.ts';
@@ -92,4 +92,12 @@ test('a run that read other data folders is stale; one that recorded none (made 
     was: ['cache/demos', 'cache/mixed'],
     now: ['cache/demos'],
   });
+});
+
+test('a run that differs only by fewer steps is continued; fewer, or steps with anything else, is not', () => {
+  const short = stored(resolved('--steps=28'));
+  assert.equal(continuesRun(changedKeys(short, resolved('--steps=56'))), true);
+  assert.equal(continuesRun(changedKeys(stored(resolved('--steps=56')), resolved('--steps=28'))), false);
+  assert.equal(continuesRun(changedKeys(short, resolved('--steps=56', '--anchorEvery=1'))), false);
+  assert.equal(continuesRun(changedKeys(short, resolved('--steps=28'))), false, 'nothing changed: reused as it is');
 });
