@@ -60,7 +60,7 @@ function manipulation(task: string, setup: string, demos: [number, number], epoc
     },
     bc: ['--config', 'configs/policy/tiny.yaml', `--bc.epochs=${epochs}`, '--bc.batchSize=64', '--bc.wordDropout=0.15'],
     largeComparison: false,
-    // As configs/train/pick.yaml: without the goal (told it, pick's best arm was no better: 3.5× against 4.4×)
+    // Without the goal (told it, pick's best arm was no better: 3.5× against 4.4×)
     // and an anchor group every step (every other step, the quickstart's, is measured on reach only).
     train: ['--horizon=16', '--worldModel.goal=none', '--anchorEvery=1'],
   };

@@ -65,7 +65,9 @@ test('train on pick (WMRL gated by trust): a short run raises deterministic succ
       'eval.split': 'train',
       'eval.tasks': TASK,
       tasks: 'pick',
-      // As configs/train/pick.yaml: on pick the world model is not told the goal, and anchors run every step.
+      // As the pick preset was before session 47: the world model not told the goal, anchors every step (trust's
+      // weight is estimated from them). The preset now scores where the gripper closes (it needs the block's
+      // localiser).
       'worldModel.goal': 'none',
       anchorEvery: '1',
       backend: 'wasm',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { resolveConfig } from '../../src/core/config.ts';
 import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
 import { FAMILIES } from '../../bench/benchFamilies.ts';
+import { armFlags } from '../../bench/wmrlArms.ts';
 
 const dir = join(import.meta.dirname, '..', '..', 'configs', 'train');
 const preset = (name: string, overrides: string[] = []) =>
@@ -12,24 +13,19 @@ const preset = (name: string, overrides: string[] = []) =>
 
 test('every training preset resolves; pick.yaml is the quickstart the pick benchmark ran as its WMRL arm', () => {
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) assert.doesNotThrow(() => preset(file), file);
-  // The benchmark's wmrl-trust-bound arm on pick: the quickstart, the family's flags (--horizon=16
-  // --worldModel.goal=none --anchorEvery=1), --imaginedWeight=trust --trust.confidence=1.645, 28 steps.
+  // The benchmark's pick arm scored where the gripper first closes (session 47): the quickstart, the family's flags
+  // (--horizon=16 --worldModel.goal=none --anchorEvery=1), the arm's own (anchors every other step among them),
+  // 28 steps.
   assert.deepEqual(FAMILIES.pick!.train, ['--horizon=16', '--worldModel.goal=none', '--anchorEvery=1']);
-  const arm = preset('quickstart.yaml', [
-    ...FAMILIES.pick!.train,
-    '--imaginedWeight=trust',
-    '--trust.confidence=1.645',
-    '--steps=28',
-  ]);
+  const GRASP = 'wmrl-branch-refit1-object-penalty-anchors2-score-grasp';
+  const arm = preset('quickstart.yaml', [...FAMILIES.pick!.train, ...armFlags(GRASP, GRASP), '--steps=28']);
   assert.deepEqual(preset('pick.yaml'), arm);
-  // The quickstart runs its anchor group every other step (reach); pick every step, as measured.
-  assert.deepEqual([preset('quickstart.yaml').anchorEvery, arm.anchorEvery], [2, 1]);
-  assert.equal(arm.trust.priorPairs, preset('quickstart.yaml').trust.priorPairs, 'trust keeps its other defaults');
+  assert.deepEqual([arm.score, arm.anchorEvery, arm.imaginedKlLimit], ['grasp', 2, undefined]);
 });
 
 test("the quickstart's world model is told the localised goal, learned where the data shows it; pick's is not", () => {
   const { worldModel } = preset('quickstart.yaml');
   assert.deepEqual([worldModel.endEffector, worldModel.goal, worldModel.goalFrom], [true, 'localised', 'auto']);
   // Pick keeps the quickstart's other world-model settings (a deep merge, not a replacement).
-  assert.deepEqual(preset('pick.yaml').worldModel, { ...worldModel, goal: 'none' });
+  assert.deepEqual(preset('pick.yaml').worldModel, { ...worldModel, goal: 'none', object: 'localised', refitEvery: 1 });
 });
