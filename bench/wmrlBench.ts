@@ -291,7 +291,7 @@ for (const a of arms) {
     if (!record.data) unrecordedData++;
     continue;
   }
-  if (continuesRun(changes)) {
+  if (continuesRun(changes) && existsSync(join(a.dir, 'checkpoint'))) {
     // Its report goes: the run is queued, and runArm resumes it from its checkpoint to the arm's steps.
     rmSync(join(a.dir, 'report.json'), { force: true });
     console.error(`[continued] ${a.arm} seed ${a.seed} (${describeChanges(changes)}): resumed to its arm's steps`);

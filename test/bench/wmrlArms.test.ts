@@ -42,7 +42,11 @@ test('benchmark arms: the lists and plot names the benchmark reads come from one
   assert.equal(new Set([...ALL_ARMS, ...EXTRA_ARMS]).size, ALL_ARMS.length + EXTRA_ARMS.length);
   // The real2 arm runs the long arms' 28 steps; real8 the baseline's 12 (each step after its stop costs real-only's).
   assert.ok(LONG_ARMS.has('wmrl-branch-kl-limit-real2') && !LONG_ARMS.has('wmrl-branch-kl-limit-real8'));
-  assert.deepEqual(SHORT_ARMS, { 'real-every-step': 4 });
+  // Arms with a step count of their own: real-only evaluated every step, the grasp arm observed for 56 steps.
+  assert.deepEqual(SHORT_ARMS, {
+    'real-every-step': 4,
+    'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-56': 56,
+  });
   assert.equal(armLabel('real'), 'real-only GRPO (G = 8)');
   assert.equal(armLabel('wmrl-branch-h8'), 'wmrl-branch-h8');
   assert.equal(armColour('real'), '#d62728');
