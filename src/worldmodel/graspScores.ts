@@ -7,9 +7,9 @@
  * the block, docs/worldmodel.md), so any score read after the fingers close ranks the clone's rollouts near chance.
  * Where the fingers close is another matter: the object relative to the gripper follows from the arm's joints,
  * which the model predicts well, and the clone's misses close too high (the object 2.7 cm below the gripper at the
- * median against 0.1 cm for its grasps). On real-only GRPO's first 768 pick rollouts (seed 0) that closeness ranks
- * successes above failures within a group at AUC 0.90 on the real states and 0.88 replayed open loop from the
- * start (docs/benchmarks.md, session 47).
+ * median against 0.1 cm for its grasps). On real-only GRPO's 768 pick rollouts of seed 0 this score ranks successes
+ * above failures within a group at AUC 0.90 on the real states and 0.86 replayed open loop 16 steps (`wmrl wm rank`;
+ * docs/benchmarks.md, session 47).
  */
 import { clamp01 } from '../core/clamp01.ts';
 import { OBJECT_REACH, objectDistanceAt } from './objectScores.ts';
