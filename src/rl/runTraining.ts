@@ -128,7 +128,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
     throw new Error(`${runDir} already holds a training run; pass --resume to continue it, or choose another --out`);
   if (resuming) refuseChangedConfig(runDir, config);
   const startDirs = o.startDirs ?? o.dataDirs;
-  const datasets = o.dataDirs ? await runDatasets(o.dataDirs, startDirs ?? o.dataDirs) : undefined;
+  const datasets = o.dataDirs ? await runDatasets(o.dataDirs, o.startDirs ?? o.dataDirs) : undefined;
   if (resuming && datasets) refuseChangedDatasets(runDir, datasets);
   const log = new RunLog(
     runDir,

@@ -7,16 +7,11 @@
  * the block, docs/worldmodel.md), so any score read after the fingers close ranks the clone's rollouts near chance.
  * Where the fingers close is another matter: the object relative to the gripper follows from the arm's joints,
  * which the model predicts well, and the clone's misses close too high (the object 2.7 cm below the gripper at the
- * median against 0.1 cm for its grasps). On real-only GRPO's 768 pick rollouts of seed 0 this score ranks successes
- * above failures within a group at AUC 0.90 on the real states and 0.86 replayed open loop 16 steps (`wmrl wm rank`;
- * docs/benchmarks.md, session 47).
+ * median against 0.1 cm for its grasps). On real-only GRPO's 768 pick rollouts of seed 0 (two runs) this score ranks
+ * successes above failures within a group at AUC 0.90–0.91 on the real states and 0.86–0.88 replayed open loop 16
+ * steps (`wmrl wm rank`; docs/benchmarks.md, session 47).
  */
-import { clamp01 } from '../core/clamp01.ts';
-import { OBJECT_REACH, objectDistanceAt } from './objectScores.ts';
-
-/** The closeness to the object, clamp(1 − distance / OBJECT_REACH), of the D-wide state at `at`. */
-const closenessAt = (states: ArrayLike<number>, at: number, D: number) =>
-  clamp01(1 - objectDistanceAt(states, at, D) / OBJECT_REACH);
+import { objectClosenessAt } from './objectScores.ts';
 
 /**
  * Per imagined step (H × R, R rows) each row's grasp score as of the state after it: the closeness at the first
@@ -38,8 +33,8 @@ export function graspScores(
     let closed: number | undefined;
     for (let t = 0; t < horizon; t++) {
       if (closed === undefined && actions[(t * rows + r) * A + A - 1]! > 0)
-        closed = closenessAt(states, (t * rows + r) * D, D);
-      out[t * rows + r] = closed ?? closenessAt(states, ((t + 1) * rows + r) * D, D);
+        closed = objectClosenessAt(states, (t * rows + r) * D, D);
+      out[t * rows + r] = closed ?? objectClosenessAt(states, ((t + 1) * rows + r) * D, D);
     }
   }
   return out;
@@ -49,7 +44,6 @@ export function graspScores(
  * One recorded episode's grasp score as of step `end` (its state after `end` steps; `states` and `actions` in the
  * world model's layout, step-major): the same rule as graspScores on a single row.
  */
-export function graspScoreAt(states: ArrayLike<number>, actions: ArrayLike<number>, end: number, D: number, A: number) {
-  for (let t = 0; t < end; t++) if (actions[t * A + A - 1]! > 0) return closenessAt(states, t * D, D);
-  return closenessAt(states, end * D, D);
+export function graspScoreAt(states: Float32Array, actions: Float32Array, end: number, D: number, A: number) {
+  return end === 0 ? objectClosenessAt(states, 0, D) : graspScores(states, actions, end, 1, D, A)[end - 1]!;
 }

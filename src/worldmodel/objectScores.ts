@@ -46,6 +46,11 @@ export function objectDistanceAt(states: ArrayLike<number>, at: number, D: numbe
   return Math.hypot(states[at + D - 4]!, states[at + D - 3]!, states[at + D - 2]!);
 }
 
+/** The gripper's closeness to the object, clamp(1 − distance / OBJECT_REACH), in the D-wide state at `at`. */
+export function objectClosenessAt(states: ArrayLike<number>, at: number, D: number): number {
+  return clamp01(1 - objectDistanceAt(states, at, D) / OBJECT_REACH);
+}
+
 /** The rule's score of the one D-wide state that starts at `at` in `states`. */
 export function objectScoreAt(
   states: ArrayLike<number>,
@@ -53,6 +58,6 @@ export function objectScoreAt(
   D: number,
   rule: Exclude<ObjectRule, 'grasp'>,
 ): number {
-  const closeness = clamp01(1 - objectDistanceAt(states, at, D) / OBJECT_REACH);
+  const closeness = objectClosenessAt(states, at, D);
   return rule === 'objectDistance' ? closeness : 0.5 * closeness + 0.5 * clamp01(states[at + D - 1]! / OBJECT_LIFT);
 }
