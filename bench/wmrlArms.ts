@@ -658,6 +658,29 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL scored where the gripper first closes, no KL stop, 56 steps',
     colour: '#e377c2',
   },
+  // The no-stop grasp arm with branches starting no later than the anchor rollout's first closing command: from a
+  // state after it every rollout of a group scores where the real one closed, so about half the branched groups
+  // (pick's clone closes near the middle of its episodes) taught nothing. And the same with imagined advantages
+  // only centred (Dr. GRPO): within a group of near-equal closeness standardising blows the differences up to unit
+  // size. Chosen before their first run, against the plateau near 80% (session 48).
+  'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-before-close': {
+    flags: [...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')), '--score=grasp', '--branch.beforeClose=true'],
+    long: true,
+    probe: true,
+    label: 'WMRL scored where the gripper first closes, branches from before the close',
+    colour: '#17becf',
+  },
+  'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-centered': {
+    flags: [
+      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
+      '--score=grasp',
+      '--imaginedAdvantage=centered',
+    ],
+    long: true,
+    probe: true,
+    label: 'WMRL scored where the gripper first closes, imagined advantages centred',
+    colour: '#bcbd22',
+  },
   // Anchors2, and with the closeness as its score (to KL 0.1 and 0.2), imagined rollouts training the arm's
   // action dims only: the world model predicts the fingers stopping on the block in the clone's misses as in its
   // grasps (replayed 20 steps, failures' finger 0.31/0.39/0.61 at the 10/50/90% quantiles where the real

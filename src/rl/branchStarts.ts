@@ -12,9 +12,15 @@ import { statesAt } from '../worldmodel/statesAt.ts';
 
 /**
  * `count` starts, each the state of a uniformly drawn episode of `episodes` (perception layout:
- * `state` holds the policy's latents) at a uniformly drawn step before its last.
+ * `state` holds the policy's latents) at a uniformly drawn step before its last; with `beforeClose`, at a step
+ * no later than the one whose gripper command first closes (see stepsBeforeClose).
  */
-export function branchStarts(episodes: Episode[], count: number, rng: Rng): ImaginationStarts {
+export function branchStarts(
+  episodes: Episode[],
+  count: number,
+  rng: Rng,
+  options: { beforeClose?: boolean } = {},
+): ImaginationStarts {
   const usable = episodes.filter((e) => e.steps >= 1);
   if (usable.length === 0)
     throw new Error('branched imagination needs at least one real episode with a step to branch from');
@@ -23,9 +29,21 @@ export function branchStarts(episodes: Episode[], count: number, rng: Rng): Imag
   for (let i = 0; i < count; i++) {
     const e = usable[rng.int(usable.length)]!;
     picked.push(e);
-    steps.push(rng.int(e.steps));
+    steps.push(rng.int(options.beforeClose ? stepsBeforeClose(e) : e.steps));
   }
   return statesAt(picked, steps);
+}
+
+/**
+ * How many steps of an episode a branch may start at when it must start before the grasp: those up to and including
+ * the first whose gripper command (the action's last dim, positive closes) closes, all of them if none does. From a
+ * state after the close every rollout of a group has already closed where the real one did, so a score read where
+ * the gripper closes (`score: grasp`) is the same for all of them and the group teaches nothing.
+ */
+export function stepsBeforeClose(e: Episode): number {
+  const A = e.actionDim;
+  for (let t = 0; t < e.steps; t++) if (e.actions[t * A + A - 1]! > 0) return t + 1;
+  return e.steps;
 }
 
 /** Two sets of starts, one after the other. */

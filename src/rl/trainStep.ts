@@ -287,6 +287,7 @@ function imagine(t: Trainer, step: number, draw: GroupDraw): Imagined | undefine
             learning.anchorModelEpisodes.slice(-config.branch.recentEpisodes),
             branched,
             new Rng(stepSeed(config.seed, step, 'branchStarts')),
+            { beforeClose: config.branch.beforeClose },
           ),
         )
       : fromPool;

@@ -168,6 +168,14 @@ export const wmrlConfigSchema = z
           .min(1)
           .default(64)
           .describe('branches start from the newest this many anchor episodes'),
+        beforeClose: z
+          .boolean()
+          .default(false)
+          .describe(
+            "true: branches start no later than the step where the anchor rollout's gripper command first " +
+              'closes (pick with `score: grasp`: after it every branch of a group scores where the real one ' +
+              'closed, so the group teaches nothing)',
+          ),
       })
       .strict()
       .prefault({}),

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/rng.ts';
-import { branchStarts, concatStarts } from '../../src/rl/branchStarts.ts';
+import { branchStarts, concatStarts, stepsBeforeClose } from '../../src/rl/branchStarts.ts';
 import { CONTEXT_DIM, familyOneHot } from '../../src/tasks/familyContext.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 
@@ -43,6 +43,24 @@ test('branchStarts: each start is [qpos, qvel, state] of one episode at a step b
   assert.equal(seen.size, 6 + 3, 'every (episode, step) is drawn');
   // Seeded: the same draw again.
   assert.deepEqual(branchStarts(episodes, n, new Rng(7)), starts);
+});
+
+test('branchStarts beforeClose: starts no later than the step whose gripper command first closes', () => {
+  const closing = makeTestEpisode({ seed: 4, steps: 8, qposDim: 2, stateDim: 1, actionDim: 3 });
+  // Gripper (last dim) open, open, open, then closed from step 3 on: branches start at steps 0–3.
+  closing.actions = Float32Array.from({ length: 8 * 3 }, (_, i) => (i % 3 === 2 ? (i >= 9 ? 1 : -1) : 0.1));
+  assert.equal(stepsBeforeClose(closing), 4);
+  const never = makeTestEpisode({ seed: 5, steps: 5, qposDim: 2, stateDim: 1, actionDim: 3 });
+  never.actions = new Float32Array(5 * 3).fill(-1);
+  assert.equal(stepsBeforeClose(never), 5, 'an episode that never closes: every step');
+  const starts = branchStarts([closing], 100, new Rng(3), { beforeClose: true });
+  const seen = new Set<number>();
+  for (let i = 0; i < 100; i++) {
+    const qpos0 = starts.states[i * 5]!;
+    const t = [...Array(9).keys()].find((s) => closing.qpos[s * 2] === qpos0)!;
+    seen.add(t);
+  }
+  assert.deepEqual([...seen].sort(), [0, 1, 2, 3]);
 });
 
 test('branchStarts: no episode with a step is a clear error; concatStarts keeps order and refuses mixed widths', () => {
