@@ -670,6 +670,34 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL scored where the gripper first closes, branches from before the close',
     colour: '#17becf',
   },
+  // Before the close and imagining 8 or 12 steps instead of 16: on real states the closeness where the gripper first
+  // closes ranks a group's rollouts at AUC 0.90–0.96 (real-only's and this arm's seed-0 anchors, session 48), the
+  // imagined one at about 0.83 in training; closed loop the imagined gripper drifts 1.2 / 3.5 / 6.2 cm from the real
+  // one at 8 / 12 / 16 steps (session 41) where a grasp tolerates 1–2 cm. Chosen before their first run (session 48).
+  'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-before-close-h8': {
+    flags: [
+      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
+      '--score=grasp',
+      '--branch.beforeClose=true',
+      '--horizon=8',
+    ],
+    long: true,
+    probe: true,
+    label: 'WMRL scored where the gripper first closes, branches from before the close, imagining 8 steps',
+    colour: '#9467bd',
+  },
+  'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-before-close-h12': {
+    flags: [
+      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
+      '--score=grasp',
+      '--branch.beforeClose=true',
+      '--horizon=12',
+    ],
+    long: true,
+    probe: true,
+    label: 'WMRL scored where the gripper first closes, branches from before the close, imagining 12 steps',
+    colour: '#8c564b',
+  },
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-centered': {
     flags: [
       ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
