@@ -724,6 +724,16 @@ const ARMS: Record<string, Arm> = {
     label: 'WMRL scored where the gripper first closes, refits of 60 optimiser steps an epoch',
     colour: '#ff9896',
   },
+  // The no-stop grasp arm at half Adam's step (5e-5): if the plateau near 80% and the late falls (seed 0 to 55% at
+  // 56 steps) are updates on imagined ranking noise (the anchors rank at about 0.81), smaller steps average more of
+  // it away. Chosen before its first run (session 48).
+  'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-lr5e-5': {
+    flags: [...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')), '--score=grasp', '--ppo.learningRate=5e-5'],
+    long: true,
+    probe: true,
+    label: "WMRL scored where the gripper first closes, half Adam's step",
+    colour: '#7f7f7f',
+  },
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-centered': {
     flags: [
       ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
