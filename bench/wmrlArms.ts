@@ -734,6 +734,44 @@ const ARMS: Record<string, Arm> = {
     label: "WMRL scored where the gripper first closes, half Adam's step",
     colour: '#7f7f7f',
   },
+  // The no-stop grasp arm with imagination from more scenes: its branches start from the newest 64 anchor episodes,
+  // the last 8 anchor groups, so every imagined group of a step is one of 8 scenes, where real-only GRPO sees 8 new
+  // ones a step; its sampled rollouts on the anchors' scenes pick as often as real-only's late on (about half), its
+  // mean action on held-out scenes less (81% against 86%; session 48). Branches from every anchor episode so far,
+  // half the groups from the start pool (where the close, about 13 steps in, is within the 16-step horizon), or all
+  // of them. Chosen before their first run (session 48).
+  'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-recent512': {
+    flags: [
+      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
+      '--score=grasp',
+      '--branch.recentEpisodes=512',
+    ],
+    long: true,
+    probe: true,
+    label: 'WMRL scored where the gripper first closes, branches from every anchor episode',
+    colour: '#393b79',
+  },
+  'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-branch-half': {
+    flags: [
+      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=') && !f.startsWith('--branch.')),
+      '--score=grasp',
+      '--branch.fraction=0.5',
+    ],
+    long: true,
+    probe: true,
+    label: 'WMRL scored where the gripper first closes, half the groups branched',
+    colour: '#637939',
+  },
+  'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-from-starts': {
+    flags: [
+      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=') && !f.startsWith('--branch.')),
+      '--score=grasp',
+    ],
+    long: true,
+    probe: true,
+    label: 'WMRL scored where the gripper first closes, every group from the start pool',
+    colour: '#8c6d31',
+  },
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-centered': {
     flags: [
       ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
