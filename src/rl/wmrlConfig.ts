@@ -437,7 +437,7 @@ export const wmrlConfigSchema = z
               'angles. A world model trained without it cannot be loaded with it, and the other way round',
           ),
         goal: z
-          .enum(['none', 'localised', 'privileged'])
+          .enum(['none', 'localised', 'localisedStart', 'privileged'])
           .default('none')
           .describe(
             "with endEffector, also append the task's goal minus the end effector, so the scene score head " +
@@ -447,15 +447,17 @@ export const wmrlConfigSchema = z
               'true goal (a probe: a robot over rosbridge reports none). docs/worldmodel.md',
           ),
         object: z
-          .enum(['none', 'localised', 'privileged'])
+          .enum(['none', 'localised', 'localisedStart', 'privileged'])
           .default('none')
           .describe(
             "with endEffector, also append the instructed object minus the end effector and the object's lift " +
               "above where it started, so the scene score head sees a grasp and a lift (pick): 'localised' " +
               "reads it from each step's perception, gripper position and finger (a ridge regression per family " +
               'fitted, when the world model is trained, on data whose privileged state holds the object: ' +
-              "simulator demonstrations); 'privileged' reads the simulator's object state (a probe: a robot " +
-              'over rosbridge reports none). docs/worldmodel.md',
+              "simulator demonstrations); 'localisedStart' reads it so from the first step's and holds it (the block " +
+              'before the gripper hides it: a better read of where the gripper closes, its lift always 0); ' +
+              "'privileged' reads the simulator's object state (a probe: a robot over rosbridge reports none). " +
+              'docs/worldmodel.md',
           ),
         goalFrom: z
           .enum(GOAL_SOURCES)

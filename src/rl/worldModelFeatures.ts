@@ -90,7 +90,7 @@ async function objectSource(
 ): Promise<EndEffectorOptions> {
   if (setup.object === 'none') return {};
   if (setup.object === 'privileged') return { object: 'privileged' };
-  if (layout?.object === 'localised') return objectOfLayout(layout);
+  if (layout?.object === 'localised' || layout?.object === 'localisedStart') return objectOfLayout(layout);
   const gripper = await EndEffectorFeatures.forRobot(setup.robot);
   let localiser: ObjectLocaliser;
   try {
@@ -105,7 +105,7 @@ async function objectSource(
   });
   const each = fits.map(([f, x]) => `${f} ${(100 * x.rmse).toFixed(1)} cm RMSE over ${x.episodes} episodes`);
   report.onProgress?.(`object localiser fitted: ${each.join(', ')}`);
-  return { object: localiser };
+  return { object: localiser, ...(setup.object === 'localisedStart' ? { objectAtStart: true } : {}) };
 }
 
 /** The perception layout of the world model saved in `modelDir`, if one is. */

@@ -137,12 +137,15 @@ export function goalOfLayout(layout: PerceptionLayout): Pick<EndEffectorOptions,
 }
 
 /** The object source a recorded layout asks for (none: an empty object). */
-export function objectOfLayout(layout: PerceptionLayout): Pick<EndEffectorOptions, 'object'> {
+export function objectOfLayout(layout: PerceptionLayout): Pick<EndEffectorOptions, 'object' | 'objectAtStart'> {
   if (layout.object === 'privileged') return { object: 'privileged' };
-  if (layout.object !== 'localised') return {};
+  if (layout.object !== 'localised' && layout.object !== 'localisedStart') return {};
   if (!layout.objectLocaliser)
     throw new Error("the world model's layout has a localised object but no object localiser weights");
-  return { object: ObjectLocaliser.fromJSON(layout.objectLocaliser) };
+  return {
+    object: ObjectLocaliser.fromJSON(layout.objectLocaliser),
+    ...(layout.object === 'localisedStart' ? { objectAtStart: true } : {}),
+  };
 }
 
 /** The layout a world model trained on episodes of these features records. */
@@ -154,7 +157,9 @@ export function layoutOf(endEffector: EndEffectorFeatures | undefined): Percepti
     ...(goal === 'privileged' ? { goal: 'privileged' as const } : {}),
     ...(goal && goal !== 'privileged' ? { goal: 'localised' as const, localiser: goal.toJSON() } : {}),
     ...(object === 'privileged' ? { object: 'privileged' as const } : {}),
-    ...(object && object !== 'privileged' ? { object: 'localised' as const, objectLocaliser: object.toJSON() } : {}),
+    ...(object && object !== 'privileged'
+      ? { object: endEffector!.objectKind!, objectLocaliser: object.toJSON() }
+      : {}),
   };
 }
 

@@ -34,6 +34,7 @@ import { splitEpisodes } from '../data/splitEpisodes.ts';
 import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
 import { buildWindows, stateVector, type Windows } from './transitionData.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
+import type { ObjectKind } from './endEffectorFeatures.ts';
 
 export interface WorldModelMeta {
   dims: StateModelDims;
@@ -63,9 +64,9 @@ export interface PerceptionLayout {
   /**
    * Then the instructed object minus the end effector and its lift: 'localised' from each step's perception,
    * gripper and fingers (`objectLocaliser`, fitted when the model was trained), or 'privileged' from the
-   * simulator (a probe).
+   * simulator (a probe); 'localisedStart' read from the first step's and held.
    */
-  object?: 'localised' | 'privileged';
+  object?: ObjectKind;
   objectLocaliser?: ObjectLocaliserWeights;
 }
 

@@ -10,6 +10,8 @@ import {
 } from '../../src/worldmodel/endEffectorFeatures.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
 import type { GoalLocaliser } from '../../src/worldmodel/goalLocaliser.ts';
+import type { ObjectLocaliser } from '../../src/worldmodel/objectLocaliser.ts';
+import { layoutOf, objectOfLayout } from '../../src/worldmodel/perceptionWorldModel.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 import { STATE_DIM } from '../../sim/privilegedState.ts';
 
@@ -132,6 +134,54 @@ test(
       );
     } finally {
       features.close();
+    }
+  },
+);
+
+test(
+  "EndEffectorFeatures with a localised object held from the start: every step reads the first step's object " +
+    "(minus that step's end effector), its lift 0; the layout records it and restores it; privileged refused",
+  async () => {
+    const robot = loadRobot('vx300');
+    const qposDim = robot.arm.joints.length + 1;
+    const recorded = makeTestEpisode({ robot: 'vx300', steps: 2, qposDim, stateDim: STATE_DIM });
+    recorded.qpos.forEach((_, i) => (recorded.qpos[i] = 0.2 * Math.cos(i)));
+    // Each step's perception [t, 0]; the localiser reads the block at (0.25 + 0.01·t, 0.05, 0.02): it moves.
+    const perceived = { ...recorded, state: Float32Array.from([0, 0, 1, 0, 2, 0]), stateDim: 2 };
+    const localiser = {
+      latentDim: 2,
+      estimate: (e: { state: Float32Array }, t: number) => [0.25 + 0.01 * e.state[t * 2]!, 0.05, 0.02],
+      toJSON: () => ({ latentDim: 2, families: {} }),
+    } as unknown as ObjectLocaliser;
+    const each = await EndEffectorFeatures.forRobot(robot, { object: localiser });
+    const held = await EndEffectorFeatures.forRobot(robot, { object: localiser, objectAtStart: true });
+    try {
+      assert.equal(each.objectKind, 'localised');
+      assert.equal(held.objectKind, 'localisedStart');
+      const [a] = each.append([perceived], [recorded]);
+      const [b] = held.append([perceived], [recorded]);
+      const W = 2 + END_EFFECTOR_DIM + OBJECT_DIM;
+      for (let t = 0; t <= 2; t++) {
+        const ra = a!.state.subarray(t * W, (t + 1) * W);
+        const rb = b!.state.subarray(t * W, (t + 1) * W);
+        const ee = rb.subarray(2, 5);
+        // Read each step: the block where the localiser puts it then; held: where it was read at the start.
+        assert.ok(Math.abs(ra[5]! - (0.25 + 0.01 * t - ee[0]!)) < 1e-6, `each step's x at ${t}`);
+        assert.ok(Math.abs(rb[5]! - (0.25 - ee[0]!)) < 1e-6, `held x at ${t}`);
+        [0.05, 0.02].forEach((o, j) => assert.ok(Math.abs(rb[6 + j]! - (o - ee[1 + j]!)) < 1e-6, `held ${j + 1}`));
+        assert.equal(rb[8], 0, 'the held block never lifts');
+      }
+      const layout = layoutOf(held);
+      assert.equal(layout.object, 'localisedStart');
+      assert.equal(objectOfLayout(layout).objectAtStart, true);
+      assert.equal(objectOfLayout(layoutOf(each)).objectAtStart, undefined);
+      await assert.rejects(
+        EndEffectorFeatures.forRobot(robot, { object: 'privileged', objectAtStart: true }),
+        /holds a localised object/,
+      );
+    } finally {
+      each.close();
+      held.close();
     }
   },
 );
