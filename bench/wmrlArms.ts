@@ -774,9 +774,9 @@ const ARMS: Record<string, Arm> = {
   },
   // The no-stop grasp arm with the block read from the first frame and held (`--worldModel.object=localisedStart`):
   // at the clone's first close each step's reading is off by 1.2–1.7 cm (sd, x and y; 0.8 in z) where the first
-  // frame's is off by 0.4–0.6 (real-only's and the grasp arm's seed-0 anchors), and the sampled policy's deterministic
-  // misses close 2–3.5 cm off in x at the right height, where a grasp tolerates about 2 cm (session 48). Its own
-  // world model (the features differ). Chosen before its first run (session 48).
+  // frame's is off by 0.4–0.6 (real-only's and the grasp arm's seed-0 anchors), and most of the grasp arm's seed-0
+  // mean-action misses close 2–3.5 cm off in x at the right height, where a grasp tolerates about 2 cm (session
+  // 48). Its own world model (the features differ). Chosen before its first run (session 48).
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-object-start': {
     flags: [
       ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=') && !f.startsWith('--worldModel.object=')),
