@@ -13,14 +13,14 @@ const preset = (name: string, overrides: string[] = []) =>
 
 test('every training preset resolves; pick.yaml is the quickstart the pick benchmark ran as its WMRL arm', () => {
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) assert.doesNotThrow(() => preset(file), file);
-  // The benchmark's pick arm scored where the gripper first closes (session 47): the quickstart, the family's flags
-  // (--horizon=16 --worldModel.goal=none --anchorEvery=1), the arm's own (anchors every other step among them),
-  // 28 steps.
+  // The benchmark's pick arm scored where the gripper first closes, every group from the start pool (session 48): the
+  // quickstart, the family's flags (--horizon=16 --worldModel.goal=none --anchorEvery=1), the arm's own (anchors every
+  // other step among them), 28 steps.
   assert.deepEqual(FAMILIES.pick!.train, ['--horizon=16', '--worldModel.goal=none', '--anchorEvery=1']);
-  const GRASP = 'wmrl-branch-refit1-object-penalty-anchors2-score-grasp';
+  const GRASP = 'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-from-starts';
   const arm = preset('quickstart.yaml', [...FAMILIES.pick!.train, ...armFlags(GRASP, GRASP), '--steps=28']);
   assert.deepEqual(preset('pick.yaml'), arm);
-  assert.deepEqual([arm.score, arm.anchorEvery, arm.imaginedKlLimit], ['grasp', 2, undefined]);
+  assert.deepEqual([arm.score, arm.anchorEvery, arm.imaginedKlLimit, arm.branch.fraction], ['grasp', 2, undefined, 0]);
 });
 
 test("the quickstart's world model is told the localised goal, learned where the data shows it; pick's is not", () => {
