@@ -437,7 +437,7 @@ export const wmrlConfigSchema = z
               'angles. A world model trained without it cannot be loaded with it, and the other way round',
           ),
         goal: z
-          .enum(['none', 'localised', 'localisedStart', 'privileged'])
+          .enum(['none', 'localised', 'privileged'])
           .default('none')
           .describe(
             "with endEffector, also append the task's goal minus the end effector, so the scene score head " +
