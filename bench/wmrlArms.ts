@@ -66,6 +66,8 @@ const NO_STOP_DISTANCE = [
   '--anchorEvery=2',
   '--score=objectDistance',
 ];
+// The same scored where the gripper first closes (session 47).
+const NO_STOP_GRASP = [...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')), '--score=grasp'];
 
 // In the order the benchmark lists them: the full benchmark's arms, then the probes.
 const ARMS: Record<string, Arm> = {
@@ -641,7 +643,7 @@ const ARMS: Record<string, Arm> = {
     colour: '#2ca02c',
   },
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp': {
-    flags: [...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')), '--score=grasp'],
+    flags: NO_STOP_GRASP,
     long: true,
     probe: true,
     label: 'WMRL as anchors every other step, scored by the closeness where the gripper first closes, no KL stop',
@@ -652,7 +654,7 @@ const ARMS: Record<string, Arm> = {
   // bound the loop, so its runs are the 28-step arm's continued (copied, then resumed by the benchmark: a resume is
   // bit-exact): the 14 crossings stand as they were. Chosen after the 20 seeds at 28 steps (session 47).
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-56': {
-    flags: [...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')), '--score=grasp'],
+    flags: NO_STOP_GRASP,
     steps: 56,
     probe: true,
     label: 'WMRL scored where the gripper first closes, no KL stop, 56 steps',
@@ -664,7 +666,7 @@ const ARMS: Record<string, Arm> = {
   // only centred (Dr. GRPO): within a group of near-equal closeness standardising blows the differences up to unit
   // size. Chosen before their first run, against the plateau near 80% (session 48).
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-before-close': {
-    flags: [...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')), '--score=grasp', '--branch.beforeClose=true'],
+    flags: [...NO_STOP_GRASP, '--branch.beforeClose=true'],
     long: true,
     probe: true,
     label: 'WMRL scored where the gripper first closes, branches from before the close',
@@ -675,24 +677,14 @@ const ARMS: Record<string, Arm> = {
   // imagined one at about 0.83 in training; closed loop the imagined gripper drifts 1.2 / 3.5 / 6.2 cm from the real
   // one at 8 / 12 / 16 steps (session 41) where a grasp tolerates 1–2 cm. Chosen before their first run (session 48).
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-before-close-h8': {
-    flags: [
-      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
-      '--score=grasp',
-      '--branch.beforeClose=true',
-      '--horizon=8',
-    ],
+    flags: [...NO_STOP_GRASP, '--branch.beforeClose=true', '--horizon=8'],
     long: true,
     probe: true,
     label: 'WMRL scored where the gripper first closes, branches from before the close, imagining 8 steps',
     colour: '#9467bd',
   },
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-before-close-h12': {
-    flags: [
-      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
-      '--score=grasp',
-      '--branch.beforeClose=true',
-      '--horizon=12',
-    ],
+    flags: [...NO_STOP_GRASP, '--branch.beforeClose=true', '--horizon=12'],
     long: true,
     probe: true,
     label: 'WMRL scored where the gripper first closes, branches from before the close, imagining 12 steps',
@@ -703,22 +695,14 @@ const ARMS: Record<string, Arm> = {
   // real states rank at AUC 0.90–0.96 within a group, the imagined ones at about 0.81 (session 48): the world
   // model, not the score, loses the order. Chosen before their first run (session 48).
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-anchor-repeat4': {
-    flags: [
-      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
-      '--score=grasp',
-      '--worldModel.anchorRepeat=4',
-    ],
+    flags: [...NO_STOP_GRASP, '--worldModel.anchorRepeat=4'],
     long: true,
     probe: true,
     label: 'WMRL scored where the gripper first closes, each anchor 4 times in a refit',
     colour: '#d62728',
   },
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-refit60': {
-    flags: [
-      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
-      '--score=grasp',
-      '--worldModel.refitSteps=60',
-    ],
+    flags: [...NO_STOP_GRASP, '--worldModel.refitSteps=60'],
     long: true,
     probe: true,
     label: 'WMRL scored where the gripper first closes, refits of 60 optimiser steps an epoch',
@@ -728,7 +712,7 @@ const ARMS: Record<string, Arm> = {
   // 56 steps) are updates on imagined ranking noise (the anchors rank at about 0.81), smaller steps average more of
   // it away. Chosen before its first run (session 48).
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-lr5e-5': {
-    flags: [...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')), '--score=grasp', '--ppo.learningRate=5e-5'],
+    flags: [...NO_STOP_GRASP, '--ppo.learningRate=5e-5'],
     long: true,
     probe: true,
     label: "WMRL scored where the gripper first closes, half Adam's step",
@@ -741,32 +725,21 @@ const ARMS: Record<string, Arm> = {
   // half the groups from the start pool (where the close, about 13 steps in, is within the 16-step horizon), or all
   // of them. Chosen before their first run (session 48).
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-recent512': {
-    flags: [
-      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
-      '--score=grasp',
-      '--branch.recentEpisodes=512',
-    ],
+    flags: [...NO_STOP_GRASP, '--branch.recentEpisodes=512'],
     long: true,
     probe: true,
     label: 'WMRL scored where the gripper first closes, branches from every anchor episode',
     colour: '#393b79',
   },
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-branch-half': {
-    flags: [
-      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=') && !f.startsWith('--branch.')),
-      '--score=grasp',
-      '--branch.fraction=0.5',
-    ],
+    flags: [...NO_STOP_GRASP.filter((f) => !f.startsWith('--branch.')), '--branch.fraction=0.5'],
     long: true,
     probe: true,
     label: 'WMRL scored where the gripper first closes, half the groups branched',
     colour: '#637939',
   },
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-from-starts': {
-    flags: [
-      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=') && !f.startsWith('--branch.')),
-      '--score=grasp',
-    ],
+    flags: [...NO_STOP_GRASP.filter((f) => !f.startsWith('--branch.'))],
     long: true,
     probe: true,
     label: 'WMRL scored where the gripper first closes, every group from the start pool',
@@ -779,8 +752,7 @@ const ARMS: Record<string, Arm> = {
   // 48). Its own world model (the features differ). Chosen before its first run (session 48).
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-object-start': {
     flags: [
-      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=') && !f.startsWith('--worldModel.object=')),
-      '--score=grasp',
+      ...NO_STOP_GRASP.filter((f) => !f.startsWith('--worldModel.object=')),
       '--worldModel.object=localisedStart',
     ],
     long: true,
@@ -789,11 +761,7 @@ const ARMS: Record<string, Arm> = {
     colour: '#e6550d',
   },
   'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-centered': {
-    flags: [
-      ...NO_STOP_DISTANCE.filter((f) => !f.startsWith('--score=')),
-      '--score=grasp',
-      '--imaginedAdvantage=centered',
-    ],
+    flags: [...NO_STOP_GRASP, '--imaginedAdvantage=centered'],
     long: true,
     probe: true,
     label: 'WMRL scored where the gripper first closes, imagined advantages centred',
