@@ -1,6 +1,6 @@
 /**
  * The benchmark's task families: how each one's set-up (data, the BC start, the world model's
- * data) is built, and the training flags its arms share. A set-up is cached under
+ * data) is built, and the training preset its arms start from. A set-up is cached under
  * runs/bench-cache/<setup>; changing a recipe here needs a new setup name.
  */
 
@@ -11,8 +11,6 @@ export interface Collection {
   /** Family selector (`--task`); absent: every family. */
   task?: string;
   noise?: number;
-  /** Share of pick episodes whose grasp the expert aims off the block (`--miss`). */
-  miss?: number;
 }
 
 export interface BenchFamily {
@@ -30,7 +28,9 @@ export interface BenchFamily {
   bc: string[];
   /** Also clone a ≥4× larger policy and compare it (BC only) with the small one after WMRL. */
   largeComparison: boolean;
-  /** Flags every training arm of this family shares. */
+  /** The `wmrl train` preset its WMRL arm runs, and every other arm starts from (real-only overlays its own). */
+  config: string;
+  /** Flags every training arm of this family adds to the preset. */
   train: string[];
 }
 
@@ -39,7 +39,13 @@ export interface BenchFamily {
  * `task`, reach demonstrations for the words its held-out instructions share with reach's train
  * ones, and noisy experts of `task` for the world model only; a tiny clone of `epochs` epochs.
  */
-function manipulation(task: string, setup: string, demos: [number, number], epochs: number): BenchFamily {
+function manipulation(
+  task: string,
+  setup: string,
+  demos: [number, number],
+  epochs: number,
+  training: Pick<BenchFamily, 'config' | 'train'>,
+): BenchFamily {
   return {
     tasks: task,
     setup,
@@ -60,17 +66,15 @@ function manipulation(task: string, setup: string, demos: [number, number], epoc
     },
     bc: ['--config', 'configs/policy/tiny.yaml', `--bc.epochs=${epochs}`, '--bc.batchSize=64', '--bc.wordDropout=0.15'],
     largeComparison: false,
-    // Without the goal (told it, pick's best arm was no better: 3.5× against 4.4×)
-    // and an anchor group every step (every other step, the quickstart's, is measured on reach only).
-    train: ['--horizon=16', '--worldModel.goal=none', '--anchorEvery=1'],
+    ...training,
   };
 }
 
 // Pick (≈20–50 ticks an episode): a tiny clone on pick demos plus reach demos (reach's train
 // colours include pick's held-out one, which pick-only data leaves an unknown word) with word
 // dropout, so the held-out paraphrase is not all <unk>: held-out ≈65% (docs/benchmarks.md).
-// Imagination looks 16 steps ahead, where most pick outcomes are decided.
-const pick = manipulation('pick', 'pick-v1', [400, 130], 20);
+// Its WMRL arm is configs/train/pick.yaml.
+const pick = manipulation('pick', 'pick-v1', [400, 130], 20, { config: 'configs/train/pick.yaml', train: [] });
 
 export const FAMILIES: Record<string, BenchFamily> = {
   // Reach: a mediocre BC start (~60% held-out) that real-only GRPO measurably improves. BC is kept
@@ -87,55 +91,22 @@ export const FAMILIES: Record<string, BenchFamily> = {
         { episodes: 100, seed: 20000, noise: 0.6 },
         { episodes: 100, seed: 30000, noise: 1.5 },
       ],
-      // Reach's own noisy experts in two halves, for arms whose world model learns from fewer (collected only
-      // when an arm names them): the first 20, or all 40.
-      'mixed-reach-a': [
-        { task: 'reach', episodes: 10, seed: 40000, noise: 0.6 },
-        { task: 'reach', episodes: 10, seed: 41000, noise: 1.5 },
-      ],
-      'mixed-reach-b': [
-        { task: 'reach', episodes: 10, seed: 42000, noise: 0.6 },
-        { task: 'reach', episodes: 10, seed: 43000, noise: 1.5 },
-      ],
     },
     bc: ['--config', 'configs/policy/tiny.yaml', '--bc.epochs=10', '--bc.batchSize=64'],
     largeComparison: true,
+    config: 'configs/train/quickstart.yaml',
     train: [],
   },
   pick,
-  // The same set-up, every arm exploring with half the noise (--ppo.std=0.05): at 0.1 the clone's sampled
-  // rollouts pick 24% of their blocks (49% at 0.05) where its mean action picks 63% of the held-out ones.
-  // Real-only GRPO gains less with it (docs/benchmarks.md, session 40). Its runs go to a folder of their
-  // own; the world model is pick's.
-  'pick-std05': { ...pick, train: [...pick.train, '--ppo.std=0.05'] },
-  // The same set-up with a clone that does not read the gripper's velocity (--gripperVelocity=false): the world model
-  // predicts it no better than its spread, and with it out of the policy's inputs closed-loop imagination parts from
-  // the real rollouts half as fast (docs/worldmodel.md). Its data are pick-v1's (the same collections). Seeds 0–4
-  // (session 41): the clone starts at 70%, imagination's first radius loses ground (−10.5 points behind real-only
-  // at 100 robot-s).
-  'pick-nogv': {
-    ...manipulation('pick', 'pick-nogv-v1', [400, 130], 20),
-    bc: [...pick.bc, '--gripperVelocity=false'],
-  },
-  // The same set-up, the world model's own data (`mixed`, 200 episodes as before) with deliberate misses in place
-  // of the wildest noise: the experts' fingers close only at the block, so a world model of pick's data never saw
-  // fingers close on nothing, which most of the clone's failures are (docs/worldmodel.md, "Does it tell a grasp
-  // from a miss?"). The clone and the demonstrations are pick-v1's recipes.
-  'pick-miss': {
-    ...pick,
-    setup: 'pick-miss-v1',
-    data: {
-      ...pick.data,
-      mixed: [
-        { task: 'pick', episodes: 100, seed: 20000, noise: 0.6 },
-        { task: 'pick', episodes: 100, seed: 30000, noise: 0.6, miss: 1 },
-      ],
-    },
-  },
   // Push (experts ≈24 ticks, a failure 70): pick's recipe with push demos. Even so the tiny clone
   // pushes few blocks: held-out 1.7% after 12 epochs, 6.7% after 30 (train 12.5%), from demos
   // that succeed 96.8% (docs/benchmarks.md, push). No start between 30% and 70% at this scale.
-  push: manipulation('push', 'push-v1', [500, 150], 30),
+  // Push is measured, not post-trained: its arms imagine 16 steps, the world model not told the goal, an anchor group
+  // every step.
+  push: manipulation('push', 'push-v1', [500, 150], 30, {
+    config: 'configs/train/quickstart.yaml',
+    train: ['--horizon=16', '--worldModel.goal=none', '--anchorEvery=1'],
+  }),
 };
 
 /** Whether a set-up's data folder is the world model's own (never cloned): its name starts with `mixed`. */
@@ -153,6 +124,5 @@ export function collectArgs(out: string, c: Collection): string[] {
     '--seed',
     String(c.seed),
     ...(c.noise ? ['--noise', String(c.noise)] : []),
-    ...(c.miss ? ['--miss', String(c.miss)] : []),
   ];
 }

@@ -180,7 +180,7 @@ if (!existsSync(join(refitDir, 'model.json')) || !existsSync(labelledFile)) {
       endEffector,
     );
     const mine = worldModelEpisodes(policy, own, endEffector);
-    // Three copies of the policy's episodes: a few hundred against the data's thousand (training's anchorRepeat).
+    // Three copies of the policy's episodes: a few hundred against the data's thousand.
     await model.refit([...data, ...mine, ...mine, ...mine], { epochs: 3, seed: 1 });
     await saveWorldModel(model, refitDir);
     model.dispose();

@@ -13,6 +13,38 @@ import { type WmrlConfig, wmrlConfigSchema } from '../src/rl/wmrlConfig.ts';
  */
 const MEASUREMENTS = ['ppiCheckEpisodes', 'imaginationCheckGroups', 'eval.keepPolicies'];
 
+/**
+ * Keys removed from the schema with the experiments they served (docs/lab/README.md), and the value today's code
+ * behaves as: a run that recorded that value behaved as a run of today does; `null`, keys read only with another
+ * removed key's other value (contextual.* with debiasMap contextual), never a change on their own. A removed key a
+ * run left unset (an optional one such as imaginedKlLimit) was absent then as now.
+ */
+const REMOVED: Record<string, unknown> = {
+  debiasMap: 'isotonic',
+  contextual: null,
+  activeAnchors: 0,
+  'branch.fraction': 0,
+  'branch.recentEpisodes': null,
+  'branch.beforeClose': null,
+  imaginationTrainsGripper: true,
+  imaginedAdvantage: 'std',
+  imagineFromStep: 1,
+  anchorUpdateFirst: false,
+  trust: null,
+  realEpisodeSteps: 0,
+  'worldModel.scoreRefitEvery': 0,
+  'worldModel.anchorRepeat': 1,
+  'worldModel.warmupStd': 0,
+  'worldModel.warmupRefitEpochs': 0,
+};
+
+/** Whether a stored key removed from the schema recorded what today's code behaves as (see REMOVED). */
+function removedAsToday(key: string, value: unknown): boolean {
+  const entry = Object.keys(REMOVED).find((r) => key === r || key.startsWith(`${r}.`));
+  if (entry === undefined) return false;
+  return REMOVED[entry] === null || JSON.stringify(REMOVED[entry]) === JSON.stringify(value);
+}
+
 /** The schema's defaults, flattened: what a run made before a key existed behaved as. */
 const DEFAULTS = flatten(resolveConfig(wmrlConfigSchema, {}) as unknown as Record<string, unknown>);
 
@@ -28,7 +60,7 @@ export interface ChangedKey {
  * differently. A key the stored config lacks was added to the schema after the run, which then
  * behaved as its default: it counts only where it now differs from that default; a key the run set
  * that the arm now leaves unset counts too. Keys the mode never reads (keysUnread) are skipped, and so
- * are top-level keys since removed from the schema and measurements turned off.
+ * are keys since removed that recorded what today's code behaves as, and measurements turned off.
  */
 export function changedKeys(stored: Record<string, unknown>, current: WmrlConfig): ChangedKey[] {
   const unread = keysUnread(current.mode);
@@ -44,10 +76,10 @@ export function changedKeys(stored: Record<string, unknown>, current: WmrlConfig
     if (MEASUREMENTS.includes(key) && !value) continue;
     changes.push({ key, was: before, now: value });
   }
-  // A key the run set that its arm now leaves unset (an optional one, such as imaginedKlLimit). Top-level
-  // keys no longer in the schema are skipped; a nested one removed since counts (a rerun, never a wrong reuse).
+  // A key the run set that its arm now leaves unset, or one since removed from the schema that the run set to
+  // anything but what today's code behaves as (REMOVED): a rerun, never a wrong reuse.
   for (const [key, before] of was)
-    if (!now.has(key) && key.split('.')[0]! in wmrlConfigSchema.shape && read(key) && !MEASUREMENTS.includes(key))
+    if (!now.has(key) && read(key) && !MEASUREMENTS.includes(key) && !removedAsToday(key, before))
       changes.push({ key, was: before, now: undefined });
   return changes;
 }

@@ -5,24 +5,20 @@
  * charged). Also: the PPI interval against the true success rate, and the small policy after
  * WMRL against a ≥4× larger policy trained by behaviour cloning only.
  *
- *   npm run bench             # full: 5 seeds, every arm, 12 steps (wmrl, wmrl-demos-only-warm16, anchors-only,
- *                               imagine-8: 28)
+ *   npm run bench             # full: 5 seeds, every arm, 12 steps (wmrl, wmrl-demos-warmup, anchors-only: 28)
  *                               (the set-up, built once and cached, takes about 3 minutes more)
  *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps)
  *                               (about 8 minutes from scratch, 4 with the set-up cached)
  *   npm run bench -- --family pick           # the same on pick (bench/benchFamilies.ts has each set-up)
  *   npm run bench -- --arms real,wmrl,anchors-only --seeds 3   # a subset (written beside, as -arms)
  *   npm run bench -- --seeds 10 --first-seed 20   # seeds 20–29: fresh ones, to judge a change chosen on 0–19
- *   npm run bench -- --arms real,wmrl,wmrl-fast,real-every-step   # probes (EXTRA_ARMS, wmrlArms.ts): only when named
- *   npm run bench -- --family pick --arms real,anchors-only,wmrl-trust-bound --headline wmrl-trust-bound
- *                               # another arm as the headline's WMRL (default: wmrl)
- *   npm run bench -- --family pick --arms real,wmrl-trust-bound,no-debias --headline wmrl-trust-bound
- *                               # ablations then take their part away from that arm
+ *   npm run bench -- --arms real,wmrl,imagine-8   # a probe: bench/experiments/imagine-8.yaml (only when named)
+ *   npm run bench -- --arms real,wmrl,perfect-wm  # the ceiling arm (only when named)
  *   npm run bench -- --wm-seed 1             # world models trained with seed 1 (default 0), in their own folders,
  *                               the imagining arms' runs too: how much a figure owes to one world model
  *   npm run bench -- --wm-per-seed           # each seed's world models trained with that seed: the spread over
  *                               seeds includes the world model's training (seed 0's are the default ones)
- *   npm run bench -- --family pick --arms real,wmrl,no-debias --out bench/results/wmrl-pick-weight1
+ *   npm run bench -- --family pick --arms real,wmrl,no-debias --out bench/results/wmrl-pick-ablations
  *                               # results written to that path (.json, .svg, .md) instead of the derived one
  *
  * Writes bench/results/wmrl.json, wmrl.svg (success vs robot time), wmrl-ablations.svg (the headline's ablations)
@@ -60,19 +56,17 @@ import { FAMILIES, collectArgs, isWorldModelData } from './benchFamilies.ts';
 import { chargedSaving } from './chargedSaving.ts';
 import {
   ALL_ARMS,
-  EXTRA_ARMS,
-  LONG_ARMS,
+  ON_DEMAND_ARMS,
   REAL_ONLY,
-  SHORT_ARMS,
   armColour,
   armIsAblation,
+  armIsLong,
   armRobotTimeCounted,
   armFlags,
   armLabel,
-  armWorldModel,
-  armWorldModelFolder,
   armWorldModelData,
-  runName,
+  experimentNames,
+  worldModelFolder,
 } from './wmrlArms.ts';
 
 const { values } = parseArgs({
@@ -84,7 +78,6 @@ const { values } = parseArgs({
     arms: { type: 'string' },
     jobs: { type: 'string' },
     fresh: { type: 'boolean' },
-    headline: { type: 'string' },
     out: { type: 'string' },
     'wm-seed': { type: 'string' },
     'wm-per-seed': { type: 'boolean' },
@@ -95,24 +88,21 @@ const familyName = values.family ?? 'reach';
 const family = FAMILIES[familyName];
 if (!family) throw new Error(`--family: '${familyName}' is not one of ${Object.keys(FAMILIES).join(', ')}`);
 const tasks = family.tasks;
-// The WMRL arm the headline compares with real-only GRPO (its PPI intervals are checked too):
-// `wmrl`, the quickstart, unless a family's measurements call for another (pick: docs/benchmarks.md).
-const headline = values.headline ?? 'wmrl';
+// The WMRL arm the headline compares with real-only GRPO (its PPI intervals are checked too): the family's preset.
+const headline = 'wmrl';
 const preset = quick
   ? { name: 'quick', steps: 8, longSteps: 12, seeds: 1, arms: ['real', 'wmrl'], evalEpisodes: 60 }
   : { name: 'full', steps: 12, longSteps: 28, seeds: 5, arms: ALL_ARMS, evalEpisodes: 60 };
 if (values.arms) {
   const chosen = values.arms.split(',');
-  const known = [...ALL_ARMS, ...EXTRA_ARMS];
+  const known = [...ALL_ARMS, ...ON_DEMAND_ARMS, ...experimentNames()];
   const unknown = chosen.filter((a) => !known.includes(a));
   if (unknown.length) throw new Error(`--arms: unknown ${unknown.join(', ')} (arms: ${known.join(', ')})`);
   for (const needed of ['real', headline])
     if (!chosen.includes(needed)) throw new Error(`--arms: '${needed}' is needed (the headline compares them)`);
   preset.arms = known.filter((a) => chosen.includes(a));
 }
-if (!preset.arms.includes(headline))
-  throw new Error(`--headline: '${headline}' is not among the arms (${preset.arms.join(', ')})`);
-const armSteps = (arm: string) => SHORT_ARMS[arm] ?? (LONG_ARMS.has(arm) ? preset.longSteps : preset.steps);
+const armSteps = (arm: string) => (armIsLong(arm) ? preset.longSteps : preset.steps);
 const seeds = Number(values.seeds ?? preset.seeds);
 // Seeds firstSeed … firstSeed + seeds − 1: fresh seeds judge a change chosen by looking at the earlier ones.
 const firstSeed = Number(values['first-seed'] ?? 0);
@@ -168,11 +158,9 @@ async function step<T>(label: string, done: boolean, run: () => Promise<T>): Pro
 
 if (values.fresh) rmSync(cache, { recursive: true, force: true });
 mkdirSync(cache, { recursive: true });
-const imagines = (arm: string): boolean => !armFlags(arm, headline).includes(REAL_ONLY[1]!);
+const imagines = (arm: string): boolean => !armFlags(arm).includes(REAL_ONLY[1]!);
 // The world model's own data each imagining arm learns from, besides the clone's (none for real-only arms).
-const worldModelData = new Map(
-  preset.arms.map((arm) => [arm, imagines(arm) ? armWorldModelData(arm, headline) : []] as const),
-);
+const worldModelData = new Map(preset.arms.map((arm) => [arm, imagines(arm) ? armWorldModelData(arm) : []] as const));
 for (const [arm, folders] of worldModelData) {
   const missing = folders.filter((f) => !(f in family.data) || !isWorldModelData(f));
   if (missing.length)
@@ -193,7 +181,7 @@ for (const [name, collections] of Object.entries(family.data)) {
 }
 const dataArgs = (folders: string[]) => folders.flatMap((f) => ['--data', join(cache, f)]);
 // Every arm draws its group starts from the clone's data, whatever its world model reads: arms differ in their
-// world model, not in the scenes they train on (until session 46, an arm's starts came from all its data).
+// world model, not in the scenes they train on (older runs drew an arm's starts from all its data).
 const startDirs = bcFolders.map((f) => join(cache, f));
 const bcData = dataArgs(bcFolders);
 const small = join(cache, 'bc-tiny');
@@ -222,9 +210,12 @@ await Promise.all([
         ),
     ),
 ]);
-/** The folder of the world model `arm` imagines with: the set-up's shared one, or one of its own preset's. */
-const worldModelDir = (arm: string, seed: number): string =>
-  join(cache, `${armWorldModelFolder(arm, headline, family.train)}${wmSuffixOf(worldModelSeedOf(seed))}`);
+/** The folder of the world model `arm` imagines with: one per state layout and data, shared by the arms alike. */
+const worldModelDir = (arm: string, seed: number): string => {
+  const { worldModel } = resolveTrainConfig([...common, ...armFlags(arm)]);
+  const folder = worldModelFolder(worldModel, armWorldModelData(arm));
+  return join(cache, `${folder}${wmSuffixOf(worldModelSeedOf(seed))}`);
+};
 
 interface Arm {
   arm: string;
@@ -234,14 +225,14 @@ interface Arm {
 const arms: Arm[] = [];
 for (let seed = firstSeed; seed < firstSeed + seeds; seed++)
   for (const arm of preset.arms) {
-    const name = `${runName(arm, headline)}${imagines(arm) ? wmSuffixOf(worldModelSeedOf(seed)) : ''}`;
+    const name = `${arm}${imagines(arm) ? wmSuffixOf(worldModelSeedOf(seed)) : ''}`;
     arms.push({ arm, seed, dir: join(runsDir, `${name}-seed${seed}`) });
   }
 const common = [
   '--policy',
   join(small, 'policy'),
   '--config',
-  'configs/train/quickstart.yaml',
+  family.config,
   `--tasks=${tasks}`,
   `--eval.tasks=${tasks}`,
   `--eval.episodes=${preset.evalEpisodes}`,
@@ -281,8 +272,8 @@ for (const a of arms) {
     starts?: string[];
   };
   const changes = changedKeys(record.config ?? {}, resolveTrainConfig(trainArgs(a).slice(1)));
-  // Since session 45 a run records the data folders it read; since session 46 also those its group starts came
-  // from. Before, its starts were drawn from its data (those it records, or, unrecorded, its arm's).
+  // A run records the data folders it read and those its group starts came from; older runs recorded the first or
+  // neither, and drew their starts from their data (those they record, or, unrecorded, their arm's).
   const dataChange = changedData('data', record.data, runDataDirs(a));
   if (dataChange) changes.push(dataChange);
   const startsChange = changedData('starts', record.starts ?? record.data ?? runDataDirs(a), startDirs);
@@ -323,7 +314,6 @@ function runDataDirs(a: Arm): string[] {
 
 /** The `wmrl train` arguments of one arm's run (without --resume). */
 function trainArgs(a: Arm): string[] {
-  const wmPreset = armWorldModel(a.arm, headline);
   // PPI coverage is measured on the WMRL arm only: the checks cost real episodes of compute time.
   const ppi = a.arm === headline ? ['--ppiCheckEpisodes=60'] : [];
   const data = runDataDirs(a).flatMap((d) => ['--data', d]);
@@ -336,10 +326,9 @@ function trainArgs(a: Arm): string[] {
     worldModelDir(a.arm, a.seed),
     '--wm-seed',
     String(worldModelSeedOf(a.seed)),
-    ...(wmPreset ? ['--wm-config', wmPreset] : []),
     `--steps=${armSteps(a.arm)}`,
     ...ppi,
-    ...armFlags(a.arm, headline),
+    ...armFlags(a.arm),
     '--seed',
     String(a.seed),
     '--out',
@@ -678,21 +667,13 @@ const toTargetCell = (t: (typeof table)[number]) =>
     ? `${t.robotSecondsToTarget.toFixed(0)} ± ${t.robotSecondsToTargetSd.toFixed(0)} s (${t.reachedTarget}/${t.seeds})`
     : '–';
 const secs = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
-const longRun = [...LONG_ARMS].filter((a) => preset.arms.includes(a));
-// A ceiling arm is no method: say so where its saving is read as WMRL's.
-const headlineCounted = armRobotTimeCounted(headline);
-const ceiling =
-  headlineCounted < 1
-    ? `, a ceiling, not a method: ${(1 / headlineCounted).toFixed(0)} groups a step executed, ` +
-      "one group's robot time counted"
-    : '';
+const longRun = preset.arms.filter(armIsLong);
 const md = [
   `WMRL benchmark (${preset.name}: ${seeds} seed${seeds > 1 ? 's' : ''}` +
     `${firstSeed > 0 ? ` (${firstSeed}–${firstSeed + seeds - 1})` : ''}, ${preset.steps} steps` +
     `${longRun.length ? ` (${longRun.join(', ')}: ${preset.longSteps})` : ''}, ` +
     `held-out success on ${preset.evalEpisodes} evaluation episodes; BC start ${pct(start)}` +
-    worldModelsText +
-    `${headline === 'wmrl' ? '' : `; WMRL below is the ${headline} arm${ceiling}`})`,
+    `${worldModelsText})`,
   '',
   `| arm | steps | held-out success at the end (± sd over seeds) | gain over BC | at step ${preset.steps} | ` +
     `robot time used | robot time to the target ${pct(target)} (± sd; seeds reaching it) | ` +
@@ -765,7 +746,7 @@ const md = [
   `Rank AUC on anchors: how often, within one anchor group, the world model's imagined score of a ` +
     `rollout (imagined with the noise it was then executed with) ranked a real success above a real ` +
     `failure (0.5 = no information; GRPO uses only this order). λ: the weight of one imagined policy sample ` +
-    `against a real one (imaginedWeight 'trust': clip(2·AUC − 1, 0, 1) of that AUC, a moving average).`,
+    `against a real one (the config's imaginedWeight).`,
   `PPI intervals (95%) covered the true success rate ` +
     `in ${runs.reduce((s, r) => s + r.ppiCoverage.covered, 0)} ` +
     `of ${runs.reduce((s, r) => s + r.ppiCoverage.checked, 0)} checks, mean width ${(
@@ -782,8 +763,8 @@ const md = [
     : '',
   describeRunCommits(results.runCommits),
   unrecordedData
-    ? `${unrecordedData} reused runs predate the record of the data folders a run read (session 45): a change of ` +
-      'data since they were made would not show in them (real-only runs made before session 44 read other data).'
+    ? `${unrecordedData} reused runs predate the record of the data folders a run read: a change of ` +
+      'data since they were made would not show in them.'
     : '',
 ].join('\n');
 writeFileSync(`${outBase}.md`, md + '\n');

@@ -1,6 +1,6 @@
 /**
  * Where `wmrl demo` evaluates WMRL: off the path the demo waits on, on the core real-only GRPO
- * leaves when it ends (docs/benchmarks.md, "The demo", session 23).
+ * leaves when it ends (docs/benchmarks.md, "The demo").
  */
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -21,7 +21,7 @@ import { SCORE_RULES, type ScoreRule } from '../worldmodel/imagine.ts';
 import { featuresOfModel } from '../worldmodel/perceptionWorldModel.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';
 import { StartHeads } from '../eval/startHeads.ts';
-import { choiceFlag, intFlag, numberFlag, UsageError } from './args.ts';
+import { choiceFlag, intFlag, UsageError } from './args.ts';
 import { readEpisodes } from './common.ts';
 
 export const PPI_FLAGS = {
@@ -31,7 +31,6 @@ export const PPI_FLAGS = {
   imagined: { type: 'string' },
   horizon: { type: 'string' },
   score: { type: 'string' },
-  'terminate-at': { type: 'string' },
 } as const;
 
 export const PPI_HELP = `
@@ -43,8 +42,7 @@ export const PPI_HELP = `
   --real N              real episodes per family and split (default 20; the same as --episodes)
   --imagined M          further starts per family and split, reset and imagined only (default 200)
   --horizon H           imagined control steps (default: each family's episode horizon)
-  --score R             final | max | progress: how the world model scores an imagined episode (default max)
-  --terminate-at P      end an imagined episode once its predicted success probability reaches P`;
+  --score R             final | max | progress: how the world model scores an imagined episode (default max)`;
 
 /** Further starts per cell at most: their seeds (10 000 apart per family) must not run into the next family's. */
 const MAX_IMAGINED = 10_000;
@@ -60,7 +58,6 @@ export interface PpiChoice {
   imagined: number;
   horizon?: number;
   score: ScoreRule;
-  terminateAt?: number;
 }
 
 type PpiValues = { [K in keyof typeof PPI_FLAGS]?: K extends 'start-head' ? string[] : string } & {
@@ -71,7 +68,7 @@ type PpiValues = { [K in keyof typeof PPI_FLAGS]?: K extends 'start-head' ? stri
 export function ppiChoice(values: PpiValues): PpiChoice | undefined {
   const worldModel = values['world-model'];
   const startHead = values['start-head'];
-  const imagination = (['horizon', 'score', 'terminate-at'] as const).filter((k) => values[k] !== undefined);
+  const imagination = (['horizon', 'score'] as const).filter((k) => values[k] !== undefined);
   if (!worldModel && !startHead) {
     const stray = (['real', 'imagined', ...imagination] as const).filter((k) => values[k]);
     if (stray.length > 0)
@@ -96,9 +93,6 @@ export function ppiChoice(values: PpiValues): PpiChoice | undefined {
     imagined,
     ...(values.horizon !== undefined ? { horizon: intFlag(values.horizon, 'horizon', 0, 1) } : {}),
     score: choiceFlag(values.score, 'score', SCORE_RULES, 'max'),
-    ...(values['terminate-at'] !== undefined
-      ? { terminateAt: numberFlag(values['terminate-at'], 'terminate-at', 1, 1e-6, 1) }
-      : {}),
   };
 }
 
@@ -179,10 +173,7 @@ async function worldModelPredictor(
   const model = await loadWorldModel(choice.worldModel!);
   try {
     const endEffector = await featuresOfModel(model, policy, robot);
-    const imagine = {
-      rule: choice.score,
-      ...(choice.terminateAt !== undefined ? { terminateAt: choice.terminateAt } : {}),
-    };
+    const imagine = { rule: choice.score };
     return {
       source: `the world model ${choice.worldModel}`,
       dispose: () => model.dispose(),

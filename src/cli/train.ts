@@ -164,16 +164,6 @@ export const command = {
           : '--detector is used only with --outcome detector',
       );
     const onRobot = envFlags.env !== 'sim' || values.robots !== undefined || values.queue !== undefined;
-    if (onRobot && config.mode !== 'real' && config.worldModel.goal === 'privileged')
-      throw new UsageError(
-        "worldModel.goal=privileged reads the simulator's true goal, which a robot does not report: use " +
-          "--worldModel.goal=localised (fitted where your demonstrations' gripper ended: worldModel.goalFrom)",
-      );
-    if (onRobot && config.mode !== 'real' && config.worldModel.object === 'privileged')
-      throw new UsageError(
-        "worldModel.object=privileged reads the simulator's object state, which a robot does not report: " +
-          'leave it at none on a robot',
-      );
     const spotChecksBy = spotCheckAnswerer(config.outcome, { onRobot });
     await useBackend(config.backend, [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
     // A folder given as --data and --starts (the benchmark's demonstrations) is read once.

@@ -254,23 +254,18 @@ async function rank(argv: string[]): Promise<number> {
       );
       console.log(
         '  horizon  true progress at H  model replayed open loop H steps  model head one step from real' +
-          (object ? '  object: real at H  replayed  objectDistance: real at H  replayed  grasp: real  replayed' : ''),
+          (object ? '  grasp: real  replayed' : ''),
       );
       for (const x of rows)
         console.log(
           `  ${String(x.horizon).padStart(7)}  ${f(x.truth).padStart(18)}  ${f(x.replay).padStart(32)}  ` +
             `${f(x.head).padStart(30)}` +
-            (x.object
-              ? `  ${f(x.object.object.real).padStart(17)}  ${f(x.object.object.replay).padStart(8)}` +
-                `  ${f(x.object.objectDistance.real).padStart(25)}  ${f(x.object.objectDistance.replay).padStart(8)}` +
-                `  ${f(x.object.grasp.real).padStart(11)}  ${f(x.object.grasp.replay).padStart(8)}`
-              : ''),
+            (x.object ? `  ${f(x.object.grasp.real).padStart(11)}  ${f(x.object.grasp.replay).padStart(8)}` : ''),
         );
       if (object)
         console.log(
-          "  object, objectDistance: pick's progress and the gripper's closeness to the object, computed from the " +
-            "state's object numbers (wmrl train --score=object, --score=objectDistance); grasp: the closeness where " +
-            'the gripper first closes (--score=grasp)',
+          "  grasp: the gripper's closeness to the object where its command first closes, computed from the " +
+            "state's object numbers (wmrl train --score=grasp)",
         );
       if (finger !== undefined) printFingers(rows);
       if (closing) printClosing(closing);
@@ -297,8 +292,7 @@ function printFingers(rows: ReplayRanking[]): void {
     console.log(`  ${String(r.horizon).padStart(7)}  ${pair(r.fingers?.success)}  ${pair(r.fingers?.failure)}`);
   console.log(
     '  Where the real openings of successes and failures part (fingers closed on the object or on nothing) and the\n' +
-      '  replayed ones do not, the model cannot tell a grasp from a miss: imagination ranks the approach only\n' +
-      '  (wmrl train --imaginationTrainsGripper=false keeps imagined rollouts off the gripper).',
+      '  replayed ones do not, the model cannot tell a grasp from a miss: imagination ranks the approach only.',
   );
 }
 
@@ -317,8 +311,8 @@ function printClosing(rows: ClosingRow[]): void {
   }
   console.log(
     '  Fingers beside the object close faster and all the way; where the model closes them alike at every distance\n' +
-      '  it cannot tell a grasp from a miss even one step ahead: give it data of fingers closing on nothing (wmrl\n' +
-      '  collect --miss) and the gripper head (configs/wm/perception-gripper.yaml; docs/worldmodel.md).',
+      '  it cannot tell a grasp from a miss even one step ahead: give it data of fingers closing on nothing\n' +
+      '  (wmrl collect --miss; docs/worldmodel.md).',
   );
 }
 

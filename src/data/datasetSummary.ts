@@ -17,7 +17,7 @@ export interface GroupSummary {
   steps: number;
   /**
    * Control steps the successful episodes took (nearest-rank percentiles; null: none succeeded):
-   * where to cut training episodes short (`realEpisodeSteps`, docs/training.md).
+   * how long a successful episode of the task takes.
    */
   successSteps: { median: number; p95: number; max: number } | null;
 }

@@ -21,7 +21,7 @@ import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
 import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from '../worldmodel/imagine.ts';
 import { rolloutScores } from '../worldmodel/imagine.ts';
 import { graspScoreAt, graspScores } from '../worldmodel/graspScores.ts';
-import { OBJECT_RULES, objectScoreAt, objectScores, type ObjectRule } from '../worldmodel/objectScores.ts';
+import { OBJECT_RULES, type ObjectRule } from '../worldmodel/objectScores.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { statesAt } from '../worldmodel/statesAt.ts';
 
@@ -153,18 +153,12 @@ function objectRanking(
   success: number[],
   groupSize: number,
 ): { real: RankAgreement; replay: RankAgreement } {
+  if (rule !== 'grasp') throw new Error(`replay ranking: no object rule '${rule}'`);
   const real = usable.map((e, i) =>
-    e.success && e.steps <= horizon
-      ? 2
-      : rule === 'grasp'
-        ? graspScoreAt(e.state, e.actions, end[i]!, e.stateDim, e.actionDim)
-        : objectScoreAt(e.state, end[i]! * e.stateDim, e.stateDim, rule),
+    e.success && e.steps <= horizon ? 2 : graspScoreAt(e.state, e.actions, end[i]!, e.stateDim, e.actionDim),
   );
   const { members: K, rollouts: B, stateDim: D, actionDim: A } = replayed;
-  const perStep =
-    rule === 'grasp'
-      ? graspScores(replayed.states, replayed.actions, horizon, K * B, D, A)
-      : objectScores(replayed.states, horizon, K * B, D, rule);
+  const perStep = graspScores(replayed.states, replayed.actions, horizon, K * B, D, A);
   const replay = rolloutScores(perStep, horizon, K, B).score;
   return { real: groupRankAgreement(real, success, groupSize), replay: groupRankAgreement(replay, success, groupSize) };
 }

@@ -60,6 +60,13 @@ export class AnchorWeight {
     if (this.#c === undefined && this.#groups >= this.options.calibrationGroups && this.#s2 > 0) this.#c = 1 / this.#s2;
   }
 
+  /** A copy that has also observed `groups` (calibrated scores d, true scores y each); this one is left as it is. */
+  observed(groups: { d: ArrayLike<number>; y: ArrayLike<number> }[]): AnchorWeight {
+    const next = AnchorWeight.fromJSON(this.toJSON());
+    for (const { d, y } of groups) next.observe(d, y);
+    return next;
+  }
+
   /** The current anchor advantage multiplier (1 until c is fixed). */
   get weight(): number {
     if (this.#c === undefined) return 1;

@@ -4,6 +4,7 @@ import type { GroupSpec } from './anchorRunner.ts';
 import { labelAnchorGroups } from './operatorOutcomes.ts';
 import { realGroupsFrom, type RealGroups } from './realGroups.ts';
 import type { Trainer } from './trainer.ts';
+import type { Episode } from '../core/types.ts';
 import { robotSeconds } from '../data/robotTime.ts';
 
 export interface ExecutedGroups {
@@ -13,6 +14,10 @@ export interface ExecutedGroups {
   kept: number[];
   /** Episodes executed (charged), kept or not. */
   executed: number;
+  /** Their robot time, kept or not. */
+  robotSeconds: number;
+  /** The kept episodes in the world model's layout (none without a world model), for refits. */
+  modelEpisodes: Episode[];
   /** With outcome operator: episodes left out for want of a label. */
   unlabelled: number;
 }
@@ -20,8 +25,8 @@ export interface ExecutedGroups {
 /**
  * Groups run for real through the anchor runner, charged as robot time; with `--outcome operator`
  * their outcomes are the operator's labels, and a group without a label for every rollout is left
- * out (src/rl/operatorOutcomes.ts). The kept groups' episodes join the anchors (ids for the
- * checkpoint, model layout for refits). `step` 0 is the warm-up.
+ * out (src/rl/operatorOutcomes.ts). Nothing of the learning state changes here: the caller commits
+ * the robot time and the kept episodes (trainStep's commitExecuted). `step` 0 is the warm-up.
  */
 export async function executeGroups(
   t: Trainer,
@@ -37,12 +42,10 @@ export async function executeGroups(
     rollouts,
     noise,
     policy: learning.policy,
-    ...(t.config.realEpisodeSteps > 0 ? { maxSteps: t.config.realEpisodeSteps } : {}),
     ...(t.onEpisode ? { onEpisode: t.onEpisode } : {}),
   });
   // Robot time is spent whether or not a label comes.
-  learning.progress.robotSeconds += robotSeconds(episodes);
-  learning.progress.realEpisodes += episodes.length;
+  const spent = robotSeconds(episodes);
   const executed = episodes.length;
   let kept = groups.map((_, k) => k);
   let unlabelled = 0;
@@ -53,10 +56,22 @@ export async function executeGroups(
     ({ kept, episodes } = labelled);
     unlabelled = labelled.skipped.length;
   }
-  if (episodes.length === 0) return { real: undefined, kept, executed, unlabelled };
+  const done = { kept, executed, unlabelled, robotSeconds: spent };
+  if (episodes.length === 0) return { ...done, real: undefined, modelEpisodes: [] };
   const real = realGroupsFrom(learning.policy, episodes);
-  learning.progress.anchorEpisodeIds.push(...real.episodes.map((e) => e.id));
-  if (learning.worldModel)
-    learning.anchorModelEpisodes.push(...worldModelEpisodes(learning.policy, real.episodes, t.endEffector));
-  return { real, kept, executed, unlabelled };
+  const modelEpisodes = learning.worldModel ? worldModelEpisodes(learning.policy, real.episodes, t.endEffector) : [];
+  return { ...done, real, modelEpisodes };
+}
+
+/**
+ * Executed episodes count (a step's commit, or the warm-up's): their robot time, their ids (for the checkpoint), their
+ * model episodes (for refits).
+ */
+export function commitExecuted(t: Trainer, executed: ExecutedGroups): void {
+  const { progress } = t.learning;
+  progress.robotSeconds += executed.robotSeconds;
+  progress.realEpisodes += executed.executed;
+  if (!executed.real) return;
+  progress.anchorEpisodeIds.push(...executed.real.episodes.map((e) => e.id));
+  t.learning.anchorModelEpisodes.push(...executed.modelEpisodes);
 }

@@ -111,15 +111,14 @@ export function imagineGroups(
   // The policy's latent leads the model state after proprio;
   // world-model features may follow it (end-effector position).
   const Z = policy.latentDim;
-  // Only the steps a rollout acted in (it may end at predicted success) are samples.
-  const rows = imagined.acting.reduce((n, a) => n + a, 0);
+  // Every step of every member's rollout is a sample.
+  const rows = horizon * K * B;
   const samples = emptySamples({ latentDim: Z, proprioDim: P, actionDim: A, maxTokens: L }, rows);
   const rolloutOf = new Int32Array(rows);
   let row = 0;
   for (let t = 0; t < horizon; t++) {
     for (let r = 0; r < K * B; r++) {
       const at = t * K * B + r;
-      if (!imagined.acting[at]) continue;
       const state = imagined.states.subarray(at * D, (at + 1) * D);
       samples.proprio.set(state.subarray(0, P), row * P);
       samples.latents.set(state.subarray(P, P + Z), row * Z);

@@ -7,7 +7,7 @@ import { Rng } from '../core/rng.ts';
 import { groupMeans, weightedGroupsPpiEstimate } from '../eval/ppiEstimate.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 import type { ImaginationStarts } from '../worldmodel/imagine.ts';
-import { debiasedScores, debiasStored } from './debias.ts';
+import { debiased } from './debias.ts';
 import { imagineGroups, type ImaginedGroups } from './imaginedGroups.ts';
 import { runRealGroups, type RealGroups } from './realGroups.ts';
 import { type SeedPurpose, stepSeed } from './seeds.ts';
@@ -93,11 +93,14 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
     noiseSpec(config, seed('ppiCheckImaginedNoise')),
     imagineOptions(config),
   );
-  const f = debiasedScores(t, out, starts);
+  const f = debiased(t.method, t.learning.calibrator, out.score);
   const anchors = await imagineAndRun(t, anchorIdx, noiseSpec(config, seed('ppiCheckAnchorNoise')));
   // The training estimate's own rectifiers (the window) plus the check's fresh anchor groups.
-  const rescore = (scores: number[], features: number[]) => debiasStored(t, scores, features);
-  const fresh = { predicted: debiasedScores(t, anchors.imagined, anchors.starts), outcomes: anchors.real.outcomes };
+  const rescore = (scores: number[]) => debiased(t.method, t.learning.calibrator, scores);
+  const fresh = {
+    predicted: debiased(t.method, t.learning.calibrator, anchors.imagined.score),
+    outcomes: anchors.real.outcomes,
+  };
   // The rectifiers once (each rescores the whole window): for the estimate and for the log.
   const rectifiers = t.learning.ppiWindow.rectifiers(step, M, rescore, fresh);
   const imagined = groupMeans(f, M);

@@ -5,11 +5,10 @@
  * changes slowly from step to step (the refits follow it), so the newest few steps' errors
  * estimate this step's. Groups, not rollouts, are PPI's samples here.
  *
- * A group is kept as its rollouts' raw world-model scores (and, for the contextual correction,
- * their features) with its mean real outcome, and is debiased again by the correction of the
- * step that asks. PPI's rectifier must use the same predictor as the imagined mean it corrects:
- * kept as the scores calibrated at the time, a group added before the debiasing map was first
- * fitted holds the raw over-prediction, and once the map has lowered the imagined scores the
+ * A group is kept as its rollouts' raw world-model scores with its mean real outcome, and is debiased
+ * again by the correction of the step that asks. PPI's rectifier must use the same predictor as the
+ * imagined mean it corrects: kept as the scores calibrated at the time, a group added before the
+ * debiasing map was first fitted holds the raw over-prediction, and once the map has lowered the imagined scores the
  * window subtracted that bias a second time (a benchmark check estimated 6% where the truth was 68%).
  *
  * Groups weigh by recency, halving every `halfLife` steps: while the policy improves fast, the
@@ -24,8 +23,6 @@ interface WindowGroup {
   step: number;
   /** The group's rollouts' raw (not debiased) scores. */
   scores: number[];
-  /** Per rollout, the correction's features (empty when the correction needs none). */
-  features: number[];
   /** The group's mean real outcome. */
   outcome: number;
 }
@@ -37,8 +34,8 @@ export interface PpiWindowState {
 /** What a checkpoint may hold: this state, or the group means an older window kept. */
 export type StoredPpiWindow = PpiWindowState | { predicted: number[]; outcomes: number[] };
 
-/** Debias raw scores with their features (rows × width, or empty) by the correction of now. */
-export type Rescore = (scores: number[], features: number[]) => ArrayLike<number>;
+/** Debias raw scores by the correction of now. */
+export type Rescore = (scores: number[]) => ArrayLike<number>;
 
 export class PpiWindow {
   readonly size: number;
@@ -59,32 +56,29 @@ export class PpiWindow {
   }
 
   /**
-   * Add step `step`'s anchor groups: group-major rollout rows (`groupSize` each) of raw scores,
-   * their features (`width` per row; none when empty) and real outcomes; the oldest groups fall out.
+   * Add step `step`'s anchor groups: group-major rollout rows (`groupSize` each) of raw scores
+   * and real outcomes; the oldest groups fall out.
    */
-  add(
-    step: number,
-    scores: ArrayLike<number>,
-    features: ArrayLike<number>,
-    outcomes: ArrayLike<number>,
-    groupSize: number,
-  ): void {
+  add(step: number, scores: ArrayLike<number>, outcomes: ArrayLike<number>, groupSize: number): void {
     if (scores.length !== outcomes.length)
       throw new Error(`PPI window: ${scores.length} scores but ${outcomes.length} outcomes`);
-    if (scores.length > 0 && features.length % scores.length !== 0)
-      throw new Error(`PPI window: ${features.length} feature values do not split into ${scores.length} rows`);
-    const width = scores.length > 0 ? features.length / scores.length : 0;
     const means = groupMeans(outcomes, groupSize);
     means.forEach((outcome, g) => {
       const rows = [g * groupSize, (g + 1) * groupSize] as const;
       this.#groups.push({
         step,
         scores: Array.from(scores).slice(...rows),
-        features: Array.from(features).slice(rows[0] * width, rows[1] * width),
         outcome,
       });
     });
     this.#groups.splice(0, Math.max(0, this.#groups.length - this.size));
+  }
+
+  /** A copy with step `step`'s anchor groups added (see add); this window is left as it is. */
+  with(step: number, scores: ArrayLike<number>, outcomes: ArrayLike<number>, groupSize: number): PpiWindow {
+    const next = PpiWindow.fromJSON(this.size, this.halfLife, this.toJSON());
+    next.add(step, scores, outcomes, groupSize);
+    return next;
   }
 
   /**
@@ -113,7 +107,7 @@ export class PpiWindow {
     rescore: Rescore,
     extra?: { predicted: ArrayLike<number>; outcomes: ArrayLike<number> },
   ): { predicted: number[]; outcomes: number[]; weights: number[] } {
-    const predicted = this.#groups.map((g) => mean(rescore(g.scores, g.features)));
+    const predicted = this.#groups.map((g) => mean(rescore(g.scores)));
     const outcomes = this.#groups.map((g) => g.outcome);
     const weights = this.#groups.map((g) => this.#weight(step - g.step));
     if (extra) {
@@ -130,7 +124,7 @@ export class PpiWindow {
   }
 
   toJSON(): PpiWindowState {
-    return { groups: this.#groups.map((g) => ({ ...g, scores: [...g.scores], features: [...g.features] })) };
+    return { groups: this.#groups.map((g) => ({ ...g, scores: [...g.scores] })) };
   }
 
   /**
@@ -140,7 +134,8 @@ export class PpiWindow {
    */
   static fromJSON(size: number, halfLife: number, state: StoredPpiWindow): PpiWindow {
     const w = new PpiWindow(size, halfLife);
-    if ('groups' in state) w.#groups = state.groups.slice(-size).map((g) => ({ ...g, step: g.step ?? 0 }));
+    if ('groups' in state)
+      w.#groups = state.groups.slice(-size).map((g) => ({ step: g.step ?? 0, scores: g.scores, outcome: g.outcome }));
     return w;
   }
 }

@@ -15,8 +15,6 @@ export interface PpoOptions {
   minibatches: number;
   clip: number;
   klCoef: number;
-  /** Adam's step for this update (absent: the optimizer's own). */
-  learningRate?: number;
 }
 
 export interface PpoStats {
@@ -26,8 +24,6 @@ export interface PpoStats {
   /** Fraction of rows whose ratio was clipped (last epoch). */
   clipFraction: number;
   updates: number;
-  /** Adam's step the update was given (options.learningRate; null: none given, or no update). */
-  learningRate: number | null;
 }
 
 export async function ppoUpdate(
@@ -38,12 +34,11 @@ export async function ppoUpdate(
   options: PpoOptions,
   rng: Rng,
 ): Promise<PpoStats> {
-  if (options.learningRate !== undefined) setLearningRate(optimizer, options.learningRate);
   const vars = policy.rlVariables();
   const order = Array.from({ length: samples.count }, (_, i) => i);
   const B = Math.max(1, Math.floor(samples.count / options.minibatches));
   const fixed = updateFeatures(policy, reference, samples);
-  let stats: PpoStats = { loss: 0, kl: 0, clipFraction: 0, updates: 0, learningRate: options.learningRate ?? null };
+  let stats: PpoStats = { loss: 0, kl: 0, clipFraction: 0, updates: 0 };
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     rng.shuffle(order);
     const sums = { loss: 0, kl: 0, clip: 0, batches: 0 };
@@ -96,17 +91,4 @@ export async function ppoUpdate(
       };
   }
   return stats;
-}
-
-/**
- * The trainer's one optimizer keeps its moments when the rate changes (learningRateAfterStop). tfjs's
- * SGD and momentum cache the rate in a tensor and set it with setLearningRate; Adam, Adamax and RMSProp
- * read their (protected) learningRate on every step and have no setter.
- */
-function setLearningRate(optimizer: tf.Optimizer, learningRate: number): void {
-  const rated = optimizer as unknown as { learningRate?: unknown; setLearningRate?: (rate: number) => void };
-  if (rated.learningRate === learningRate) return;
-  if (typeof rated.setLearningRate === 'function') rated.setLearningRate(learningRate);
-  else if (typeof rated.learningRate === 'number') rated.learningRate = learningRate;
-  else throw new Error(`${optimizer.getClassName()} has no learning rate to set`);
 }

@@ -29,12 +29,10 @@ import { type WorldModelConfig, worldModelConfigSchema } from '../worldmodel/wor
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import { setStd } from './actionStd.ts';
 import type { AnchorRunner } from './anchorRunner.ts';
-import { ContextualCorrection } from './contextualCorrection.ts';
 import { type EvalMetrics, type HeldOutEvaluator, inProcessEvaluator } from './heldOutEvaluation.ts';
 import { AnchorWeight } from './denoisingWeights.ts';
 import { imaginationCheck, type ImaginationCheck } from './imaginationCheck.ts';
 import { PpiWindow } from './ppiWindow.ts';
-import { ImaginationTrust } from './imaginationTrust.ts';
 import { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import { withOutcome } from './operatorOutcomes.ts';
 import { resolveMethod } from './method.ts';
@@ -50,7 +48,8 @@ import {
   truncateMetrics,
 } from './trainCheckpoint.ts';
 import type { LearningState, Trainer } from './trainer.ts';
-import { trainStep, type StepMetrics } from './trainStep.ts';
+import type { StepMetrics } from './stepMetrics.ts';
+import { trainStep } from './trainStep.ts';
 import { type WmrlConfig, wmrlConfigSchema } from './wmrlConfig.ts';
 import { worldModelFeatures } from './worldModelFeatures.ts';
 
@@ -171,7 +170,7 @@ export async function runTraining(o: RunOptions): Promise<RunReport> {
         resuming ? join(checkpointDir(o.runDir), 'worldmodel') : o.worldModelDir,
         { log, ...(o.onProgress ? { onProgress: o.onProgress } : {}) },
       );
-    const modelData = endEffector ? endEffector.append(perceived, o.data) : perceived;
+    const modelData = endEffector ? endEffector.append(perceived) : perceived;
     learning = resuming
       ? await resumeLearning(o, optimizer, reference, endEffector, log)
       : await startLearning(o, optimizer, reference, endEffector, modelData, log, evaluations);
@@ -248,9 +247,7 @@ async function startLearning(
     policy,
     optimizer,
     calibrator: new IsotonicCalibrator(config.isotonic),
-    contextual: new ContextualCorrection(config.contextual),
     anchorWeight: new AnchorWeight(config.anchorWeight),
-    trust: new ImaginationTrust(config.trust),
     ppiWindow: new PpiWindow(config.ppiWindow, config.ppiHalfLife),
     progress: { step: 0, robotSeconds: 0, computeSeconds: 0, realEpisodes: 0, anchorEpisodeIds: [] },
     anchorModelEpisodes: [],
@@ -284,7 +281,6 @@ async function startWorldModel(
     const worldModel = await loadWorldModel(o.worldModelDir);
     try {
       if (o.worldModelConfig.given) refuseOtherModel(worldModel.config, resolveWorldModelConfig(o), o.worldModelDir);
-      refuseScoreRefit(config, worldModel.config.scoreHead, o.worldModelDir);
       const layout = perceptionLayout(worldModel, reference);
       const modelHasIt = layout.endEffector;
       if (layout.goal !== endEffector?.goalKind)
@@ -316,7 +312,6 @@ async function startWorldModel(
   }
   o.onProgress?.('training the world model over the policy perception');
   const wmConfig = resolveWorldModelConfig(o);
-  refuseScoreRefit(config, wmConfig.scoreHead, 'the world-model config');
   const worldModel = await trainPerceptionWorldModel(modelData, wmConfig, layoutOf(endEffector), {
     onEpoch: (stage, m) => {
       const v = (m.validation as Record<string, number> | undefined) ?? {};
@@ -341,7 +336,7 @@ function resolveWorldModelConfig(o: RunOptions): WorldModelConfig {
 }
 
 /** What makes a loaded world model another model than the asked-for config describes (not how long it trained). */
-const MODEL_KEYS = ['kind', 'members', 'hidden', 'scoreHead', 'progressLabel'] as const;
+const MODEL_KEYS = ['kind', 'members', 'hidden', 'scoreHead'] as const;
 
 /**
  * Refuses a world model loaded from `dir` whose shape or labels differ from the config the run was
@@ -372,7 +367,6 @@ async function resumeLearning(
   o.onProgress?.('resuming from the checkpoint');
   const { state, policy, worldModel } = await loadTrainCheckpoint(runDir, optimizer);
   try {
-    if (worldModel) refuseScoreRefit(config, worldModel.config.scoreHead, "the checkpoint's world model");
     await truncateMetrics(log.metricsFile, state.step);
     const ids = new Set(state.anchorEpisodeIds);
     const anchorEpisodes: Episode[] = [];
@@ -389,11 +383,7 @@ async function resumeLearning(
       optimizer,
       ...(worldModel ? { worldModel } : {}),
       calibrator: IsotonicCalibrator.fromJSON(state.calibrator),
-      contextual: state.contextual
-        ? ContextualCorrection.fromJSON(state.contextual)
-        : new ContextualCorrection(config.contextual),
       anchorWeight: AnchorWeight.fromJSON(state.anchorWeight),
-      trust: state.trust ? ImaginationTrust.fromJSON(state.trust) : new ImaginationTrust(config.trust),
       ppiWindow: state.ppiWindow
         ? PpiWindow.fromJSON(config.ppiWindow, config.ppiHalfLife, state.ppiWindow)
         : new PpiWindow(config.ppiWindow, config.ppiHalfLife),
@@ -473,19 +463,6 @@ async function checkImagination(trainer: Trainer, log: RunLog, o: RunOptions): P
   if (!check) return;
   log.log({ kind: 'imagination-check', ...check });
   o.onImaginationCheck?.(check);
-}
-
-/**
- * worldModel.scoreRefitEvery refits the scene score head alone: a world model
- * without one is refused before any work, not silently left unrefitted.
- */
-function refuseScoreRefit(config: WmrlConfig, scoreHead: 'joint' | 'scene', source: string): void {
-  if (config.mode !== 'wmrl' || !config.refit || config.worldModel.scoreRefitEvery === 0 || scoreHead === 'scene')
-    return;
-  throw new Error(
-    `worldModel.scoreRefitEvery refits the scene score head alone, but ${source} scores ` +
-      `with the joint head: use a world model with scoreHead: scene, or drop scoreRefitEvery`,
-  );
 }
 
 /** The run's evaluations in step order (an own evaluator's results may have been logged out of order). */

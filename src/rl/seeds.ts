@@ -2,7 +2,7 @@
  * Every random draw of a training step has a seed of its own, derived from (run seed, step,
  * purpose) alone: a step's randomness stands apart from every other's, and a resumed run draws
  * exactly what the killed one would have. The numbers are part of every recorded run: never
- * renumber one, add new purposes at the end.
+ * renumber one, add new purposes at the end (9, 14 and 15 were removed purposes: never reuse them).
  */
 export const SEED_PURPOSE = {
   /** Exploration noise of the imagined groups. */
@@ -18,18 +18,12 @@ export const SEED_PURPOSE = {
   ppiCheckImaginedNoise: 6,
   ppiCheckAnchorNoise: 7,
   ppiCheckTruthNoise: 8,
-  /** Ensemble disagreement of the step's groups, for active anchors. */
-  disagreementNoise: 9,
   /** Warm-up (step 0): the order of starts, the episodes' noise. */
   warmupOrder: 10,
   warmupNoise: 11,
   /** Imagination check: which starts, and the noise they are imagined and executed with. */
   checkStarts: 12,
   checkNoise: 13,
-  /** Which recent anchor rollouts, and which of their steps, imagined branches start from. */
-  branchStarts: 14,
-  /** Minibatch order of the update on the anchor groups alone (anchorUpdateFirst). */
-  ppoShuffleAnchorsAlone: 15,
 } as const;
 
 export type SeedPurpose = keyof typeof SEED_PURPOSE;

@@ -15,21 +15,15 @@ import { loadPolicy, savePolicy } from '../policy/policyFiles.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
-import type { ContextualState } from './contextualCorrection.ts';
 import type { AnchorWeightState } from './denoisingWeights.ts';
 import type { IsotonicState } from './isotonicCalibrator.ts';
-import type { TrustState } from './imaginationTrust.ts';
 import type { StoredPpiWindow } from './ppiWindow.ts';
 import type { LearningState, TrainingProgress } from './trainer.ts';
 
 /** state.json: a run's counters and calibration state, as a checkpoint stores them. */
 export interface TrainerState extends TrainingProgress {
   calibrator: IsotonicState;
-  /** The contextual correction's pairs and weights (absent in checkpoints written before it existed). */
-  contextual?: ContextualState;
   anchorWeight: AnchorWeightState;
-  /** The moving paired AUC behind λ (absent in checkpoints written before it existed). */
-  trust?: TrustState;
   /** The PPI window's anchor groups (absent in checkpoints written before it existed). */
   ppiWindow?: StoredPpiWindow;
 }
@@ -40,22 +34,20 @@ export function checkpointDir(runDir: string): string {
   return join(runDir, 'checkpoint');
 }
 
-/** The learning state as state.json holds it (counters, calibration map, anchor weight, trust). */
+/** The learning state as state.json holds it (counters, calibration map, anchor weight, PPI window). */
 export function trainerState(learning: LearningState): TrainerState {
   const { progress } = learning;
   return {
     ...progressOf(progress),
     calibrator: learning.calibrator.toJSON(),
-    contextual: learning.contextual.toJSON(),
     anchorWeight: learning.anchorWeight.toJSON(),
-    trust: learning.trust.toJSON(),
     ppiWindow: learning.ppiWindow.toJSON(),
   };
 }
 
 /**
  * The progress counters alone, from the trainer's progress or a stored state: the one list of them that
- * saving and resuming share, so a new counter is added here once (optional ones only when set).
+ * saving and resuming share, so a new counter is added here once.
  */
 export function progressOf(p: TrainingProgress): TrainingProgress {
   return {
@@ -64,8 +56,6 @@ export function progressOf(p: TrainingProgress): TrainingProgress {
     computeSeconds: p.computeSeconds,
     realEpisodes: p.realEpisodes,
     anchorEpisodeIds: p.anchorEpisodeIds,
-    ...(p.imaginationStoppedAt !== undefined ? { imaginationStoppedAt: p.imaginationStoppedAt } : {}),
-    ...(p.imaginationKlBase !== undefined ? { imaginationKlBase: p.imaginationKlBase } : {}),
   };
 }
 

@@ -11,9 +11,7 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import type { EndEffectorFeatures } from '../worldmodel/endEffectorFeatures.ts';
 import type { WorldModel } from '../worldmodel/worldModel.ts';
 import type { AnchorRunner } from './anchorRunner.ts';
-import type { ContextualCorrection } from './contextualCorrection.ts';
 import type { AnchorWeight } from './denoisingWeights.ts';
-import type { ImaginationTrust } from './imaginationTrust.ts';
 import type { IsotonicCalibrator } from './isotonicCalibrator.ts';
 import type { Method } from './method.ts';
 import type { PpiWindow } from './ppiWindow.ts';
@@ -48,16 +46,13 @@ export interface LearningState {
   optimizer: tf.Optimizer;
   worldModel?: WorldModel;
   calibrator: IsotonicCalibrator;
-  /** The contextual correction (config debiasMap: contextual; otherwise never fitted). */
-  contextual: ContextualCorrection;
   anchorWeight: AnchorWeight;
-  trust: ImaginationTrust;
   /** The latest anchor groups' prediction errors, for the PPI estimate. */
   ppiWindow: PpiWindow;
   progress: TrainingProgress;
   /**
    * Anchor episodes of completed steps in the world model's layout,
-   * for refits and branches (rebuilt from anchors/ on resume).
+   * for refits (rebuilt from anchors/ on resume).
    */
   anchorModelEpisodes: Episode[];
 }
@@ -70,11 +65,4 @@ export interface TrainingProgress {
   realEpisodes: number;
   /** Anchor episodes (in <run>/anchors) that belong to completed steps. */
   anchorEpisodeIds: string[];
-  /** The step whose update passed config imaginedKlLimit: imagination stopped after it (absent while it runs). */
-  imaginationStoppedAt?: number;
-  /**
-   * The KL to the clone the limit counts from: 0 at first; with imaginationRestartAfter, the last update's KL
-   * before imagination resumed (src/rl/imaginationStop.ts).
-   */
-  imaginationKlBase?: number;
 }

@@ -1,6 +1,9 @@
-/** Configuration of `wmrl train`: WMRL post-training and its baselines/ablations (docs/design.md). */
+/**
+ * Configuration of `wmrl train`: WMRL post-training and its baselines/ablations (docs/design.md). Every default is
+ * the quickstart's (configs/train/quickstart.yaml), so a preset states only how it differs; where the paper's value
+ * differs, the key's text names it.
+ */
 import { z } from 'zod';
-import { contextualOptionsSchema } from './contextualCorrection.ts';
 import { BACKEND_NAMES } from '../backend/selectBackend.ts';
 import { type ImagineOptions, SCORE_RULES } from '../worldmodel/imagine.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
@@ -20,15 +23,7 @@ export const wmrlConfigSchema = z
     debias: z
       .boolean()
       .default(true)
-      .describe('online debiasing: world-model scores corrected on anchor pairs (debiasMap says how)'),
-    debiasMap: z
-      .enum(['isotonic', 'contextual'])
-      .default('isotonic')
-      .describe(
-        "how scores are debiased: 'isotonic', a pooled monotone map of the score (the paper's, see isotonic); " +
-          "'contextual', a ridge regression of the error on the task context and the rollout's mean action " +
-          '(see contextual), which can reorder a group',
-      ),
+      .describe('online debiasing: world-model scores corrected by an isotonic map fitted on anchor pairs'),
     denoise: z
       .union([z.boolean(), z.enum(['anchor', 'ensemble'])])
       .default(true)
@@ -40,44 +35,35 @@ export const wmrlConfigSchema = z
       .boolean()
       .default(true)
       .describe('anchor episodes join the world model data; the model is refitted every worldModel.refitEvery steps'),
-    steps: z.number().int().min(1).default(20).describe('training steps'),
-    groups: z.number().int().min(1).default(8).describe('G: groups per step (one instruction + one start each)'),
-    rolloutsPerGroup: z.number().int().min(2).default(8).describe('M: rollouts per group'),
-    realEpisodeSteps: z
+    steps: z.number().int().min(1).default(12).describe('training steps (minutes on 2 cores at the defaults)'),
+    groups: z
       .number()
       .int()
-      .min(0)
-      .default(0)
+      .min(1)
+      .default(32)
       .describe(
-        'every executed training episode (anchors, real-only groups, the warm-up) ends after this many ' +
-          'control steps unless the task ended it sooner, its outcome as it stands then; held-out ' +
-          "evaluations still run to the task's horizon. 0: the horizon",
+        'G: groups per step (one instruction + one start each); imagined groups cost compute, not robot time, ' +
+          'so many of them carry the learning while a few run for real',
       ),
+    rolloutsPerGroup: z.number().int().min(2).default(8).describe('M: rollouts per group'),
     anchorFraction: z
       .number()
       .min(0)
       .max(1)
-      .default(0.1)
-      .describe('fraction of groups executed for real (uniformly at random)'),
+      .default(0.03)
+      .describe(
+        'fraction of groups executed for real (uniformly at random); with minAnchorGroups, one group of 32 ' +
+          '(paper: 0.1)',
+      ),
     minAnchorGroups: z.number().int().min(0).default(1).describe('floor on anchor groups per step (wmrl mode)'),
     anchorEvery: z
       .number()
       .int()
       .min(1)
-      .default(1)
+      .default(2)
       .describe(
         'wmrl mode: anchor groups run on every k-th step only (steps 1, 1 + k, …); the steps between ' +
-          'imagine every group and spend no robot time. 1: every step',
-      ),
-    activeAnchors: z
-      .number()
-      .int()
-      .min(0)
-      .default(0)
-      .describe(
-        'wmrl mode: extra anchor groups per step drawn where the world-model ' +
-          'ensemble disagrees most (πps sampling, inclusion probabilities recorded; ' +
-          'the PPI estimate is then importance-weighted). 0: uniform anchors only',
+          'imagine every group and spend no robot time. 1: every step (the paper)',
       ),
     tasks: z
       .string()
@@ -86,28 +72,23 @@ export const wmrlConfigSchema = z
         "task selectors post-trained on (e.g. 'reach' or 'reach,pick'): " +
           "group starts are drawn from the data's train-split episodes of these tasks",
       ),
-    horizon: z.number().int().min(1).default(30).describe('imagination horizon (control steps)'),
+    horizon: z
+      .number()
+      .int()
+      .min(1)
+      .default(8)
+      .describe(
+        'imagination horizon (control steps): long enough that outcomes are decided, short enough to stay true',
+      ),
     score: z
       .enum(SCORE_RULES)
-      .default('final')
+      .default('progress')
       .describe(
-        'world-model score of a rollout: success probability of its final state, the best over its ' +
-          "steps ('max' ranks noisy failures high), the predicted task progress of its final state, or, " +
-          "computed from its final state's object numbers (needs worldModel.object), pick's progress ('object') " +
-          "or the gripper's closeness to the object ('objectDistance'), or that closeness where the gripper first " +
-          "closes ('grasp': pick's misses close too high)",
+        "world-model score of a rollout: 'final', the success probability of its final state; 'max', the best " +
+          "over its steps; 'progress', the predicted task progress of its final state (dense, so near misses " +
+          "rank above wide ones); 'grasp', the gripper's closeness to the object where its command first closes " +
+          '(needs worldModel.object)',
       ),
-    terminateAt: z
-      .number()
-      .gt(0)
-      .max(1)
-      .optional()
-      .describe(
-        'end an imagined rollout, as the environment ends an episode at success, ' +
-          "once its member's predicted success probability reaches this (its state then holds " +
-          'and its later steps are not policy samples); unset: imagine the whole horizon',
-      ),
-    contextual: contextualOptionsSchema.prefault({}),
     isotonic: z
       .object({
         bins: z.number().int().min(1).default(10),
@@ -115,10 +96,10 @@ export const wmrlConfigSchema = z
           .number()
           .int()
           .min(1)
-          .default(200)
-          .describe('identity map below this many anchor pairs (paper: 200)'),
-        refitEvery: z.number().int().min(1).default(64).describe('refit after this many new pairs (paper: 64)'),
-        window: z.number().int().min(1).default(5000).describe('newest pairs kept (paper: 5000)'),
+          .default(32)
+          .describe('identity map below this many anchor pairs (paper: 200; a short run sees about 100)'),
+        refitEvery: z.number().int().min(1).default(16).describe('refit after this many new pairs (paper: 64)'),
+        window: z.number().int().min(1).default(2000).describe('newest pairs kept (paper: 5000)'),
         orderSlope: z
           .number()
           .min(0)
@@ -136,46 +117,15 @@ export const wmrlConfigSchema = z
         halfLife: z
           .number()
           .positive()
-          .default(64)
-          .describe('half-life of the s² moving average, in anchor groups (paper: 64)'),
+          .default(16)
+          .describe('half-life of the s² moving average, in anchor groups (paper: 64; a short run sees few)'),
         calibrationGroups: z
           .number()
           .int()
           .min(1)
-          .default(32)
+          .default(4)
           .describe('anchor groups observed before c is fixed so that w = 2 (paper: 32)'),
         maxWeight: z.number().min(1).default(4),
-      })
-      .strict()
-      .prefault({}),
-    branch: z
-      .object({
-        fraction: z
-          .number()
-          .min(0)
-          .max(1)
-          .default(0)
-          .describe(
-            "wmrl mode: share of the imagined groups that start from a real anchor rollout's state " +
-              'at a random step (MBPO-style branches: the policy judged where its real rollouts go, ' +
-              "each branch H steps from a real state) instead of an episode's first frame; 0: every imagined " +
-              'group starts at an episode start. Branches begin once anchors exist; the PPI estimate ' +
-              'uses the start groups only (and is not made in a step with active anchors and branches)',
-          ),
-        recentEpisodes: z
-          .number()
-          .int()
-          .min(1)
-          .default(64)
-          .describe('branches start from the newest this many anchor episodes'),
-        beforeClose: z
-          .boolean()
-          .default(false)
-          .describe(
-            "true: branches start no later than the step where the anchor rollout's gripper command first " +
-              'closes (pick with `score: grasp`: after it every branch of a group scores where the real one ' +
-              'closed, so the group teaches nothing)',
-          ),
       })
       .strict()
       .prefault({}),
@@ -195,8 +145,7 @@ export const wmrlConfigSchema = z
       .default(2)
       .describe(
         "steps over which a window group's weight in the PPI estimate halves: the world model's " +
-          "error on a fast-improving policy drifts, and older groups' errors lag it (0: equal weights; " +
-          'benchmark, reach: 67 of 70 checks covered the truth at 2, 10 seeds; 29 of 35 at 0, 5 seeds)',
+          "error on a fast-improving policy drifts, and older groups' errors lag it (0: equal weights)",
       ),
     uncertaintyPenalty: z
       .number()
@@ -207,133 +156,15 @@ export const wmrlConfigSchema = z
           "scores of it, before the group's advantages (MOPO's penalty): a rollout the members disagree on " +
           'ranks lower, so the policy is pulled less to where the model may be wrong (0: off)',
       ),
-    imaginationTrainsGripper: z
-      .boolean()
-      .default(true)
-      .describe(
-        "false: imagined rollouts train the arm's action dims only, the gripper command (the last) is left " +
-          'out of their log-probabilities; real rollouts train every dim. On pick the world model predicts the ' +
-          'fingers stopping on the block whether they close on it or on nothing (docs/benchmarks.md, session 42): ' +
-          'imagination can rank an approach, not a grasp',
-      ),
-    imaginedAdvantage: z
-      .enum(['std', 'centered'])
-      .default('std')
-      .describe(
-        "imagined groups' advantages: 'std' standardises within the group (GRPO); " +
-          "'centered' only subtracts the group mean (Dr. GRPO), so a flat " +
-          'calibration map gives small advantages instead of amplified noise',
-      ),
     imaginedWeight: z
-      .union([z.literal('trust'), z.number().min(0).max(1)])
-      .default('trust')
-      .describe(
-        'wmrl mode: the weight λ of one imagined policy sample relative to one real sample. ' +
-          "'trust': λ = clip(2·AUC − 1, 0, 1), the within-group AUC of anchor groups imagined with " +
-          'the noise they were executed with (a moving average, see trust); a number fixes λ (1: ' +
-          "imagined and real samples count alike, the paper's form). wm-only mode uses 1 for 'trust'",
-      ),
-    imagineFromStep: z
       .number()
-      .int()
-      .min(1)
+      .min(0)
+      .max(1)
       .default(1)
       .describe(
-        'wmrl mode: the first step whose imagined groups train the policy; the steps before it learn from ' +
-          'their anchor groups alone (GRPO on the environment with the anchor groups), while the anchors still ' +
-          'refit the world model and its correction. On reach (cut at 16, fresh seeds) 5 or 9 took one real ' +
-          "group's early lead and ended 6 points lower, no sooner to the target (docs/benchmarks.md). " +
-          '1: imagination from the start',
+        'wmrl mode: the weight λ of one imagined policy sample relative to one real sample (1: imagined and ' +
+          "real samples count alike, the paper's form; 0: imagined samples are left out)",
       ),
-    anchorUpdateFirst: z
-      .boolean()
-      .default(false)
-      .describe(
-        'wmrl mode: each step first updates the policy on its anchor groups alone (their plain GRPO ' +
-          'advantages, as GRPO on the environment with those groups would), then on every sample, imagined ' +
-          "and real. In the joint update the anchors' signal is a small share of a few Adam steps; alone it " +
-          'gets Adam steps of its own. On reach (cut at 16, 10 fresh seeds) no sooner to the target than ' +
-          'without it, 2 points lower at 200 robot-s (docs/benchmarks.md)',
-      ),
-    imaginedKlLimit: z
-      .number()
-      .positive()
-      .optional()
-      .describe(
-        "wmrl mode: imagined samples train the policy until the update's KL(π ‖ π_BC) first exceeds this; " +
-          'from the next step on only the anchors do (no imagining, no refits unless imaginationRestartAfter). ' +
-          "The world model is fit on the clone's data and is trusted near it: on pick, branched imagination " +
-          'gained to KL ≈ 0.1 and ' +
-          'then unlearned in every seed (docs/benchmarks.md). Absent: no limit',
-      ),
-    realGroupsAfterStop: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(
-        'with imaginedKlLimit: once imagination has stopped, every step runs this many groups and executes ' +
-          'all of them (GRPO on the environment, as real mode) instead of the anchor groups alone: imagination ' +
-          'took the policy as far as the world model holds, real rollouts carry it on. Absent: the anchors alone',
-      ),
-    minibatchesAfterStop: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(
-        'with imaginedKlLimit: once imagination has stopped, each update splits its samples into this many ' +
-          'minibatches an epoch instead of ppo.minibatches: with realGroupsAfterStop below the real-only G, ' +
-          "ppo.minibatches' fixed count makes each update a smaller share of fewer episodes. Absent: ppo.minibatches",
-      ),
-    learningRateAfterStop: z
-      .number()
-      .positive()
-      .optional()
-      .describe(
-        "with imaginedKlLimit: once imagination has stopped, Adam's step is this instead of ppo.learningRate. " +
-          "With realGroupsAfterStop = G/k, each update averages k times fewer episodes than real-only GRPO's; " +
-          'a step k times smaller keeps the drift and the noise per robot second those of G groups. On pick ' +
-          'a quarter or a half of the rate was later to the target (docs/benchmarks.md). Absent: ppo.learningRate',
-      ),
-    imaginationRestartAfter: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(
-        'with imaginedKlLimit: after a stop, this many steps train on real rollouts alone (refitting the world ' +
-          "model on them), then imagination resumes until the KL to the clone passes the last update's KL plus " +
-          'imaginedKlLimit, and so on (the loop of ME-TRPO and MBPO). Absent: imagination never resumes',
-      ),
-    trust: z
-      .object({
-        halfLife: z
-          .number()
-          .positive()
-          .default(16)
-          .describe('half-life of the moving AUC, in anchor groups with both outcomes'),
-        priorPairs: z
-          .number()
-          .min(0)
-          .default(16)
-          .describe(
-            'pseudo (success, failure) pairs at AUC 0.5: λ stays ' +
-              'near 0 until the anchors show imagination ranks rollouts',
-          ),
-        confidence: z
-          .number()
-          .min(0)
-          .default(0)
-          .describe(
-            "z of the lower bound AUC − z·se that λ is taken from (se: the spread of the anchor groups' " +
-              'AUCs over their effective number; 0: the moving AUC itself). λ is per sample and a step ' +
-              'imagines far more rollouts than it executes, so a small λ from an AUC within its noise ' +
-              'of 0.5 still outweighs the anchors (pick benchmark, docs/benchmarks.md)',
-          ),
-      })
-      .strict()
-      .prefault({}),
     sigma0Squared: z.number().positive().default(0.01).describe('σ₀² in the per-rollout ensemble weights 1/(σ² + σ₀²)'),
     ppo: z
       .object({
@@ -369,25 +200,30 @@ export const wmrlConfigSchema = z
         std: z
           .number()
           .min(0)
-          .default(0.2)
+          .default(0.1)
           .describe(
             'action noise standard deviation (normalised units) at the start of RL, set on the policy ' +
               "and the KL reference alike; 0 keeps the policy's own. Behaviour cloning fits only the mean, " +
               "so the std is an exploration choice: too small and a group's rollouts do not differ, " +
-              'too large and most sampled episodes fail (tiny reach: 0.37 → 12% sampled vs 92% deterministic)',
+              'too large and most sampled episodes fail',
           ),
       })
       .strict()
       .prefault({}),
     worldModel: z
       .object({
-        refitEvery: z.number().int().min(1).default(5).describe('steps between world-model refits on data + anchors'),
-        refitEpochs: z.number().int().min(1).default(3).describe('epochs of each warm-started refit'),
+        refitEvery: z
+          .number()
+          .int()
+          .min(1)
+          .default(2)
+          .describe('steps between world-model refits on data + anchors: fresher anchors rank the policy better'),
+        refitEpochs: z.number().int().min(1).default(2).describe('epochs of each warm-started refit'),
         refitSteps: z
           .number()
           .int()
           .min(0)
-          .default(0)
+          .default(20)
           .describe(
             "cap on a refit epoch's optimiser steps (0: the world model's own train.maxStepsPerEpoch). A " +
               'refit is the only expensive part of a step: bounded, it costs a fixed few seconds however ' +
@@ -397,35 +233,12 @@ export const wmrlConfigSchema = z
           .number()
           .int()
           .min(0)
-          .default(0)
+          .default(64)
           .describe(
             "each refit trains on this many of the world model's data episodes, drawn afresh (seeded) for " +
               'every refit, plus all the anchor episodes (0: all the data). With refitSteps it makes ' +
               "refits incremental: the anchors are a large share of every batch, the replay keeps the model's " +
               'fit to the data it was trained on',
-          ),
-        scoreRefitEvery: z
-          .number()
-          .int()
-          .min(0)
-          .default(0)
-          .describe(
-            'steps between refits of the scene score head alone (world-model scoreHead: scene) on the data ' +
-              '+ anchors, at steps without a full refit; 0: only with the full refit. A world model with the ' +
-              "joint head has none and is refused. The head learns the policy's near misses from the anchors; " +
-              "refitting it alone took about half the time of a full refit on the benchmark's set-up",
-          ),
-        anchorRepeat: z
-          .number()
-          .int()
-          .min(1)
-          .default(1)
-          .describe(
-            "each anchor episode appears this many times in a refit's data: the anchors are the only " +
-              'episodes of the policy being trained, a few hundred against thousands of demonstrations ' +
-              "and noisy-expert episodes, and the scene score head ranks the policy's rollouts only " +
-              'once it has seen enough of them. Copies of one episode can fall on both sides of the ' +
-              "refit's validation split, so its best-epoch choice then sees some training episodes",
           ),
         endEffector: z
           .boolean()
@@ -437,27 +250,23 @@ export const wmrlConfigSchema = z
               'angles. A world model trained without it cannot be loaded with it, and the other way round',
           ),
         goal: z
-          .enum(['none', 'localised', 'privileged'])
-          .default('none')
+          .enum(['none', 'localised'])
+          .default('localised')
           .describe(
             "with endEffector, also append the task's goal minus the end effector, so the scene score head " +
               "knows where the goal is: 'localised' reads it from the policy's perception of the episode's " +
-              'first frame (a ridge regression per family fitted, when the world model is trained, on data whose ' +
-              "privileged state holds the goal: simulator demonstrations); 'privileged' reads the simulator's " +
-              'true goal (a probe: a robot over rosbridge reports none). docs/worldmodel.md',
+              'first frame (a ridge regression per family fitted when the world model is trained, see goalFrom). ' +
+              "'none' for a task whose success is not a place the gripper goes to (pick). docs/worldmodel.md",
           ),
         object: z
-          .enum(['none', 'localised', 'localisedStart', 'privileged'])
+          .enum(['none', 'localised'])
           .default('none')
           .describe(
             "with endEffector, also append the instructed object minus the end effector and the object's lift " +
               "above where it started, so the scene score head sees a grasp and a lift (pick): 'localised' " +
               "reads it from each step's perception, gripper position and finger (a ridge regression per family " +
               'fitted, when the world model is trained, on data whose privileged state holds the object: ' +
-              "simulator demonstrations); 'localisedStart' reads it so from the first step's and holds it (the block " +
-              'before the gripper hides it: a better read of where the gripper closes, its lift always 0); ' +
-              "'privileged' reads the simulator's object state (a probe: a robot over rosbridge reports none). " +
-              'docs/worldmodel.md',
+              'simulator demonstrations). docs/worldmodel.md',
           ),
         goalFrom: z
           .enum(GOAL_SOURCES)
@@ -479,27 +288,6 @@ export const wmrlConfigSchema = z
               'stored with the anchors) and the world model is refitted with them. ' +
               "A model fitted on demonstrations has never seen the policy's own near misses",
           ),
-        warmupStd: z
-          .number()
-          .min(0)
-          .default(0)
-          .describe(
-            "with warmupEpisodes, the warm-up episodes' action noise std (normalised units; 0: ppo.std, the " +
-              "policy's own). Wider than training's, the world model sees the policy's wide failures, not only " +
-              'its near misses, before imagination starts. Every command still passes the safety filter. On ' +
-              'reach 0.2 and 0.3 (training 0.1) reached the target no sooner (session 46)',
-          ),
-        warmupRefitEpochs: z
-          .number()
-          .int()
-          .min(0)
-          .default(0)
-          .describe(
-            "with warmupEpisodes, the warm-up refit's epochs (0: refitEpochs'), each bounded by refitSteps as " +
-              "every refit is. The warm-up is the world model's first sight of the policy's own episodes; a refit " +
-              'bounded for every other step gives them a few dozen optimiser steps among the replayed data. ' +
-              'Costs compute, no robot time; on reach 20 instead of 2 reached the target no sooner (session 45)',
-          ),
       })
       .strict()
       .prefault({}),
@@ -509,7 +297,7 @@ export const wmrlConfigSchema = z
           .number()
           .int()
           .min(1)
-          .default(5)
+          .default(4)
           .describe('steps between held-out evaluations (also at the start and the end)'),
         episodes: z
           .number()
@@ -626,5 +414,5 @@ export function noiseSpec(config: WmrlConfig, seed: number): NoiseSpec {
 
 /** How imagination runs and scores rollouts under this config. */
 export function imagineOptions(config: WmrlConfig): ImagineOptions {
-  return { rule: config.score, ...(config.terminateAt !== undefined ? { terminateAt: config.terminateAt } : {}) };
+  return { rule: config.score };
 }

@@ -59,7 +59,6 @@ async function goalSource(
 ): Promise<EndEffectorOptions> {
   const { goal, goalFrom } = setup;
   if (goal === 'none') return {};
-  if (goal === 'privileged') return { goal: 'privileged' };
   // A model without one is refused once it is loaded, with the switch to pass.
   if (layout?.goal === 'localised') return goalOfLayout(layout);
   const labels = await goalLabelsOfRobot(setup.data, goalFrom, setup.robot);
@@ -89,8 +88,7 @@ async function objectSource(
   report: FeatureReporting,
 ): Promise<EndEffectorOptions> {
   if (setup.object === 'none') return {};
-  if (setup.object === 'privileged') return { object: 'privileged' };
-  if (layout?.object === 'localised' || layout?.object === 'localisedStart') return objectOfLayout(layout);
+  if (layout?.object === 'localised') return objectOfLayout(layout);
   const gripper = await EndEffectorFeatures.forRobot(setup.robot);
   let localiser: ObjectLocaliser;
   try {
@@ -105,7 +103,7 @@ async function objectSource(
   });
   const each = fits.map(([f, x]) => `${f} ${(100 * x.rmse).toFixed(1)} cm RMSE over ${x.episodes} episodes`);
   report.onProgress?.(`object localiser fitted: ${each.join(', ')}`);
-  return { object: localiser, ...(setup.object === 'localisedStart' ? { objectAtStart: true } : {}) };
+  return { object: localiser };
 }
 
 /** The perception layout of the world model saved in `modelDir`, if one is. */

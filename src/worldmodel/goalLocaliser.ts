@@ -7,8 +7,8 @@
  *
  * Why: whether a reach succeeds is decided by a centimetre or two of gripper position against the
  * goal. A scene score head that must work the goal out of image positions ranks the policy's near
- * misses at chance; given the goal relative to the gripper it ranks them at about 0.7–0.8 (replayed,
- * 8 steps), as well as with the simulator's true goal (docs/benchmarks.md, session 35).
+ * misses at chance; given the goal relative to the gripper it ranks them, about as well as with the
+ * simulator's true goal (docs/worldmodel.md).
  */
 import type { Episode } from '../core/types.ts';
 import { ridge } from '../core/linearSolve.ts';

@@ -6,10 +6,9 @@
  * Why: on pick the world model cannot roll a grasp forward (fingers closing on nothing look like fingers closing on
  * the block, docs/worldmodel.md), so any score read after the fingers close ranks the clone's rollouts near chance.
  * Where the fingers close is another matter: the object relative to the gripper follows from the arm's joints,
- * which the model predicts well, and the clone's misses close too high (the object 2.7 cm below the gripper at the
- * median against 0.1 cm for its grasps). On real-only GRPO's 768 pick rollouts of seed 0 (two runs) this score ranks
- * successes above failures within a group at AUC 0.90–0.91 on the real states and 0.86–0.88 replayed open loop 16
- * steps (`wmrl wm rank`; docs/benchmarks.md, session 47).
+ * which the model predicts well, and the clone's misses close too high or off to the side: this score ranks a
+ * group's successes above its failures, on the real states and replayed open loop (`wmrl wm rank`; the figures in
+ * docs/worldmodel.md).
  */
 import { objectClosenessAt } from './objectScores.ts';
 

@@ -5,7 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { graspScores } from './graspScores.ts';
-import { isObjectRule, OBJECT_RULES, objectScores } from './objectScores.ts';
+import { OBJECT_RULES } from './objectScores.ts';
 
 /** What the policy sees of an imagined state: N = K × B rows, member-major. */
 export interface ImaginedObservation {
@@ -61,22 +61,10 @@ export interface ImaginedRollouts {
   score: Float32Array;
   /** B: the ensemble variance of that per-member score */
   scoreVariance: Float32Array;
-  /**
-   * H × K × B: 1 where the row still acted at that step, 0 after its member predicted success
-   * (with `terminateAt`; all 1 otherwise). Steps after termination taught the policy nothing.
-   */
-  acting: Uint8Array;
 }
 
 export interface ImagineOptions {
   rule?: ScoreRule;
-  /**
-   * End a member's rollout once its success probability reaches this, as the environment ends
-   * an episode at success: its state, success probability and progress then stay as they were.
-   * Without it the policy keeps acting past success in states no episode ever recorded (episodes
-   * end there), and a final-state score reads where it wandered to. Undefined: never end.
-   */
-  terminateAt?: number;
 }
 
 export function imagine(
@@ -86,7 +74,7 @@ export function imagine(
   horizon: number,
   options: ImagineOptions = {},
 ): ImaginedRollouts {
-  const { rule = 'final', terminateAt } = options;
+  const { rule = 'final' } = options;
   const K = model.members;
   const B = starts.instructions.length;
   const D = starts.stateDim;
@@ -103,10 +91,6 @@ export function imagine(
   let A = 0;
   const successProb = new Float32Array(horizon * K * B);
   const progress = new Float32Array(horizon * K * B);
-  const acting = new Uint8Array(horizon * K * B).fill(1);
-  // 1 for rows that have ended (terminateAt), as a [K, B, 1] mask.
-  const ended = new Float32Array(K * B);
-  let anyEnded = false;
   try {
     for (let t = 0; t < horizon; t++) {
       const next = tf.tidy(() => {
@@ -124,23 +108,8 @@ export function imagine(
         actions.set(action.dataSync(), t * K * B * A);
         successProb.set(tf.sigmoid(out.successLogit).dataSync(), t * K * B);
         progress.set(out.progress.dataSync(), t * K * B);
-        if (!anyEnded) return out.next;
-        const stop = tf.tensor3d(ended, [K, B, 1]);
-        return tf.add(tf.mul(stop, x), tf.mul(tf.sub(1, stop), out.next)) as tf.Tensor3D;
+        return out.next;
       });
-      if (terminateAt !== undefined) {
-        const o = t * K * B;
-        for (let r = 0; r < K * B; r++) {
-          if (ended[r]) {
-            acting[o + r] = 0;
-            successProb[o + r] = successProb[o - K * B + r]!;
-            progress[o + r] = progress[o - K * B + r]!;
-          } else if (successProb[o + r]! >= terminateAt) {
-            ended[r] = 1;
-            anyEnded = true;
-          }
-        }
-      }
       x.dispose();
       x = next;
       states.set(x.dataSync(), (t + 1) * K * B * D);
@@ -154,9 +123,7 @@ export function imagine(
       ? progress
       : rule === 'grasp'
         ? graspScores(states, actions ?? new Float32Array(0), horizon, K * B, D, A)
-        : isObjectRule(rule)
-          ? objectScores(states, horizon, K * B, D, rule)
-          : successProb,
+        : successProb,
     horizon,
     K,
     B,
@@ -174,7 +141,6 @@ export function imagine(
     progress,
     score,
     scoreVariance: variance,
-    acting,
   };
 }
 
@@ -185,9 +151,8 @@ export function imagine(
  * episodes of a tiny reach run the replayed `max` ranked failures above successes (AUC 0.44)
  * while `final` separated them (0.94). Success is labelled only at the step an episode first
  * succeeds (episodes end there), so a success head rarely sees a held success; progress is
- * labelled at every step, near misses included. `object` and `objectDistance`: computed from the last state's
- * object numbers (a world model told the object: they end its state, see objectScores) instead of the score
- * head's guess; `grasp`: the closeness where the gripper first closes (graspScores).
+ * labelled at every step, near misses included. `grasp`: the gripper's closeness to the object where its
+ * command first closes, read off the state's object numbers (a world model told the object; graspScores).
  */
 export const SCORE_RULES = ['final', 'max', 'progress', ...OBJECT_RULES] as const;
 export type ScoreRule = (typeof SCORE_RULES)[number];

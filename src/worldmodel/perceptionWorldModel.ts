@@ -130,22 +130,27 @@ export function featureSources(layout: PerceptionLayout): EndEffectorOptions {
 
 /** The goal source a recorded layout asks for (none: an empty object). */
 export function goalOfLayout(layout: PerceptionLayout): Pick<EndEffectorOptions, 'goal'> {
-  if (layout.goal === 'privileged') return { goal: 'privileged' };
-  if (layout.goal !== 'localised') return {};
+  if (layout.goal === undefined) return {};
+  if (layout.goal !== 'localised') throw removedKind('goal', layout.goal);
   if (!layout.localiser) throw new Error("the world model's layout has a localised goal but no localiser weights");
   return { goal: GoalLocaliser.fromJSON(layout.localiser) };
 }
 
 /** The object source a recorded layout asks for (none: an empty object). */
-export function objectOfLayout(layout: PerceptionLayout): Pick<EndEffectorOptions, 'object' | 'objectAtStart'> {
-  if (layout.object === 'privileged') return { object: 'privileged' };
-  if (layout.object !== 'localised' && layout.object !== 'localisedStart') return {};
+export function objectOfLayout(layout: PerceptionLayout): Pick<EndEffectorOptions, 'object'> {
+  if (layout.object === undefined) return {};
+  if (layout.object !== 'localised') throw removedKind('object', layout.object);
   if (!layout.objectLocaliser)
     throw new Error("the world model's layout has a localised object but no object localiser weights");
-  return {
-    object: ObjectLocaliser.fromJSON(layout.objectLocaliser),
-    ...(layout.object === 'localisedStart' ? { objectAtStart: true } : {}),
-  };
+  return { object: ObjectLocaliser.fromJSON(layout.objectLocaliser) };
+}
+
+/** A saved world model whose features were read in a way this version no longer has. */
+function removedKind(what: 'goal' | 'object', kind: string): Error {
+  return new Error(
+    `this world model was trained with worldModel.${what}=${kind}, which this version no longer reads: ` +
+      `train a new world model (worldModel.${what}=localised or none)`,
+  );
 }
 
 /** The layout a world model trained on episodes of these features records. */
@@ -154,12 +159,8 @@ export function layoutOf(endEffector: EndEffectorFeatures | undefined): Percepti
   const object = endEffector?.object;
   return {
     endEffector: endEffector !== undefined,
-    ...(goal === 'privileged' ? { goal: 'privileged' as const } : {}),
-    ...(goal && goal !== 'privileged' ? { goal: 'localised' as const, localiser: goal.toJSON() } : {}),
-    ...(object === 'privileged' ? { object: 'privileged' as const } : {}),
-    ...(object && object !== 'privileged'
-      ? { object: endEffector!.objectKind!, objectLocaliser: object.toJSON() }
-      : {}),
+    ...(goal ? { goal: 'localised' as const, localiser: goal.toJSON() } : {}),
+    ...(object ? { object: 'localised' as const, objectLocaliser: object.toJSON() } : {}),
   };
 }
 
@@ -174,7 +175,7 @@ export function worldModelEpisodes(
   endEffector?: EndEffectorFeatures,
 ): Episode[] {
   const perceived = perceptionEpisodes(policy, episodes);
-  return endEffector ? endEffector.append(perceived, episodes) : perceived;
+  return endEffector ? endEffector.append(perceived) : perceived;
 }
 
 /** The world-model state of each episode's first observation (see worldModelEpisodes), B × D. */

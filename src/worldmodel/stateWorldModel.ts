@@ -5,7 +5,6 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { EnsembleMlp } from './ensembleMlp.ts';
-import type { LocalHeadLayout } from './gripperHead.ts';
 import { Normalizer, type NormalizerStats } from '../nn/normalizer.ts';
 import { stateModelLoss } from './stateModelLoss.ts';
 import type { WindowBatch } from './windowBatch.ts';
@@ -29,8 +28,6 @@ export interface StateModelConfig {
    * predicts a large variance, so the rare, hard transitions are fitted least.
    */
   nllBeta?: number;
-  /** Some state dims predicted by a network of their own from a few dims (the gripper head, gripperHead.ts). */
-  localHead?: LocalHeadLayout & { hidden: number[] };
 }
 
 export interface StateModelDims {
@@ -67,18 +64,6 @@ export class StateWorldModel {
   readonly deltaNorm: Normalizer;
   /** The scene score network (config sceneFrom), or undefined for the joint head. */
   readonly scoreNet: EnsembleMlp | undefined;
-  /** The local head's network (config localHead), or undefined. */
-  readonly localNet: EnsembleMlp | undefined;
-  /**
-   * The local head's one-hot selections (matMuls: gather's gradient needs a kernel wasm lacks): of its state and
-   * action inputs ([D, I], [A, I']), of its J outputs' places in the state ([D, J], scattering by its transpose),
-   * and [D] 1 − their mask.
-   */
-  #localState: tf.Tensor2D | undefined;
-  #localAction: tf.Tensor2D | undefined;
-  #localScatter: tf.Tensor2D | undefined;
-  #localKeep: tf.Tensor1D | undefined;
-
   constructor(config: StateModelConfig, dims: StateModelDims, stats: StateModelStats) {
     this.config = config;
     this.dims = dims;
@@ -108,28 +93,6 @@ export class StateWorldModel {
             output: 2,
             seed: config.seed + 7919,
           });
-    const local = config.localHead;
-    if (local) {
-      const inside = (d: number, n: number) => Number.isInteger(d) && d >= 0 && d < n;
-      const bad =
-        local.outputs.find((d) => !inside(d, dims.state)) ?? local.stateInputs.find((d) => !inside(d, dims.state));
-      if (bad !== undefined || local.actionInputs.some((d) => !inside(d, dims.action)) || local.outputs.length === 0)
-        throw new Error(
-          `local head: its dims must lie inside the ${dims.state}-dim state and ${dims.action}-dim action`,
-        );
-      this.localNet = new EnsembleMlp({
-        name: 'local',
-        members: config.members,
-        input: local.stateInputs.length + local.actionInputs.length,
-        hidden: local.hidden,
-        output: 2 * local.outputs.length,
-        seed: config.seed + 15485863,
-      });
-      this.#localState = oneHotColumns(local.stateInputs, dims.state);
-      this.#localAction = oneHotColumns(local.actionInputs, dims.action);
-      this.#localScatter = oneHotColumns(local.outputs, dims.state);
-      this.#localKeep = tf.tensor1d(Array.from({ length: dims.state }, (_, d) => (local.outputs.includes(d) ? 0 : 1)));
-    }
   }
 
   /** Success logit and progress of raw states x [K,N,D] from the scene score network, [K, N] each. */
@@ -171,9 +134,8 @@ export class StateWorldModel {
       const D = this.dims.state;
       const normalized = this.stateNorm.normalize(x);
       const out = this.net.apply(tf.concat([normalized, action, context], 2));
-      let deltaMean = out.slice([0, 0, 0], [-1, -1, D]);
-      let raw = out.slice([0, 0, D], [-1, -1, D]);
-      if (this.localNet) [deltaMean, raw] = this.#withLocalHead(normalized, action, deltaMean, raw);
+      const deltaMean = out.slice([0, 0, 0], [-1, -1, D]);
+      const raw = out.slice([0, 0, D], [-1, -1, D]);
       const { minLogVar: lo, maxLogVar: hi } = this.config;
       // Soft clamp keeps gradients alive at the bounds.
       const logVar = tf.add(lo, tf.softplus(tf.sub(tf.sub(hi, tf.softplus(tf.sub(hi, raw))), lo))) as tf.Tensor3D;
@@ -192,27 +154,6 @@ export class StateWorldModel {
     });
   }
 
-  /** The joint network's delta mean and raw log-variance [K, N, D] with the local head's dims put in their place. */
-  #withLocalHead(normalized: tf.Tensor3D, action: tf.Tensor3D, mean: tf.Tensor3D, raw: tf.Tensor3D) {
-    const local = this.config.localHead!;
-    const [K, N, D] = mean.shape;
-    const J = local.outputs.length;
-    const A = action.shape[2];
-    const pick = (x: tf.Tensor3D, width: number, selection: tf.Tensor2D) =>
-      tf.matMul(x.reshape([K * N, width]) as tf.Tensor2D, selection).reshape([K, N, -1]);
-    const input = tf.concat(
-      [pick(normalized, D, this.#localState!), pick(action, A, this.#localAction!)],
-      2,
-    ) as tf.Tensor3D;
-    const out = this.localNet!.apply(input);
-    const place = (part: tf.Tensor3D, head: tf.Tensor) =>
-      tf.add(
-        tf.mul(part, this.#localKeep!),
-        tf.matMul(head.reshape([K * N, J]) as tf.Tensor2D, this.#localScatter!, false, true).reshape([K, N, D]),
-      ) as tf.Tensor3D;
-    return [place(mean, out.slice([0, 0, 0], [-1, -1, J])), place(raw, out.slice([0, 0, J], [-1, -1, J]))] as const;
-  }
-
   /** Gaussian NLL (β-NLL with config nllBeta) of the true next state under the prediction, per sample: [K, N]. */
   transitionNll(out: StepOutput, from: tf.Tensor3D, target: tf.Tensor3D): tf.Tensor2D {
     return tf.tidy(() => {
@@ -226,7 +167,7 @@ export class StateWorldModel {
   }
 
   variables(): tf.Variable[] {
-    return [...this.net.variables(), ...(this.scoreNet?.variables() ?? []), ...(this.localNet?.variables() ?? [])];
+    return [...this.net.variables(), ...(this.scoreNet?.variables() ?? [])];
   }
 
   loss(batch: WindowBatch) {
@@ -240,23 +181,9 @@ export class StateWorldModel {
   dispose(): void {
     this.net.dispose();
     this.scoreNet?.dispose();
-    this.localNet?.dispose();
-    this.#localState?.dispose();
-    this.#localAction?.dispose();
-    this.#localScatter?.dispose();
-    this.#localKeep?.dispose();
     this.stateNorm.dispose();
     this.deltaNorm.dispose();
   }
-}
-
-/** A [n, columns.length] matrix whose column j picks entry columns[j] of an n-vector. */
-function oneHotColumns(columns: number[], n: number): tf.Tensor2D {
-  const m = new Float32Array(n * columns.length);
-  columns.forEach((c, j) => {
-    m[c * columns.length + j] = 1;
-  });
-  return tf.tensor2d(m, [n, columns.length]);
 }
 
 /** x in the forward pass, a constant in the gradient. */

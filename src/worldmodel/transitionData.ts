@@ -5,7 +5,6 @@
  */
 import type { Episode } from '../core/types.ts';
 import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
-import type { WorldModelConfig } from './worldModelConfig.ts';
 
 /** The state vector a state world model predicts: joint positions, velocities, object state. */
 export function stateVector(qpos: ArrayLike<number>, qvel: ArrayLike<number>, state: ArrayLike<number>): Float32Array {
@@ -26,8 +25,7 @@ export interface Windows {
   /** count × k × actionDim (zeros past the end). */
   actions: Float32Array;
   /**
-   * count × k: success / progress of x_{t+i+1}; mask 1 where that step exists. With the `outcome`
-   * progress label, progress is the episode's success at every step (a Monte-Carlo value).
+   * count × k: success / progress of x_{t+i+1}; mask 1 where that step exists.
    */
   success: Float32Array;
   progress: Float32Array;
@@ -55,11 +53,7 @@ export function episodeStates(e: Episode): Float32Array {
   return out;
 }
 
-export function buildWindows(
-  episodes: Episode[],
-  k: number,
-  progressLabel: WorldModelConfig['progressLabel'] = 'task',
-): Windows {
+export function buildWindows(episodes: Episode[], k: number): Windows {
   if (episodes.length === 0) throw new Error('no episodes to train on');
   const first = episodes[0]!;
   if (first.stateDim === 0)
@@ -88,7 +82,6 @@ export function buildWindows(
       throw new Error(`episode ${e.id} has other dimensions than the first episode`);
     const xs = episodeStates(e);
     const ctx = familyOneHot(e.task.family);
-    const outcome = e.success ? 1 : 0;
     for (let t = 0; t < e.steps; t++, n++) {
       w.episode[n] = ei;
       w.context.set(ctx, n * CONTEXT_DIM);
@@ -100,7 +93,7 @@ export function buildWindows(
         const s = t + i;
         w.actions.set(e.actions.subarray(s * actionDim, (s + 1) * actionDim), (n * k + i) * actionDim);
         w.success[n * k + i] = e.successes[s + 1]!;
-        w.progress[n * k + i] = progressLabel === 'outcome' ? outcome : e.progress[s + 1]!;
+        w.progress[n * k + i] = e.progress[s + 1]!;
         w.mask[n * k + i] = 1;
       }
     }

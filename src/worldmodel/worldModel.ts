@@ -15,7 +15,6 @@ import { namedVariables } from '../core/variables.ts';
 import { PatchDecoder, PatchEncoder, type PatchCodecConfig } from '../vision/patchCodec.ts';
 import { floatToBytes, framesToFloat, observationFrames } from '../vision/frames.ts';
 import { evaluateDynamics, type WorldModelEvaluation } from './evaluateModel.ts';
-import { sceneScoreTrainable } from './sceneScoreLoss.ts';
 import { fitEnsemble, type EpochMetrics, type FitReport } from './fitEnsemble.ts';
 import {
   imagine,
@@ -27,14 +26,12 @@ import {
 import { isObjectRule } from './objectScores.ts';
 import { Normalizer } from '../nn/normalizer.ts';
 import { StateWorldModel, type StateModelDims, type StateModelStats } from './stateWorldModel.ts';
-import { gripperHeadLayout } from './gripperHead.ts';
 import { trainAutoencoder } from '../vision/trainAutoencoder.ts';
 import { requireComplete } from '../data/completeEpisodes.ts';
 import { splitEpisodes } from '../data/splitEpisodes.ts';
 import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
 import { buildWindows, stateVector, type Windows } from './transitionData.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
-import type { ObjectKind } from './endEffectorFeatures.ts';
 
 export interface WorldModelMeta {
   dims: StateModelDims;
@@ -57,16 +54,15 @@ export interface PerceptionLayout {
   endEffector: boolean;
   /**
    * Then the goal minus the end effector: 'localised' from the policy's perception of the first frame
-   * (`localiser`, fitted when the model was trained), or 'privileged' from the simulator (a probe).
+   * (`localiser`, fitted when the model was trained). A model saved with a kind since removed holds its name.
    */
-  goal?: 'localised' | 'privileged';
+  goal?: string;
   localiser?: GoalLocaliserWeights;
   /**
    * Then the instructed object minus the end effector and its lift: 'localised' from each step's perception,
-   * gripper and fingers (`objectLocaliser`, fitted when the model was trained), or 'privileged' from the
-   * simulator (a probe); 'localisedStart' read from the first step's and held.
+   * gripper and fingers (`objectLocaliser`, fitted when the model was trained).
    */
-  object?: ObjectKind;
+  object?: string;
   objectLocaliser?: ObjectLocaliserWeights;
 }
 
@@ -84,9 +80,6 @@ export interface TrainReport {
   validationEpisodes: number;
   seconds: number;
 }
-
-/** The gripper head's hidden layers: it reads a dozen numbers, so a small network. */
-const GRIPPER_HEAD_HIDDEN = [64, 64];
 
 export class WorldModel {
   readonly config: WorldModelConfig;
@@ -112,14 +105,6 @@ export class WorldModel {
         maxLogVar: config.maxLogVar,
         ...(config.train.nllBeta > 0 ? { nllBeta: config.train.nllBeta } : {}),
         ...(config.scoreHead === 'scene' ? { sceneFrom: 2 * meta.qposDim } : {}),
-        ...(config.gripperHead
-          ? {
-              localHead: {
-                ...gripperHeadLayout(meta.dims, meta.qposDim, meta.perception),
-                hidden: GRIPPER_HEAD_HIDDEN,
-              },
-            }
-          : {}),
       },
       meta.dims,
       meta.stats,
@@ -182,7 +167,7 @@ export class WorldModel {
         withLatentState(e, encodeFloatFrames(encoder!, frames, owner, i, codec.imageSize)),
       );
     }
-    const windows = buildWindows(modelEpisodes, config.train.k, config.progressLabel);
+    const windows = buildWindows(modelEpisodes, config.train.k);
     const trainIdx: number[] = [];
     const valIdx: number[] = [];
     for (let n = 0; n < windows.count; n++) (split.train.has(windows.episode[n]!) ? trainIdx : valIdx).push(n);
@@ -220,17 +205,16 @@ export class WorldModel {
   /**
    * Warm-started refit: continue training the dynamics for `epochs` on episodes already in this
    * model's state layout (e.g. old data plus new anchor episodes), keeping its normalisation.
-   * `scoreHeadOnly` refits the scene score network alone (sceneScoreLoss.ts), the dynamics untouched.
    * `maxSteps` caps the optimiser steps of each epoch (default: the model's train.maxStepsPerEpoch).
    */
   async refit(
     modelEpisodes: Episode[],
-    options: { epochs: number; seed: number; scoreHeadOnly?: boolean; maxSteps?: number; hooks?: TrainHooks },
+    options: { epochs: number; seed: number; maxSteps?: number; hooks?: TrainHooks },
   ): Promise<FitReport> {
     requireComplete(modelEpisodes, 'world model refit');
     const rng = new Rng(options.seed);
     const split = splitEpisodes(modelEpisodes.length, this.config.train.validationFraction, (xs) => rng.shuffle(xs));
-    const windows = buildWindows(modelEpisodes, this.config.train.k, this.config.progressLabel);
+    const windows = buildWindows(modelEpisodes, this.config.train.k);
     if (windows.stateDim !== this.meta.dims.state)
       throw new Error(
         `refit: episodes give ${windows.stateDim}-dim states; this world model has ${this.meta.dims.state}`,
@@ -239,23 +223,17 @@ export class WorldModel {
     const valIdx: number[] = [];
     for (let n = 0; n < windows.count; n++) (split.train.has(windows.episode[n]!) ? trainIdx : valIdx).push(n);
     const hooks = options.hooks ?? {};
-    return fitEnsemble(
-      options.scoreHeadOnly ? sceneScoreTrainable(this.dynamics) : this.dynamics,
-      windows,
-      trainIdx,
-      valIdx,
-      {
-        epochs: options.epochs,
-        batchSize: this.config.train.batchSize,
-        learningRate: this.config.train.learningRate,
-        patience: options.epochs,
-        seed: options.seed,
-        maxStepsPerEpoch: options.maxSteps ?? this.config.train.maxStepsPerEpoch,
-        onStep: hooks.onStep,
-        onEpoch: (m: EpochMetrics) => hooks.onEpoch?.('dynamics', { ...m }),
-        signal: hooks.signal,
-      },
-    );
+    return fitEnsemble(this.dynamics, windows, trainIdx, valIdx, {
+      epochs: options.epochs,
+      batchSize: this.config.train.batchSize,
+      learningRate: this.config.train.learningRate,
+      patience: options.epochs,
+      seed: options.seed,
+      maxStepsPerEpoch: options.maxSteps ?? this.config.train.maxStepsPerEpoch,
+      onStep: hooks.onStep,
+      onEpoch: (m: EpochMetrics) => hooks.onEpoch?.('dynamics', { ...m }),
+      signal: hooks.signal,
+    });
   }
 
   /** Episodes in this model's state layout (the video kind replaces object state by latents). */

@@ -24,25 +24,6 @@ export const worldModelConfigSchema = z
           '(after the joint positions and velocities: perception latents and, with the ' +
           "trainer's worldModel.endEffector, the gripper position), trained on real states",
       ),
-    gripperHead: z
-      .boolean()
-      .default(false)
-      .describe(
-        "predict the finger joints' positions and velocities with a small network of their own that reads only " +
-          'them, the object relative to the gripper, its lift and the gripper command (a perception world model told ' +
-          'the object): the joint network averages fingers that stop on the block with fingers that close on ' +
-          'nothing; this one learns part of the difference from data that shows both (wmrl collect --miss), on ' +
-          'pick not enough to roll a grasp forward (docs/worldmodel.md)',
-      ),
-    progressLabel: z
-      .enum(['task', 'outcome'])
-      .default('task')
-      .describe(
-        "what the progress head learns: 'task', the task's own dense progress of each state; 'outcome', " +
-          "whether the state's episode succeeds (every state of it labelled alike): a Monte-Carlo value of the " +
-          "data's policies, so a short imagined branch ending before the task does is scored by its chance of " +
-          'success from where it ended, not by how far along the task it got',
-      ),
     minLogVar: z.number().default(-3).describe('soft lower bound of the predicted log-variance (normalised units)'),
     maxLogVar: z.number().default(2).describe('soft upper bound of the predicted log-variance'),
     video: z

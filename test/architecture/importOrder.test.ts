@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { importsOf, importViolations, layerOf, repositoryModules } from './importRules.ts';
+import { readFileSync } from 'node:fs';
+import { importsOf, importViolations, LAYERS, layerOf, repositoryModules } from './importRules.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -49,4 +50,18 @@ test('the import check: finds every form of import and fails on a forbidden one'
   // A folder outside the order must be placed in it.
   assert.equal(layerOf('src/newthing/a.ts'), undefined);
   assert.match(importViolations(new Map([['src/newthing/a.ts', '']]))[0]!.why, /in no layer/);
+});
+
+test("the README's import order is the enforced one, layer for layer", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const block = /A folder imports only from folders before it[\s\S]*?```\n([^`]*)```/.exec(readme)?.[1];
+  assert.ok(block, 'README.md: no import-order block after "A folder imports only from folders before it"');
+  const listed = block
+    .split(/→|\n/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  assert.deepEqual(
+    listed,
+    LAYERS.map((l) => l.split('/').at(-1)),
+  );
 });

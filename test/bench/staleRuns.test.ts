@@ -46,19 +46,42 @@ test('real-only GRPO is not stale for keys it never reads (its preset extends th
 test('a key added after a run counts only where it differs from its default; measurements turned off do not', () => {
   const now = resolved();
   const old = stored(now);
-  delete old.anchorEvery; // the run predates the key: it ran as the default, 1
+  delete old.uncertaintyPenalty; // the run predates the key: it ran as the default, 0
   delete (old.worldModel as Record<string, unknown>).goalFrom; // default 'auto', as now
-  assert.deepEqual(changedKeys(old, now), [{ key: 'anchorEvery', was: 1, now: 2 }]);
+  assert.deepEqual(changedKeys(old, now), []);
+  assert.deepEqual(changedKeys(old, resolved('--uncertaintyPenalty=1')), [
+    { key: 'uncertaintyPenalty', was: 0, now: 1 },
+  ]);
   // A run that checked PPI against real episodes answers an arm that does not; the other way round it does not.
   const checked = stored(resolved('--ppiCheckEpisodes=60'));
   assert.deepEqual(changedKeys(checked, now), []);
   assert.deepEqual(changedKeys(stored(now), resolved('--ppiCheckEpisodes=60')), [
     { key: 'ppiCheckEpisodes', was: 0, now: 60 },
   ]);
-  // An optional key the run set and its arm now leaves unset (no default) counts; one gone from the schema does not.
-  const limited = stored(resolved('--imaginedKlLimit=0.1'));
-  assert.deepEqual(changedKeys(limited, now), [{ key: 'imaginedKlLimit', was: 0.1, now: undefined }]);
-  assert.deepEqual(changedKeys({ ...stored(now), retiredKey: 3 }, now), []);
+});
+
+test('a key removed from the schema counts only where the run recorded other than what the code now behaves as', () => {
+  const now = resolved();
+  const old = stored(now);
+  // The experiment switches a run made before their removal recorded at their defaults: it behaved as today's does.
+  const asToday = {
+    ...old,
+    debiasMap: 'isotonic',
+    contextual: { ridge: 1, minPairs: 64, window: 2000 },
+    branch: { fraction: 0, recentEpisodes: 64, beforeClose: false },
+    imagineFromStep: 1,
+    worldModel: { ...(old.worldModel as object), anchorRepeat: 1, warmupStd: 0 },
+  };
+  assert.deepEqual(changedKeys(asToday, now), []);
+  // Set otherwise, the run is stale: it ran code that is gone.
+  assert.deepEqual(
+    changedKeys({ ...asToday, debiasMap: 'contextual', branch: { fraction: 1 } }, now).map((c) => c.key),
+    ['debiasMap', 'branch.fraction'],
+  );
+  assert.deepEqual(changedKeys({ ...old, imaginedKlLimit: 0.1 }, now), [
+    { key: 'imaginedKlLimit', was: 0.1, now: undefined },
+  ]);
+  assert.deepEqual(changedKeys({ ...old, retiredKey: 3 }, now), [{ key: 'retiredKey', was: 3, now: undefined }]);
 });
 
 test('every key a mode leaves unread is a key of the training config', () => {
@@ -70,15 +93,14 @@ test('every key a mode leaves unread is a key of the training config', () => {
     }
   };
   walk(defaults as unknown as Record<string, unknown>, '');
-  const optional = ['imaginedKlLimit', 'terminateAt']; // no default: absent until set
   for (const mode of ['real', 'wm-only'] as const)
-    for (const key of keysUnread(mode)) assert.ok(paths.has(key) || optional.includes(key), `${mode}: ${key}`);
+    for (const key of keysUnread(mode)) assert.ok(paths.has(key), `${mode}: ${key}`);
   assert.deepEqual(keysUnread('wmrl'), []);
 });
 
 test('a run that read other data folders is stale; one that recorded none (made before the record) is not told', () => {
   const now = ['cache/demos', 'cache/demos-noise'];
-  // Real-only read the noisy experts too before session 44: its group starts were drawn from them.
+  // Real-only read the noisy experts too once: its group starts were drawn from them.
   assert.deepEqual(changedData('data', ['cache/demos', 'cache/demos-noise', 'cache/mixed'], now), {
     key: 'data',
     was: ['cache/demos', 'cache/demos-noise', 'cache/mixed'],

@@ -1,123 +1,117 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   ALL_ARMS,
-  EXTRA_ARMS,
-  LONG_ARMS,
+  ON_DEMAND_ARMS,
   REAL_ONLY,
-  SHORT_ARMS,
   armColour,
   armFlags,
+  armIsAblation,
+  armIsLong,
   armLabel,
   armRobotTimeCounted,
-  armWorldModel,
   armWorldModelData,
-  armWorldModelFolder,
-  runName,
+  dottedFlags,
+  experiment,
+  experimentNames,
+  worldModelFolder,
 } from '../../bench/wmrlArms.ts';
 import { FAMILIES, isWorldModelData } from '../../bench/benchFamilies.ts';
+import { resolveTrainConfig } from '../../src/cli/train.ts';
 
-test('benchmark arms: ablations take their part away from the headline arm, in runs named after it', () => {
-  for (const arm of [...ALL_ARMS, ...EXTRA_ARMS]) assert.ok(Array.isArray(armFlags(arm, 'wmrl')), arm);
-  // Against the quickstart (reach's headline) an ablation is its own flags, in the run folder it always had.
-  assert.deepEqual(armFlags('no-debias', 'wmrl'), ['--no-debias']);
-  assert.equal(runName('no-debias', 'wmrl'), 'no-debias');
-  // Against pick's headline it starts from that arm's flags, and its runs are kept apart.
-  const bound = ['--imaginedWeight=trust', '--trust.confidence=1.645'];
-  assert.deepEqual(armFlags('wmrl-trust-bound', 'wmrl-trust-bound'), bound);
-  assert.deepEqual(armFlags('no-debias', 'wmrl-trust-bound'), [...bound, '--no-debias']);
-  assert.equal(runName('no-debias', 'wmrl-trust-bound'), 'no-debias-of-wmrl-trust-bound');
-  // Arms that are not ablations never change with the headline.
-  assert.deepEqual(armFlags('real', 'wmrl-trust-bound'), REAL_ONLY);
-  assert.equal(runName('anchors-only', 'wmrl-trust-bound'), 'anchors-only');
-  // An ablation as the headline is itself, not itself twice.
-  assert.deepEqual(armFlags('trust', 'trust'), ['--imaginedWeight=trust']);
-  assert.equal(runName('trust', 'trust'), 'trust');
-  assert.throws(() => armFlags('no-such-arm', 'wmrl'), /no benchmark arm 'no-such-arm'/);
-});
-
-test('benchmark arms: the lists and plot names the benchmark reads come from one record per arm', () => {
-  assert.deepEqual(ALL_ARMS.slice(0, 4), ['real', 'wmrl', 'wmrl-demos-only-warm16', 'anchors-only']);
-  assert.ok(!ALL_ARMS.includes('real-g2') && EXTRA_ARMS.includes('real-g2'));
-  assert.equal(new Set([...ALL_ARMS, ...EXTRA_ARMS]).size, ALL_ARMS.length + EXTRA_ARMS.length);
-  // The real2 arm runs the long arms' 28 steps; real8 the baseline's 12 (each step after its stop costs real-only's).
-  assert.ok(LONG_ARMS.has('wmrl-branch-kl-limit-real2') && !LONG_ARMS.has('wmrl-branch-kl-limit-real8'));
-  // Arms with a step count of their own: real-only evaluated every step, the grasp arm observed for 56 steps.
-  assert.deepEqual(SHORT_ARMS, {
-    'real-every-step': 4,
-    'wmrl-branch-refit1-object-penalty-anchors2-score-grasp-56': 56,
-  });
-  assert.equal(armLabel('real'), 'real-only GRPO (G = 8)');
-  assert.equal(armLabel('wmrl-branch-h8'), 'wmrl-branch-h8');
+test('benchmark arms: one table of headline and ablation arms, short names, each its own flags', () => {
+  assert.deepEqual(ALL_ARMS, [
+    'real',
+    'wmrl',
+    'wmrl-demos-warmup',
+    'anchors-only',
+    'no-debias',
+    'paper-map',
+    'no-anchor-weight',
+    'no-ensemble-weight',
+    'no-refit',
+    'wm-only',
+  ]);
+  assert.deepEqual(ON_DEMAND_ARMS, ['perfect-wm']);
+  for (const arm of [...ALL_ARMS, ...ON_DEMAND_ARMS, ...experimentNames()]) {
+    assert.ok(arm.length <= 30, `${arm}: a short name`);
+    assert.ok(armLabel(arm).length > 0, arm);
+    // Every flag an arm passes is a key `wmrl train` knows (resolving refuses any other).
+    assert.doesNotThrow(() => resolveTrainConfig(['--config', 'configs/train/quickstart.yaml', ...armFlags(arm)]), arm);
+  }
+  // The family's preset is the WMRL arm: it adds nothing; an ablation takes one part away from it.
+  assert.deepEqual(armFlags('wmrl'), []);
+  assert.deepEqual(armFlags('no-debias'), ['--no-debias']);
+  assert.ok(armIsAblation('no-debias') && !armIsAblation('wmrl') && !armIsAblation('real'));
+  assert.deepEqual(armFlags('real'), REAL_ONLY);
+  // The arms that spend at most one group of robot time a step run the long budget.
+  assert.deepEqual(ALL_ARMS.filter(armIsLong), ['wmrl', 'wmrl-demos-warmup', 'anchors-only']);
   assert.equal(armColour('real'), '#d62728');
-  assert.equal(armColour('wmrl-branch-h8'), undefined);
-});
-
-test('benchmark arms: an arm with a world-model preset of its own imagines with it, and so do its ablations', () => {
-  const value = 'wmrl-branch-kl-limit-real2-value';
-  assert.equal(armWorldModel(value, 'wmrl'), 'configs/wm/perception-outcome.yaml');
-  // It differs from the real2 arm only in its world model.
-  assert.deepEqual(armFlags(value, 'wmrl'), armFlags('wmrl-branch-kl-limit-real2', 'wmrl'));
-  assert.equal(armWorldModel('wmrl-branch-kl-limit-real2', 'wmrl'), undefined);
-  assert.equal(armWorldModel('no-debias', value), 'configs/wm/perception-outcome.yaml');
-  assert.equal(armWorldModel('no-debias', 'wmrl'), undefined);
-  assert.equal(armWorldModel('real', value), undefined, 'real-only GRPO never imagines');
-  // On reach the quickstart's own value-head arm.
-  assert.deepEqual(
-    [armFlags('wmrl-value', 'wmrl'), armWorldModel('wmrl-value', 'wmrl')],
-    [[], armWorldModel(value, 'wmrl')],
-  );
-});
-
-test("benchmark arms: each world model has its own cache folder: its preset's and its state's goal", () => {
-  // The quickstart's world model holds the localised goal; so do its ablations, but the one taking it away.
-  assert.equal(armWorldModelFolder('wmrl', 'wmrl'), 'worldmodel-goal-localised');
-  assert.equal(armWorldModelFolder('no-debias', 'wmrl'), 'worldmodel-goal-localised');
-  assert.deepEqual(armFlags('no-goal', 'wmrl'), ['--worldModel.goal=none']);
-  assert.equal(armWorldModelFolder('no-goal', 'wmrl'), 'worldmodel');
-  assert.equal(armWorldModelFolder('wmrl-value', 'wmrl'), 'worldmodel-perception-outcome-goal-localised');
-  // A family whose flags leave the goal out (pick) shares a model without it, unless an arm asks for one.
-  const pick = FAMILIES.pick!.train;
-  assert.equal(armWorldModelFolder('wmrl', 'wmrl', pick), 'worldmodel');
-  assert.equal(armWorldModelFolder('wmrl-goal', 'wmrl', pick), 'worldmodel-goal-localised');
-  // Goals learned from the demonstrations' gripper: a localiser of its own, so a model of its own.
-  assert.equal(armWorldModelFolder('wmrl-goal-gripper', 'wmrl'), 'worldmodel-goal-localised-from-gripper');
-  // The privileged-goal probe's state holds another goal: never the shared model; its ablations use its own.
-  assert.deepEqual(armFlags('wmrl-privileged-goal', 'wmrl'), ['--worldModel.goal=privileged']);
-  assert.equal(armWorldModelFolder('wmrl-privileged-goal', 'wmrl'), 'worldmodel-goal-privileged');
-  assert.equal(armWorldModelFolder('no-debias', 'wmrl-privileged-goal', pick), 'worldmodel-goal-privileged');
+  assert.throws(() => armFlags('no-such-arm'), /no benchmark arm 'no-such-arm'.*experiments: /);
 });
 
 test('benchmark arms: the perfect-world-model ceiling runs all 32 groups and counts one group of robot time', () => {
-  // Its stand-in for imagination runs in the simulator: only the anchor group, 1 of 32, is robot time.
-  assert.deepEqual(armFlags('perfect-wm', 'wmrl'), [...REAL_ONLY, '--groups=32']);
+  assert.deepEqual(armFlags('perfect-wm'), [...REAL_ONLY, '--groups=32']);
   assert.equal(armRobotTimeCounted('perfect-wm'), 1 / 32);
-  assert.equal(armRobotTimeCounted('perfect-wm-cut16'), 1 / 32);
-  assert.ok(
-    EXTRA_ARMS.includes('perfect-wm') && !ALL_ARMS.includes('perfect-wm'),
-    'a probe, never in the full benchmark',
-  );
-  // Every method arm counts all of its executed robot time.
   for (const arm of ALL_ARMS) assert.equal(armRobotTimeCounted(arm), 1, arm);
-  assert.equal(armRobotTimeCounted('wmrl-cut16'), 1);
 });
 
-test("benchmark arms: an arm's world model learns from the world-model data it names, in a folder of its own", () => {
-  // By default the family's noisy experts; the demonstrations alone, or reach's own few noisy experts.
-  assert.deepEqual(armWorldModelData('wmrl', 'wmrl'), ['mixed']);
-  assert.deepEqual(armWorldModelData('no-debias', 'wmrl'), ['mixed']);
-  assert.deepEqual(armWorldModelData('wmrl-demos-only', 'wmrl'), []);
-  assert.deepEqual(armWorldModelData('wmrl-reach-data40', 'wmrl'), ['mixed-reach-a', 'mixed-reach-b']);
-  // An ablation of a headline with data of its own learns from that data too.
-  assert.deepEqual(armWorldModelData('no-debias', 'wmrl-demos-only'), []);
-  assert.equal(armWorldModelFolder('wmrl', 'wmrl'), 'worldmodel-goal-localised');
-  assert.equal(armWorldModelFolder('wmrl-demos-only', 'wmrl'), 'worldmodel-goal-localised-demos-only');
-  assert.equal(armWorldModelFolder('wmrl-reach-data20', 'wmrl'), 'worldmodel-goal-localised-data-mixed-reach-a');
-  // Every folder an arm names is world-model data (never cloned) that reach's set-up collects.
-  for (const arm of [...ALL_ARMS, ...EXTRA_ARMS])
-    for (const folder of armWorldModelData(arm, 'wmrl')) {
-      assert.ok(isWorldModelData(folder), `${arm}: ${folder}`);
-      assert.ok(folder in FAMILIES.reach!.data, `${arm}: ${folder}`);
-    }
+test('benchmark experiments: an overlay file names the arm it changes and the keys it sets', () => {
+  assert.deepEqual(experimentNames(), ['anchors-every-step', 'imagine-8', 'no-goal', 'wmrl-demos-only']);
+  assert.deepEqual(armFlags('imagine-8'), ['--groups=8', '--anchorFraction=0.1', '--worldModel.refitSteps=40']);
+  assert.ok(armIsLong('imagine-8') && !armIsAblation('imagine-8'));
+  assert.deepEqual([armFlags('wmrl-demos-only'), armWorldModelData('wmrl-demos-only')], [[], []]);
+  assert.deepEqual(dottedFlags({ a: 1, b: { c: 'x', d: [1, 2] }, e: true }), [
+    '--a=1',
+    '--b.c=x',
+    '--b.d=[1,2]',
+    '--e=true',
+  ]);
+  // A file of one's own: based on another arm, its flags after that arm's; a bad file says what is wrong.
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-experiments-'));
+  writeFileSync(join(dir, 'real-g2.yaml'), 'label: real-only GRPO (G = 2)\nbase: real\ntrain: { groups: 2 }\n');
+  const real2 = experiment('real-g2', dir);
+  assert.deepEqual(real2.flags, [...REAL_ONLY, '--groups=2']);
+  assert.equal(real2.colour, undefined, "the base arm's colour is its own");
+  writeFileSync(join(dir, 'bad.yaml'), 'label: x\nbase: nothing\ntrain: {}\n');
+  assert.throws(() => experiment('bad', dir), /base 'nothing' is no arm of the table/);
+  writeFileSync(join(dir, 'typo.yaml'), 'label: x\ntrian: {}\n');
+  assert.throws(() => experiment('typo', dir), /typo\.yaml/);
+});
+
+test("benchmark arms: each world model has its own cache folder: its state's goal and object, and its data", () => {
+  const folder = (config: string, arm: string) =>
+    worldModelFolder(resolveTrainConfig(['--config', config, ...armFlags(arm)]).worldModel, armWorldModelData(arm));
+  const reach = FAMILIES.reach!.config;
+  const pick = FAMILIES.pick!.config;
+  // The quickstart's world model holds the localised goal; so do its ablations, but the probe taking it away.
+  assert.equal(folder(reach, 'wmrl'), 'worldmodel-goal-localised');
+  assert.equal(folder(reach, 'no-debias'), 'worldmodel-goal-localised');
+  assert.equal(folder(reach, 'no-goal'), 'worldmodel');
+  // Pick's holds the localised block, no goal.
+  assert.equal(folder(pick, 'wmrl'), 'worldmodel-object-localised');
+  // Goals learned from the demonstrations' gripper: a localiser of its own, so a model of its own.
+  assert.equal(
+    worldModelFolder({ goal: 'localised', goalFrom: 'gripper', object: 'none' }, ['mixed']),
+    'worldmodel-goal-localised-from-gripper',
+  );
+  // By default the family's noisy experts; the demonstrations alone: a folder of its own.
+  assert.deepEqual(armWorldModelData('wmrl'), ['mixed']);
+  assert.deepEqual(armWorldModelData('wmrl-demos-warmup'), []);
+  assert.equal(folder(reach, 'wmrl-demos-warmup'), 'worldmodel-goal-localised-demos-only');
+  assert.equal(
+    worldModelFolder({ goal: 'none', goalFrom: 'auto', object: 'none' }, ['mixed-reach-a']),
+    'worldmodel-data-mixed-reach-a',
+  );
+  // Every folder an arm names is world-model data (never cloned) that every family's set-up collects.
+  for (const arm of [...ALL_ARMS, ...ON_DEMAND_ARMS, ...experimentNames()])
+    for (const data of armWorldModelData(arm))
+      for (const family of Object.values(FAMILIES)) {
+        assert.ok(isWorldModelData(data), `${arm}: ${data}`);
+        assert.ok(data in family.data, `${arm}: ${data}`);
+      }
   assert.ok(!isWorldModelData('demos') && !isWorldModelData('reach-demos'));
 });

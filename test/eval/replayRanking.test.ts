@@ -73,8 +73,9 @@ test(
   },
 );
 
-// The object rules read a state's last four numbers, [object − gripper xyz, lift]: a 4-D toy whose state moves by
-// the action, its rollouts closing on the block at a rate a a step and lifting it by a (none ends before step 6).
+// The grasp rule reads a state's last four numbers, [object − gripper xyz, lift], where the gripper command (the last
+// action dim) first closes: a 4-D toy whose state moves by the action, its rollouts nearing the block at a rate a a
+// step and closing at step 5 (none ends before step 6), so the faster ones close nearer the block.
 const toy4: DynamicsModel = {
   members: 2,
   step: (x, action) =>
@@ -91,18 +92,20 @@ function objectEpisode(id: string, a: number, success: boolean): Episode {
     const [t, j] = [Math.floor(i / 4), i % 4];
     return j === 0 ? 0.2 - a * t : j === 3 ? a * t : 0;
   });
-  const actions = Float32Array.from({ length: steps * 4 }, (_, i) => (i % 4 === 0 ? -a : i % 4 === 3 ? a : 0));
+  const actions = Float32Array.from({ length: steps * 4 }, (_, i) =>
+    i % 4 === 0 ? -a : i % 4 === 3 ? (Math.floor(i / 4) >= 5 ? 1 : -1) : 0,
+  );
   return { ...e, state, actions, progress: new Float32Array(steps + 1) };
 }
 
-test('replayRanking with object: each object rule ranks the real state at H and the replayed one', () => {
+test('replayRanking with object: the grasp rule ranks the real state at H and the replayed one', () => {
   const eps = [objectEpisode('c0', 0.03, true), objectEpisode('c1', 0.02, false), objectEpisode('c2', 0.01, false)];
   const model = {
     imagine: (...a: Parameters<typeof imagine> extends [unknown, ...infer R] ? R : never) => imagine(toy4, ...a),
   };
   const r = replayRanking(model, eps, 3, 6, { object: true });
-  for (const rule of ['object', 'objectDistance'] as const)
-    assert.deepEqual([r.object![rule].real.auc, r.object![rule].replay.auc], [1, 1], rule);
+  assert.deepEqual(Object.keys(r.object!), ['grasp']);
+  assert.deepEqual([r.object!.grasp.real.auc, r.object!.grasp.replay.auc], [1, 1]);
   assert.equal(replayRanking(model, eps, 3, 6).object, undefined, 'only when asked');
 });
 

@@ -31,9 +31,15 @@ test('anchor groups: a share of G with the floor, all of them in real mode, none
   assert.equal(anchorGroupCount(config({ groups: 32, anchorFraction: 0.25 })), 8);
   assert.equal(anchorGroupCount(config({ groups: 8, mode: 'real' })), 8);
   assert.equal(anchorGroupCount(config({ groups: 8, mode: 'wm-only' })), 0);
-  // wm-only has nothing to measure trust with: its imagined samples count as real ones
-  assert.equal(resolveMethod(config({ mode: 'wm-only' })).imaginedWeight, 1);
-  assert.equal(resolveMethod(config({})).imaginedWeight, 'trust');
+  // Imagined samples weigh as much as real ones unless the config says otherwise.
+  assert.equal(resolveMethod(config({})).imaginedWeight, 1);
+  assert.equal(resolveMethod(config({ imaginedWeight: 0.5 })).imaginedWeight, 0.5);
+  assert.throws(() => config({ imaginedWeight: 'trust' }));
+  // Anchors every other step in wmrl mode (the default), every step in the others.
+  assert.deepEqual(
+    [resolveMethod(config({})).anchorEvery, resolveMethod(config({ mode: 'real' })).anchorEvery],
+    [2, 1],
+  );
 });
 
 test('replay sample: n distinct episodes, seeded, all of them for 0 or n ≥ their number', () => {
@@ -55,13 +61,14 @@ test('replay sample: n distinct episodes, seeded, all of them for 0 or n ≥ the
 test('the anchor weight multiplies the anchors only in an update that has imagined samples (λ > 0)', () => {
   assert.equal(appliedAnchorWeight(2.4, 1), 2.4);
   assert.equal(appliedAnchorWeight(2.4, 0.3), 2.4);
-  // Anchors alone (trust at λ = 0, or real mode): the weight would only scale the step.
+  // Anchors alone (λ = 0, or real mode): the weight would only scale the step.
   assert.equal(appliedAnchorWeight(2.4, 0), 1);
   assert.equal(appliedAnchorWeight(2.4, null), 1);
 });
 
-test("score 'object' and 'objectDistance' need a world model told the object", () => {
-  for (const score of ['object', 'objectDistance'])
-    assert.throws(() => resolveMethod(config({ score })), new RegExp(`score=${score} .*needs worldModel\\.object`));
-  assert.doesNotThrow(() => resolveMethod(config({ score: 'objectDistance', worldModel: { object: 'localised' } })));
+test("score 'grasp' needs a world model told the object; the method's switches are few and settled", () => {
+  assert.throws(() => resolveMethod(config({ score: 'grasp' })), /score=grasp .*needs worldModel\.object/);
+  assert.doesNotThrow(() => resolveMethod(config({ score: 'grasp', worldModel: { object: 'localised' } })));
+  assert.throws(() => config({ score: 'objectDistance' }), 'a removed rule is refused at load');
+  assert.ok(Object.keys(resolveMethod(config({}))).length <= 10);
 });

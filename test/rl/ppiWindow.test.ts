@@ -15,41 +15,40 @@ const identity: Rescore = (scores) => scores;
 
 test('keeps the newest groups, survives JSON, refuses bad input; an older checkpoint starts empty', () => {
   const w = new PpiWindow(2);
-  w.add(1, [1, 1, 0, 0, 0.5, 0.5, 0.5, 0.5], [], [1, 0, 0, 0, 1, 1, 1, 0], M);
-  w.add(2, [0.2, 0.2, 0.2, 0.2], [], [0, 0, 0, 1], M);
+  w.add(1, [1, 1, 0, 0, 0.5, 0.5, 0.5, 0.5], [1, 0, 0, 0, 1, 1, 1, 0], M);
+  w.add(2, [0.2, 0.2, 0.2, 0.2], [0, 0, 0, 1], M);
   assert.deepEqual(w.toJSON(), {
     groups: [
-      { step: 1, scores: [0.5, 0.5, 0.5, 0.5], features: [], outcome: 0.75 },
-      { step: 2, scores: [0.2, 0.2, 0.2, 0.2], features: [], outcome: 0.25 },
+      { step: 1, scores: [0.5, 0.5, 0.5, 0.5], outcome: 0.75 },
+      { step: 2, scores: [0.2, 0.2, 0.2, 0.2], outcome: 0.25 },
     ],
   });
   assert.equal(w.groups, 2);
   assert.deepEqual(PpiWindow.fromJSON(2, 0, w.toJSON()).toJSON(), w.toJSON());
   assert.equal(PpiWindow.fromJSON(2, 0, { predicted: [0.5], outcomes: [1] }).groups, 0);
   // A checkpoint from before groups kept their step: dated to step 0.
-  const undated = PpiWindow.fromJSON(2, 2, { groups: [{ scores: [0.5], features: [], outcome: 1 }] });
+  const undated = PpiWindow.fromJSON(2, 2, { groups: [{ scores: [0.5], outcome: 1 }] });
   assert.equal(undated.toJSON().groups[0]!.step, 0);
   assert.throws(() => new PpiWindow(0), /size must be an integer ≥ 1/);
   assert.throws(() => new PpiWindow(2, -1), /half-life must be a number of steps ≥ 0/);
-  assert.throws(() => w.add(3, [1, 0], [], [1], 1), /2 scores but 1 outcomes/);
-  assert.throws(() => w.add(3, [1, 0], [1, 2, 3], [1, 0], 1), /3 feature values do not split into 2 rows/);
-  // Features travel with their group's rollouts.
-  const f = new PpiWindow(2);
-  f.add(
-    1,
-    [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
-    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
-    [1, 1, 1, 1, 0, 0, 0, 0],
-    M,
+  assert.throws(() => w.add(3, [1, 0], [1], 1), /2 scores but 1 outcomes/);
+  // `with` adds to a copy: the window itself is left as it was.
+  const next = w.with(3, [0.9, 0.9, 0.9, 0.9], [1, 1, 1, 0], M);
+  assert.deepEqual(
+    next.toJSON().groups.map((g) => g.step),
+    [2, 3],
   );
-  assert.deepEqual(f.toJSON().groups[1]!.features, [9, 10, 11, 12, 13, 14, 15, 16]);
+  assert.deepEqual(
+    w.toJSON().groups.map((g) => g.step),
+    [1, 2],
+  );
 });
 
 test("its estimate is groupedPpiEstimate over the window's groups, debiased by the correction of now", () => {
   const w = new PpiWindow(8);
   const scores = [0.6, 0.6, 0.6, 0.6, 0.3, 0.3, 0.3, 0.3];
   const outcomes = [1, 0, 1, 0, 0, 0, 1, 0];
-  w.add(1, scores, [], outcomes, M);
+  w.add(1, scores, outcomes, M);
   const imagined = [0.5, 0.5, 0.5, 0.5, 0.7, 0.7, 0.7, 0.7, 0.2, 0.2, 0.2, 0.2];
   assert.deepEqual(w.estimate(1, imagined, M, identity), groupedPpiEstimate(imagined, scores, outcomes, M));
   const extra = { predicted: [0.4, 0.4, 0.4, 0.4], outcomes: [1, 1, 0, 1] };
@@ -78,7 +77,7 @@ test('a map fitted after the first anchors does not subtract their bias twice', 
   // the window's rectifier would be 0.9 − 0.5 = 0.4 and the estimate 0.5 − 0.4 = 0.1; debiased
   // now (0.5), the rectifier is 0 and the estimate the truth.
   const w = new PpiWindow(8);
-  for (let step = 1; step <= 2; step++) w.add(step, [0.9, 0.9, 0.9, 0.9], [], [1, 0, 1, 0], M);
+  for (let step = 1; step <= 2; step++) w.add(step, [0.9, 0.9, 0.9, 0.9], [1, 0, 1, 0], M);
   const map: Rescore = (s) => s.map((v) => v - 0.4);
   const imagined = [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5];
   const e = w.estimate(2, imagined, M, map);
@@ -95,7 +94,7 @@ test('eight steps of one anchor group each: the interval narrows from near [0, 1
     // a world model that over-predicts by about 0.2
     const predicted = Array.from({ length: M }, () => 0.7);
     const outcomes = Array.from({ length: M }, () => (rng.next() < 0.5 ? 1 : 0));
-    w.add(step, predicted, [], outcomes, M);
+    w.add(step, predicted, outcomes, M);
     const e = w.estimate(step, imagined, M, identity);
     assert.ok(e.lower <= e.estimate && e.estimate <= e.upper);
     widths.push(e.upper - e.lower);
@@ -115,7 +114,7 @@ test('recent groups weigh more: a drifting error is followed, the interval count
   const recent = new PpiWindow(8, 2);
   for (let step = 1; step <= 8; step++) {
     const predicted = step <= 4 ? 0.8 : 0.2;
-    for (const w of [equal, recent]) w.add(step, [predicted, predicted, predicted, predicted], [], [1, 0, 1, 0], M);
+    for (const w of [equal, recent]) w.add(step, [predicted, predicted, predicted, predicted], [1, 0, 1, 0], M);
   }
   const imagined = [0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4];
   const e0 = equal.estimate(8, imagined, M, identity);

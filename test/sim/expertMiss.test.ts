@@ -10,6 +10,7 @@ import type { Episode } from '../../src/core/types.ts';
 import { SimEnv } from '../../src/envs/simEnv.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
+import { recordedObject } from '../../sim/privilegedState.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { EndEffectorFeatures } from '../../src/worldmodel/endEffectorFeatures.ts';
 import { resolveConfig } from '../../src/core/config.ts';
@@ -24,7 +25,7 @@ let features: EndEffectorFeatures;
 
 before(async () => {
   env = await SimEnv.create({ robot });
-  features = await EndEffectorFeatures.forRobot(robot, { object: 'privileged' });
+  features = await EndEffectorFeatures.forRobot(robot);
 });
 after(async () => {
   features.close();
@@ -33,12 +34,11 @@ after(async () => {
 
 /** The gripper's distance from the block (metres) where its first finger first falls below 0.6, or null. */
 function closingDistance(e: Episode): number | null {
-  const [wide] = features.append([e]);
-  const W = wide!.stateDim;
   for (let t = 0; t <= e.steps; t++)
     if (e.qpos[t * e.qposDim + features.fingerJoint]! < 0.6) {
-      const o = t * W + W - 4;
-      return Math.hypot(wide!.state[o]!, wide!.state[o + 1]!, wide!.state[o + 2]!);
+      const block = recordedObject(e.state, e.stateDim, t)!;
+      const { xyz } = features.gripperAt(e, t);
+      return Math.hypot(block[0]! - xyz[0]!, block[1]! - xyz[1]!, block[2]! - xyz[2]!);
     }
   return null;
 }

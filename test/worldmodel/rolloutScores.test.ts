@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rolloutScores } from '../../src/worldmodel/imagine.ts';
 import { graspScoreAt, graspScores } from '../../src/worldmodel/graspScores.ts';
-import { objectScores } from '../../src/worldmodel/objectScores.ts';
+import { objectClosenessAt } from '../../src/worldmodel/objectScores.ts';
 
 // H = 3 steps × K = 2 members × B = 2 rollouts, laid out [(t·K + k)·B + b].
 const H = 3,
@@ -40,16 +40,12 @@ test('rolloutScores over a shorter horizon reads the last step of that horizon; 
   near(rolloutScores(p, 0, K, B, 'final').score, [0, 0]);
 });
 
-test("objectScores: pick's 0.5 · closeness + 0.5 · lift, or the closeness alone, from a state's last 4 numbers", () => {
-  // H = 1 step, 3 rows of D = 5 ([other, object − gripper xyz, lift]); the start states (t = 0) are not read.
-  const D = 5;
-  const states = new Float32Array(2 * 3 * D).fill(9);
-  const row = (r: number, v: number[]) => states.set(v, (3 + r) * D);
-  row(0, [7, 0.15, 0, 0, 0.03]); // 15 cm from the block at half pick's lift: 0.5·(1 − 0.15/0.25) + 0.5·0.5
-  row(1, [7, 0, 0.03, 0.04, 0.12]); // 5 cm away, lifted past 6 cm: 0.5·0.8 + 0.5·1
-  row(2, [7, 0.3, 0.4, 0, -0.01]); // 50 cm away, below its start: 0 + 0
-  near(objectScores(states, 1, 3, D, 'object'), [0.45, 0.9, 0]);
-  near(objectScores(states, 1, 3, D, 'objectDistance'), [0.4, 0.8, 0]);
+test("objectClosenessAt: 1 − the gripper's distance to the object / 25 cm, clamped, from the state's last 4", () => {
+  // One state of D = 5 ([other, object − gripper xyz, lift]) at a time.
+  const at = (v: number[]) => objectClosenessAt(Float32Array.from(v), 0, 5);
+  near([at([7, 0.15, 0, 0, 0.03])], [0.4]); // 15 cm from the block
+  near([at([7, 0, 0.03, 0.04, 0.12])], [0.8]); // 5 cm away (the lift is not read)
+  near([at([7, 0.3, 0.4, 0, -0.01])], [0]); // 50 cm away: clamped at 0
 });
 
 test('graspScores: the closeness where the command first closes, else the latest state; graspScoreAt the same', () => {

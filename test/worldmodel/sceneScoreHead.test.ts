@@ -93,38 +93,10 @@ test(
   },
 );
 
-test(
-  'refit with scoreHeadOnly trains the scene score network ' + 'alone: the dynamics weights stay, the score loss falls',
-  async () => {
-    const { model } = await WorldModel.train(episodes, config('scene', '1'));
-    try {
-      const net = model.dynamics;
-      const snapshot = (vars: tf.Variable[]) => vars.map((v) => Array.from(v.dataSync()));
-      const dynamicsBefore = snapshot(net.net.variables());
-      const scoreBefore = snapshot(net.scoreNet!.variables());
-      const report = await model.refit(episodes, { epochs: 4, seed: 3, scoreHeadOnly: true });
-      assert.deepEqual(snapshot(net.net.variables()), dynamicsBefore, 'the dynamics network is untouched');
-      assert.notDeepEqual(snapshot(net.scoreNet!.variables()), scoreBefore, 'the score network moved');
-      const h = report.history;
-      assert.deepEqual(Object.keys(h[0]!.validation).sort(), ['progress', 'selection', 'success', 'total']);
-      assert.ok(
-        h.at(-1)!.trainLoss < h[0]!.trainLoss,
-        `score loss ${h.map((m) => m.trainLoss.toFixed(4)).join(' → ')}`,
-      );
-    } finally {
-      model.dispose();
-    }
-  },
-);
-
 test("scoreHead 'joint' (the default) has no separate score network", async () => {
   const { model } = await WorldModel.train(episodes, config('joint', '1'));
   try {
     assert.equal(model.dynamics.scoreNet, undefined);
-    await assert.rejects(
-      model.refit(episodes, { epochs: 1, seed: 3, scoreHeadOnly: true }),
-      /no scene score network to refit alone/,
-    );
     assert.throws(
       () =>
         model.dynamics.sceneScore(
