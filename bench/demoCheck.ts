@@ -28,8 +28,8 @@ import { evaluatePolicyOutcomes } from '../src/eval/evaluatePolicy.ts';
 import { pairedDifference } from '../src/eval/proportion.ts';
 import { loadPolicy } from '../src/policy/policyFiles.ts';
 import { POLICY_KERNELS } from '../src/policy/policyConfig.ts';
-import { evaluatedPolicyDir } from '../src/rl/runTraining.ts';
-import type { WmrlConfig } from '../src/rl/wmrlConfig.ts';
+import { evaluatedPolicyDir } from '../src/rl/run/runTraining.ts';
+import type { WmrlConfig } from '../src/rl/config/wmrlConfig.ts';
 import { planEpisodes } from '../src/tasks/episodePlan.ts';
 import { parseTaskSelectors } from '../src/tasks/selectors.ts';
 

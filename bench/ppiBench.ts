@@ -42,12 +42,13 @@ import { wilsonInterval } from '../src/eval/proportion.ts';
 import { POLICY_KERNELS } from '../src/policy/policyConfig.ts';
 import { PolicyController } from '../src/policy/policyController.ts';
 import { loadPolicy } from '../src/policy/policyFiles.ts';
-import { imagineEvaluationScores } from '../src/rl/evaluationImagination.ts';
+import { imagineEvaluationScores } from '../src/rl/estimates/evaluationImagination.ts';
 import { planEpisodes } from '../src/tasks/episodePlan.ts';
 import { type TaskFamily, taskFamily } from '../src/tasks/families.ts';
-import { featuresOfModel, worldModelEpisodes } from '../src/worldmodel/perceptionWorldModel.ts';
+import { worldModelEpisodes } from '../src/worldmodel/perceptionWorldModel.ts';
+import { featuresOfModel } from '../src/rl/corrections/worldModelFeatures.ts';
 import { StartHeads } from '../src/eval/startHeads.ts';
-import { SCORE_RULES, type ScoreRule } from '../src/worldmodel/imagine.ts';
+import { SCORE_RULES, type ScoreRuleName } from '../src/worldmodel/scoreRules.ts';
 import { WORLD_MODEL_KERNELS } from '../src/worldmodel/worldModelConfig.ts';
 import { loadWorldModel, saveWorldModel } from '../src/worldmodel/worldModelFiles.ts';
 
@@ -209,7 +210,7 @@ const SCORERS = (values.scores ?? 'max').split(',').map((raw) => {
   const horizon = h === undefined ? undefined : Number(h);
   if (horizon !== undefined && !(Number.isInteger(horizon) && horizon >= 1))
     throw new Error(`--scores: '${spec}': the horizon is a whole number of control steps`);
-  return { spec, rule: rule as ScoreRule, horizon };
+  return { spec, rule: rule as ScoreRuleName, horizon };
 });
 const MODELS = [
   {

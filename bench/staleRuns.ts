@@ -4,8 +4,8 @@
  * runs of the old config. A run is stale when a key its mode reads resolves differently now.
  */
 import { resolveConfig } from '../src/core/config.ts';
-import { keysUnread } from '../src/rl/method.ts';
-import { type WmrlConfig, wmrlConfigSchema } from '../src/rl/wmrlConfig.ts';
+import { keysUnread } from '../src/rl/config/method.ts';
+import { type WmrlConfig, wmrlConfigSchema } from '../src/rl/config/wmrlConfig.ts';
 
 /**
  * Keys that only add measurements (PPI checks against real episodes, imagination checks, keeping

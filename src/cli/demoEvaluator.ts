@@ -15,9 +15,9 @@ import {
   HELD_OUT_SEED,
   type HeldOutEvaluator,
   heldOutPlan,
-} from '../rl/heldOutEvaluation.ts';
-import { evaluatedPolicyDir } from '../rl/runTraining.ts';
-import type { WmrlConfig } from '../rl/wmrlConfig.ts';
+} from '../rl/estimates/heldOutEvaluation.ts';
+import { evaluatedPolicyDir } from '../rl/run/runTraining.ts';
+import type { WmrlConfig } from '../rl/config/wmrlConfig.ts';
 import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { runChild } from './wmrlChild.ts';
 

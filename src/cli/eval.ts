@@ -26,8 +26,8 @@ import { Progress } from './progress.ts';
 import { imaginedPlan, PPI_FLAGS, PPI_HELP, ppiChoice, ppiPredictor, writePpiResults } from './evalPpi.ts';
 import { evaluateWithPredictions, type PpiEvaluation } from '../eval/ppiEvaluation.ts';
 import { formatPpiRows } from '../eval/ppiTable.ts';
-import { evaluationEpisodeNoise } from '../rl/evaluationImagination.ts';
-import { HELD_OUT_SEED } from '../rl/heldOutEvaluation.ts';
+import { evaluationEpisodeNoise } from '../rl/estimates/evaluationImagination.ts';
+import { HELD_OUT_SEED } from '../rl/estimates/heldOutEvaluation.ts';
 
 const HELP = `usage: wmrl eval --policy DIR [options]
        wmrl eval --policy DIR --world-model DIR [--real N] [--imagined M] [options]

@@ -14,11 +14,11 @@ import type { PpiEvaluationUnit } from '../eval/ppiEvaluation.ts';
 import type { PpiRow } from '../eval/ppiTable.ts';
 import type { NoiseSpec } from '../policy/rolloutNoise.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
-import { imagineEvaluationScores } from '../rl/evaluationImagination.ts';
+import { imagineEvaluationScores } from '../rl/estimates/evaluationImagination.ts';
 import { planEpisodes, type PlannedEpisode } from '../tasks/episodePlan.ts';
 import type { TaskSelector } from '../tasks/selectors.ts';
-import { SCORE_RULES, type ScoreRule } from '../worldmodel/imagine.ts';
-import { featuresOfModel } from '../worldmodel/perceptionWorldModel.ts';
+import { SCORE_RULES, type ScoreRuleName } from '../worldmodel/scoreRules.ts';
+import { featuresOfModel } from '../rl/corrections/worldModelFeatures.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';
 import { StartHeads } from '../eval/startHeads.ts';
 import { choiceFlag, intFlag, UsageError } from './args.ts';
@@ -57,7 +57,7 @@ export interface PpiChoice {
   real: number;
   imagined: number;
   horizon?: number;
-  score: ScoreRule;
+  score: ScoreRuleName;
 }
 
 type PpiValues = { [K in keyof typeof PPI_FLAGS]?: K extends 'start-head' ? string[] : string } & {

@@ -15,7 +15,9 @@ import type { WorldModelEvaluation } from '../worldmodel/evaluateModel.ts';
 import { inputSensitivity, type InputSensitivity } from '../eval/inputSensitivity.ts';
 import { type FingerQuantiles, type ReplayRanking, replayRanking } from '../eval/replayRanking.ts';
 import { CLOSING_OPENINGS, type ClosingRow, closingSteps } from '../eval/closingSteps.ts';
-import { featuresOfModel, worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
+import { worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
+import { featuresOfModel } from '../rl/corrections/worldModelFeatures.ts';
+import { FAMILY_SCORE_RULES } from '../tasks/families.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { intFlag, parseFlags, UsageError } from './args.ts';
@@ -246,6 +248,7 @@ async function rank(argv: string[]): Promise<number> {
     const rows = ranked.map((r) => ({ ...r, inputSensitivity: inputs, ...(closing ? { closing } : {}) }));
     if (values.json) console.log(JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2));
     else {
+      const ruleNames = Object.keys(FAMILY_SCORE_RULES);
       const f = (a: { auc: number | null }) => (a.auc === null ? '  n/a' : a.auc.toFixed(3));
       const r = rows[0]!;
       console.log(
@@ -254,18 +257,21 @@ async function rank(argv: string[]): Promise<number> {
       );
       console.log(
         '  horizon  true progress at H  model replayed open loop H steps  model head one step from real' +
-          (object ? '  grasp: real  replayed' : ''),
+          (object ? ruleNames.map((n) => `  ${`${n}: real`.padStart(11)}  replayed`).join('') : ''),
       );
       for (const x of rows)
         console.log(
           `  ${String(x.horizon).padStart(7)}  ${f(x.truth).padStart(18)}  ${f(x.replay).padStart(32)}  ` +
             `${f(x.head).padStart(30)}` +
-            (x.object ? `  ${f(x.object.grasp.real).padStart(11)}  ${f(x.object.grasp.replay).padStart(8)}` : ''),
+            ruleNames
+              .map((n) => x.object?.[n])
+              .map((o) => (o ? `  ${f(o.real).padStart(11)}  ${f(o.replay).padStart(8)}` : ''))
+              .join(''),
         );
       if (object)
         console.log(
-          "  grasp: the gripper's closeness to the object where its command first closes, computed from the " +
-            "state's object numbers (wmrl train --score=grasp)",
+          `  ${ruleNames.join(', ')}: the task families' own score rules, computed from the state's object numbers ` +
+            `(wmrl train --score=${ruleNames[0]})`,
         );
       if (finger !== undefined) printFingers(rows);
       if (closing) printClosing(closing);

@@ -6,7 +6,7 @@
  */
 import type { Episode } from '../core/types.ts';
 import type { Imaginer } from './replayRanking.ts';
-import { objectDistanceAt } from '../worldmodel/objectScores.ts';
+import { objectDistanceAt } from '../tasks/pick/graspScore.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { statesAt } from '../worldmodel/statesAt.ts';
 

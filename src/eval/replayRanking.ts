@@ -20,8 +20,8 @@ import type { Episode } from '../core/types.ts';
 import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
 import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from '../worldmodel/imagine.ts';
 import { rolloutScores } from '../worldmodel/imagine.ts';
-import { graspScoreAt, graspScores } from '../worldmodel/graspScores.ts';
-import { OBJECT_RULES, type ObjectRule } from '../worldmodel/objectScores.ts';
+import type { FamilyScoreRule } from '../tasks/familyDef.ts';
+import { FAMILY_SCORE_RULES } from '../tasks/families.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { statesAt } from '../worldmodel/statesAt.ts';
 
@@ -42,7 +42,7 @@ export interface ReplayRanking {
   replay: RankAgreement;
   head: RankAgreement;
   /** With `object`, per object score rule: its score of the real state at step H, and replayed H steps. */
-  object?: Record<ObjectRule, { real: RankAgreement; replay: RankAgreement }>;
+  object?: Record<string, { real: RankAgreement; replay: RankAgreement }>;
   /** With `finger`: the finger's opening at step H of the successes and of the failures (null: none of them). */
   fingers?: { success: FingerQuantiles | null; failure: FingerQuantiles | null };
 }
@@ -100,8 +100,11 @@ export function replayRanking(
     ...(object
       ? {
           object: Object.fromEntries(
-            OBJECT_RULES.map((rule) => [rule, objectRanking(replayed, usable, end, horizon, rule, success, groupSize)]),
-          ) as Record<ObjectRule, { real: RankAgreement; replay: RankAgreement }>,
+            Object.entries(FAMILY_SCORE_RULES).map(([name, rule]) => [
+              name,
+              objectRanking(replayed, usable, end, horizon, rule, success, groupSize),
+            ]),
+          ),
         }
       : {}),
     ...(finger !== undefined ? { fingers: fingerQuantiles(replayed, usable, end, horizon, finger) } : {}),
@@ -149,16 +152,15 @@ function objectRanking(
   usable: Episode[],
   end: number[],
   horizon: number,
-  rule: ObjectRule,
+  rule: FamilyScoreRule,
   success: number[],
   groupSize: number,
 ): { real: RankAgreement; replay: RankAgreement } {
-  if (rule !== 'grasp') throw new Error(`replay ranking: no object rule '${rule}'`);
   const real = usable.map((e, i) =>
-    e.success && e.steps <= horizon ? 2 : graspScoreAt(e.state, e.actions, end[i]!, e.stateDim, e.actionDim),
+    e.success && e.steps <= horizon ? 2 : rule.at(e.state, e.actions, end[i]!, e.stateDim, e.actionDim),
   );
   const { members: K, rollouts: B, stateDim: D, actionDim: A } = replayed;
-  const perStep = graspScores(replayed.states, replayed.actions, horizon, K * B, D, A);
+  const perStep = rule.perStep(replayed.states, replayed.actions, horizon, K * B, D, A);
   const replay = rolloutScores(perStep, horizon, K, B).score;
   return { real: groupRankAgreement(real, success, groupSize), replay: groupRankAgreement(replay, success, groupSize) };
 }

@@ -1,7 +1,7 @@
 /**
  * The one question the toolkit asks a person about an episode: did it succeed? Anything that wants
  * a human outcome calls an `AskOperator`: the trainer for anchor episodes when `--outcome operator`
- * (src/rl/operatorOutcomes.ts), and a learned success detector for its spot checks. `wmrl train`
+ * (src/rl/run/operatorOutcomes.ts), and a learned success detector for its spot checks. `wmrl train`
  * builds one over the run's OperatorDesk (viewer panel and terminal prompt, labels.jsonl).
  */
 import type { Episode } from '../core/types.ts';

@@ -11,10 +11,10 @@ export interface PolicyControllerOptions {
   /** Replace every instruction by this text (a language-grounding ablation). */
   instructionOverride?: (task: TaskSpec) => string;
   /** The standard-normal exploration noise of step t (one value per action output), instead of
-   * drawing it: a rollout's own seeded sequence, which imagination can replay (src/rl/rolloutNoise.ts). */
+   * drawing it: a rollout's own seeded sequence, which imagination can replay (src/policy/rolloutNoise.ts). */
   noise?: (t: number) => ArrayLike<number>;
-  /** A fresh noise sequence for each episode, from its scene seed (instead of `noise`): evaluation
-   * episodes whose imagined twins, keyed by the same seed, explore alike (src/rl/evaluationImagination.ts). */
+  /** A fresh noise sequence for each episode, from its scene seed (instead of `noise`): evaluation episodes
+   * whose imagined twins, keyed by the same seed, explore alike (src/rl/estimates/evaluationImagination.ts). */
   episodeNoise?: (seed: number) => (t: number) => ArrayLike<number>;
   name?: string;
 }

@@ -17,7 +17,7 @@ export interface EpisodeRequest {
   seed: number;
   /**
    * Seed of the policy's action noise for this rollout, and its
-   * step-to-step correlation (src/rl/rolloutNoise.ts; absent: 0).
+   * step-to-step correlation (src/policy/rolloutNoise.ts; absent: 0).
    */
   noiseSeed: number;
   noiseCorrelation?: number;

@@ -3,7 +3,7 @@
  * with a stable id (run, step, group slot, rollout) and the same action-noise seed it would get on
  * a single env, the calibration scheduler runs them in parallel across the robots and stores them
  * exactly once, and the episodes come back group-major. It has the shape of the trainer's
- * AnchorRunner (src/rl/anchorRunner.ts) without depending on the trainer: `wmrl train` builds it.
+ * AnchorRunner (src/rl/run/anchorRunner.ts) without depending on the trainer: `wmrl train` builds it.
  */
 import { resolve } from 'node:path';
 import type { RobotDescription } from '../core/robotDescription.ts';
@@ -39,7 +39,7 @@ export interface PoolAnchorOptions {
   onEvent?: (event: SchedulerEvent) => void;
 }
 
-/** What one call asks for: M rollouts of each group with `policy` (see src/rl/anchorRunner.ts). */
+/** What one call asks for: M rollouts of each group with `policy` (see src/rl/run/anchorRunner.ts). */
 export interface PoolAnchorRequest {
   step: number;
   groups: { slot: number; spec: { task: TaskSpec; seed: number } }[];

@@ -1,14 +1,14 @@
 /**
  * A request's spot checks put to the operator: all at once (the viewer lists them all, the terminal
  * asks them in turn), the step waiting up to `operator.labelTimeout` seconds for them together, as
- * operator outcomes do (src/rl/operatorOutcomes.ts). A spot check the operator skips, or one still
+ * operator outcomes do (src/rl/run/operatorOutcomes.ts). A spot check the operator skips, or one still
  * unanswered at the timeout with `operator.onTimeout: skip`, is no spot check: that episode's outcome
  * is the detector's and the correction learns nothing from it. With `onTimeout: stop` the run stops
  * instead; the labels given are durable (labels.jsonl) and an episode met again is never asked again.
  */
 import type { Episode } from '../core/types.ts';
 import type { AskOperator, OperatorVerdict } from '../operator/askOperator.ts';
-import { askWithin, LabelTimeoutError, type OperatorSettings } from '../rl/operatorOutcomes.ts';
+import { askWithin, LabelTimeoutError, type OperatorSettings } from '../rl/run/operatorOutcomes.ts';
 
 /**
  * The operator is not shown the detector's score: a label pulled towards the score would hide the

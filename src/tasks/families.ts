@@ -1,60 +1,26 @@
 /**
- * The task family registry: the one list of families and what each asks of a scene. Everything
- * per family (selectors, sampling, splits, the world model's task context) reads it from here.
+ * The task family registry: the one list of families, each defined in its own folder (src/tasks/<family>/).
+ * Everything per family (selectors, sampling, splits, the world model's task context, a family's own score rules)
+ * reads it from here.
  */
+import type { FamilyDef, FamilyScoreRule } from './familyDef.ts';
+import { pick } from './pick/family.ts';
+import { push } from './push/family.ts';
+import { reach } from './reach/family.ts';
 import { TaskError } from './taskError.ts';
-import { OBJECT_KINDS, type ColorName, type ObjectKind } from './vocabulary.ts';
 
-export interface FamilyDef {
-  /** Object kinds the target may be. */
-  objects: readonly ObjectKind[];
-  /** Templates: `{color}`, `{object}`, `{zone}` are filled in. The last is test-only. */
-  templates: readonly string[];
-  /** Target colours whose every instruction is test-only. */
-  heldOutColors: readonly ColorName[];
-  /** Control ticks before the episode ends. */
-  horizon: number;
-}
+export type { FamilyDef } from './familyDef.ts';
 
 // Key order is the families' order (TASK_FAMILIES, the world model's one-hot): append, never reorder.
-const REGISTRY = {
-  reach: {
-    objects: OBJECT_KINDS,
-    templates: [
-      'reach the {color} {object}',
-      'move the gripper to the {color} {object}',
-      'touch the {color} {object}',
-      'go over to the {color} {object}',
-    ],
-    heldOutColors: ['purple'],
-    horizon: 40,
-  },
-  push: {
-    objects: ['block'],
-    templates: [
-      'push the {color} block into the {zone} zone',
-      'slide the {color} block onto the {zone} zone',
-      'move the {color} block to the {zone} area',
-      'shove the {color} block over to the {zone} target',
-    ],
-    heldOutColors: ['orange'],
-    horizon: 70,
-  },
-  pick: {
-    objects: ['block'],
-    templates: [
-      'pick up the {color} block',
-      'grasp the {color} block and lift it',
-      'lift the {color} block',
-      'raise the {color} block off the table',
-    ],
-    heldOutColors: ['yellow'],
-    horizon: 50,
-  },
-} satisfies Record<string, FamilyDef>;
+const REGISTRY = { reach, push, pick } satisfies Record<string, FamilyDef>;
 
 export type TaskFamily = keyof typeof REGISTRY;
 export const FAMILIES: Readonly<Record<TaskFamily, FamilyDef>> = REGISTRY;
+
+/** Every family's own score rules, by name (see FamilyDef.scoreRules). */
+export const FAMILY_SCORE_RULES: Readonly<Record<string, FamilyScoreRule>> = Object.fromEntries(
+  Object.values(REGISTRY).flatMap((f: FamilyDef) => Object.entries(f.scoreRules ?? {})),
+);
 export const TASK_FAMILIES = Object.keys(REGISTRY) as readonly TaskFamily[];
 
 export function isTaskFamily(name: string): name is TaskFamily {

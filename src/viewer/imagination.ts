@@ -49,7 +49,7 @@ export class RunImagination implements Imagination {
     readonly policy: VlaPolicy,
     readonly model: WorldModel,
     step: number | null,
-    /** The world model's end-effector features, when its state has them (src/rl/endEffectorFeatures.ts). */
+    /** The world model's end-effector features, when its state has them (src/worldmodel/endEffectorFeatures.ts). */
     readonly endEffector?: EndEffectorFeatures,
   ) {
     this.description =

@@ -10,7 +10,7 @@ import { readManifest } from '../data/datasetManifest.ts';
 import { LabelStore, type OperatorLabel } from '../operator/labelStore.ts';
 import { confirmResetPrompt, readPending, type PendingItem } from '../operator/pendingItems.ts';
 import { envRecordDir } from '../success/envRecordDir.ts';
-import { featuresOfModel } from '../worldmodel/perceptionWorldModel.ts';
+import { featuresOfModel } from '../rl/corrections/worldModelFeatures.ts';
 import type { Episode } from '../core/types.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';

@@ -1,7 +1,7 @@
 /**
  * The end effector's position as world-model features: forward kinematics of the recorded joint
- * positions, computed by MuJoCo from the robot description (`sim/armKinematics.ts`, also what a
- * real arm's workspace check uses), appended to the perception state. Whether a reach succeeds
+ * positions, computed by the caller's ArmPoses (MuJoCo's from the robot description, `sim/armKinematics.ts`, which
+ * is also what a real arm's workspace check uses), appended to the perception state. Whether a reach succeeds
  * is decided by a centimetre or two of gripper position; a score head that must infer it from
  * joint angles through a small MLP ranks the policy's near misses no better than chance, one
  * that is given it does (`wmrl wm rank`; README "Is the world model any use?").
@@ -16,19 +16,25 @@
  * gripper and fingers).
  */
 import type { Episode } from '../core/types.ts';
-import type { RobotDescription } from '../core/robotDescription.ts';
-import { ArmKinematics } from '../../sim/armKinematics.ts';
-import { GOAL_DIM } from '../../sim/privilegedState.ts';
+import { OBJECT_FEATURES } from '../tasks/familyDef.ts';
 import type { GoalLocaliser } from './goalLocaliser.ts';
 import type { GripperReading, ObjectLocaliser } from './objectLocaliser.ts';
 
 /** Features appended per step: the end-effector site's position xyz (metres, world frame). */
 export const END_EFFECTOR_DIM = 3;
 /** Features a goal appends after those: the goal minus the end effector (metres). */
-export { GOAL_DIM };
+export const GOAL_DIM = 3;
 
 /** Features an object appends after those: the object minus the end effector (metres), its lift (metres). */
-export const OBJECT_DIM = 4;
+export const OBJECT_DIM = OBJECT_FEATURES;
+
+/** The arm's forward kinematics: the end effector's position for its joint positions (the caller's, e.g. MuJoCo's). */
+export interface ArmPoses {
+  /** Arm joints (the first joint positions); the finger joints follow them. */
+  readonly nArm: number;
+  pose(q: ArrayLike<number>): { pos: ArrayLike<number> };
+  close(): void;
+}
 
 export interface EndEffectorOptions {
   /** Also append the goal relative to the end effector, read by this localiser. */
@@ -41,17 +47,14 @@ export class EndEffectorFeatures {
   readonly robot: string;
   readonly goal: GoalLocaliser | undefined;
   readonly object: ObjectLocaliser | undefined;
-  #kinematics: ArmKinematics;
+  #kinematics: ArmPoses;
 
-  private constructor(robot: string, kinematics: ArmKinematics, options: EndEffectorOptions) {
+  /** Features of `robot`'s episodes computed with `kinematics`, which they own (close() closes it). */
+  constructor(robot: string, kinematics: ArmPoses, options: EndEffectorOptions = {}) {
     this.robot = robot;
     this.#kinematics = kinematics;
     this.goal = options.goal;
     this.object = options.object;
-  }
-
-  static async forRobot(robot: RobotDescription, options: EndEffectorOptions = {}): Promise<EndEffectorFeatures> {
-    return new EndEffectorFeatures(robot.name, await ArmKinematics.create(robot), options);
   }
 
   /** 'localised' or undefined: what the world model's layout records of the goal. */

@@ -2,7 +2,7 @@
  * Where the task's goal is (world frame, metres), read from the policy's perception of an episode's
  * first frame: one ridge regression per task family, from the perception latent (the grounding heads'
  * image positions of what the instruction names) and the instructed object's kind, to the goal. It is
- * fitted on recorded episodes whose goal is known (goalLabels.ts: the simulator's state, or where a
+ * fitted on recorded episodes whose goal is known (src/rl/corrections/goalLabels.ts: the simulator's state, or where a
  * successful demonstration's gripper ended); it then needs only the camera frame.
  *
  * Why: whether a reach succeeds is decided by a centimetre or two of gripper position against the
@@ -12,7 +12,6 @@
  */
 import type { Episode } from '../core/types.ts';
 import { ridge } from '../core/linearSolve.ts';
-import type { GoalLabel } from './goalLabels.ts';
 
 /** Goal coordinates estimated (x, y, z). */
 const XYZ = 3;
@@ -27,6 +26,13 @@ const EPISODES_PER_FEATURE = 2;
  * The localiser's terms, richest first: the latent with its quadratic and cubic terms, the latent
  * (a plane), or none (each object kind's mean goal: a constant for a handful of episodes).
  */
+
+/** One episode's goal (world frame, metres), and where it was read: its recorded state, or its gripper. */
+export interface GoalLabel {
+  xyz: [number, number, number];
+  from: 'state' | 'gripper';
+}
+
 export type LocaliserTerms = 'cubic' | 'plane' | 'mean';
 const TERMS: LocaliserTerms[] = ['cubic', 'plane', 'mean'];
 
@@ -60,7 +66,7 @@ export class GoalLocaliser {
 
   /**
    * Fit on `perceived` (episodes whose state is the policy's perception latent, `latentDim` a step)
-   * against `goals`, each episode's goal (goalLabels.ts); episodes without one are left out, and a
+   * against `goals`, each episode's goal (src/rl/corrections/goalLabels.ts); episodes without one are left out, and a
    * family needs more episodes than features.
    */
   static fit(perceived: Episode[], goals: (GoalLabel | undefined)[], latentDim: number): GoalLocaliser {

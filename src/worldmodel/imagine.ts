@@ -4,8 +4,7 @@
  * every member's imagined state), so ensemble disagreement grows where the model is unsure.
  */
 import * as tf from '@tensorflow/tfjs';
-import { graspScores } from './graspScores.ts';
-import { OBJECT_RULES } from './objectScores.ts';
+import { type ScoreRuleName, scoreRule } from './scoreRules.ts';
 
 /** What the policy sees of an imagined state: N = K × B rows, member-major. */
 export interface ImaginedObservation {
@@ -64,7 +63,8 @@ export interface ImaginedRollouts {
 }
 
 export interface ImagineOptions {
-  rule?: ScoreRule;
+  /** How rollouts are scored (scoreRules.ts; default 'final'). */
+  rule?: ScoreRuleName;
 }
 
 export function imagine(
@@ -74,7 +74,7 @@ export function imagine(
   horizon: number,
   options: ImagineOptions = {},
 ): ImaginedRollouts {
-  const { rule = 'final' } = options;
+  const scorer = scoreRule(options.rule ?? 'final');
   const K = model.members;
   const B = starts.instructions.length;
   const D = starts.stateDim;
@@ -118,17 +118,17 @@ export function imagine(
     x.dispose();
     context.dispose();
   }
-  const { score, variance } = rolloutScores(
-    rule === 'progress'
-      ? progress
-      : rule === 'grasp'
-        ? graspScores(states, actions ?? new Float32Array(0), horizon, K * B, D, A)
-        : successProb,
+  const values = scorer.perStep({
     horizon,
-    K,
-    B,
-    rule === 'max' ? 'max' : 'final',
-  );
+    rows: K * B,
+    stateDim: D,
+    actionDim: A,
+    states,
+    actions: actions ?? new Float32Array(0),
+    successProb,
+    progress,
+  });
+  const { score, variance } = rolloutScores(values, horizon, K, B, scorer.over);
   return {
     horizon,
     members: K,
@@ -143,19 +143,6 @@ export function imagine(
     scoreVariance: variance,
   };
 }
-
-/**
- * How a rollout is scored. `final`: the success probability of the last state of the horizon;
- * `max`: the best success probability over the steps; `progress`: the predicted task progress
- * (dense, in [0,1]) of the last state. `max` picks up every step's noise: on 160 anchor
- * episodes of a tiny reach run the replayed `max` ranked failures above successes (AUC 0.44)
- * while `final` separated them (0.94). Success is labelled only at the step an episode first
- * succeeds (episodes end there), so a success head rarely sees a held success; progress is
- * labelled at every step, near misses included. `grasp`: the gripper's closeness to the object where its
- * command first closes, read off the state's object numbers (a world model told the object; graspScores).
- */
-export const SCORE_RULES = ['final', 'max', 'progress', ...OBJECT_RULES] as const;
-export type ScoreRule = (typeof SCORE_RULES)[number];
 
 /**
  * Per member: the rollout's score over the horizon from per-step

@@ -3,8 +3,8 @@
  * then: the policy's perception of the frame (the grounding heads' image positions of what the
  * instruction names), the gripper's position (forward kinematics) and its finger opening. One ridge
  * regression per task family over those numbers' cubic terms and the object's kind, fitted on recorded
- * episodes whose state holds the object (`sim/privilegedState.ts`: simulator demonstrations); at run
- * time it needs only the camera frame and the joint states.
+ * episodes where the caller knows the object (simulator demonstrations' privileged state); at run time it
+ * needs only the camera frame and the joint states.
  *
  * Why: pick succeeds by a grasp and a lift. The world model's scene score head sees the perception, the
  * gripper and the goal but not the fingers, and the camera alone places a lifted block poorly; given the
@@ -13,7 +13,6 @@
  */
 import type { Episode } from '../core/types.ts';
 import { ridge } from '../core/linearSolve.ts';
-import { recordedObject } from '../../sim/privilegedState.ts';
 
 /** Object coordinates estimated (x, y, z). */
 const XYZ = 3;
@@ -62,22 +61,19 @@ export class ObjectLocaliser {
   }
 
   /**
-   * Fit on `perceived` (the policy's perception latent, `latentDim` a step) against `recorded` (the same
-   * episodes as recorded: the object from their privileged state); `gripper(e, t)` reads an episode's
-   * gripper at step t. Episodes without object state are left out; a family needs enough frames.
+   * Fit on `perceived` (the policy's perception latent, `latentDim` a step) against where each episode's object
+   * was: `objectAt(i, t)`, episode i's at step t as recorded (undefined where it was not: such an episode is left
+   * out); `gripper(i, t)` reads episode i's gripper at step t. A family needs enough frames.
    */
   static fit(
     perceived: Episode[],
-    recorded: Episode[],
     latentDim: number,
-    gripper: (e: Episode, t: number) => GripperReading,
+    objectAt: (episode: number, t: number) => ArrayLike<number> | undefined,
+    gripper: (episode: number, t: number) => GripperReading,
   ): ObjectLocaliser {
-    if (perceived.length !== recorded.length)
-      throw new Error(`object localiser: ${perceived.length} perceived episodes but ${recorded.length} recorded`);
     const byFamily = new Map<string, { inputs: number[]; kind: string; xyz: ArrayLike<number>; episode: number }[]>();
     perceived.forEach((e, i) => {
-      const r = recorded[i]!;
-      if (!recordedObject(r.state, r.stateDim, r.steps)) return;
+      if (!objectAt(i, e.steps)) return;
       if (e.stateDim < latentDim)
         throw new Error(
           `object localiser: episode ${e.id} has ${e.stateDim} state numbers, not a ${latentDim}-wide latent`,
@@ -85,9 +81,9 @@ export class ObjectLocaliser {
       const rows = byFamily.get(e.task.family) ?? [];
       for (let t = 0; t <= e.steps; t += FRAME_STRIDE)
         rows.push({
-          inputs: inputsAt(e, t, latentDim, gripper(r, t)),
+          inputs: inputsAt(e, t, latentDim, gripper(i, t)),
           kind: e.task.object,
-          xyz: recordedObject(r.state, r.stateDim, t)!,
+          xyz: objectAt(i, t)!,
           episode: i,
         });
       byFamily.set(e.task.family, rows);

@@ -8,7 +8,6 @@
  * layout (with or without the end-effector position) in its checkpoint.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Episode } from '../core/types.ts';
 import { framesToFloat } from '../vision/frames.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
@@ -17,7 +16,7 @@ import type { WorldModelConfig } from './worldModelConfig.ts';
 import { statesAt } from './statesAt.ts';
 import {
   END_EFFECTOR_DIM,
-  EndEffectorFeatures,
+  type EndEffectorFeatures,
   GOAL_DIM,
   OBJECT_DIM,
   type EndEffectorOptions,
@@ -111,17 +110,6 @@ const layoutWords = (l: PerceptionLayout): string => {
   const extra = [...(l.goal ? [`the ${l.goal} goal`] : []), ...(l.object ? [`the ${l.object} object`] : [])];
   return ` with the end-effector position${extra.map((x) => ` and ${x}`).join('')}`;
 };
-
-/** The end-effector features a loaded world model's state holds (computed for `robot`), if any. */
-export async function featuresOfModel(
-  model: WorldModel,
-  policy: VlaPolicy,
-  robot: RobotDescription,
-): Promise<EndEffectorFeatures | undefined> {
-  const layout = perceptionLayout(model, policy);
-  if (!layout.endEffector) return undefined;
-  return EndEffectorFeatures.forRobot(robot, featureSources(layout));
-}
 
 /** The goal and object sources a recorded layout asks for. */
 export function featureSources(layout: PerceptionLayout): EndEffectorOptions {

@@ -23,7 +23,7 @@ import {
   type ImaginedRollouts,
   type ImagineOptions,
 } from './imagine.ts';
-import { isObjectRule } from './objectScores.ts';
+import { scoreRule } from './scoreRules.ts';
 import { Normalizer } from '../nn/normalizer.ts';
 import { StateWorldModel, type StateModelDims, type StateModelStats } from './stateWorldModel.ts';
 import { trainAutoencoder } from '../vision/trainAutoencoder.ts';
@@ -284,7 +284,7 @@ export class WorldModel {
     horizon: number,
     options: ImagineOptions = {},
   ): ImaginedRollouts {
-    if (options.rule && isObjectRule(options.rule) && !this.meta.perception?.object)
+    if (options.rule && scoreRule(options.rule).needs === 'object' && !this.meta.perception?.object)
       throw new Error(
         `score '${options.rule}' reads the object's numbers of the world model's state: use a world model told ` +
           'the object (wmrl train --worldModel.object=localised)',

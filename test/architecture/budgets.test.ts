@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveMethod } from '../../src/rl/method.ts';
-import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
+import { resolveMethod } from '../../src/rl/config/method.ts';
+import { wmrlConfigSchema } from '../../src/rl/config/wmrlConfig.ts';
 import { importsOf } from './importRules.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -48,7 +48,7 @@ test('sizes: config keys ≤ 60, method switches ≤ 10, the step ≤ 300 lines,
   const switches = Object.keys(resolveMethod(wmrlConfigSchema.parse({})));
   assert.ok(switches.length <= 10, `the method resolves ${switches.length} switches: ${switches.join(', ')}`);
   for (const [path, most] of [
-    ['src/rl/trainStep.ts', 300],
+    ['src/rl/step/trainStep.ts', 300],
     ['bench/wmrlArms.ts', 250],
     ['docs/benchmarks.md', 400],
     ['README.md', 150],

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { changedData, changedKeys, continuesRun, describeChanges } from '../../bench/staleRuns.ts';
 import { resolveTrainConfig } from '../../src/cli/train.ts';
 import { resolveConfig } from '../../src/core/config.ts';
-import { keysUnread } from '../../src/rl/method.ts';
-import { type WmrlConfig, wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
+import { keysUnread } from '../../src/rl/config/method.ts';
+import { type WmrlConfig, wmrlConfigSchema } from '../../src/rl/config/wmrlConfig.ts';
 
 const defaults = resolveConfig(wmrlConfigSchema, {});
 /** What `wmrl train` resolves from these arguments (the benchmark's way). */

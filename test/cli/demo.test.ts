@@ -15,8 +15,8 @@ import { readRunLog } from '../../src/core/runLog.ts';
 import { makeSimEnv } from '../../src/envs/makeEnv.ts';
 import { POLICY_KERNELS } from '../../src/policy/policyConfig.ts';
 import { loadPolicy } from '../../src/policy/policyFiles.ts';
-import { evaluateHeldOut } from '../../src/rl/heldOutEvaluation.ts';
-import type { WmrlConfig } from '../../src/rl/wmrlConfig.ts';
+import { evaluateHeldOut } from '../../src/rl/estimates/heldOutEvaluation.ts';
+import type { WmrlConfig } from '../../src/rl/config/wmrlConfig.ts';
 
 const run = promisify(execFile);
 

@@ -21,8 +21,9 @@ import { POLICY_KERNELS } from '../../src/policy/policyConfig.ts';
 import { PolicyController } from '../../src/policy/policyController.ts';
 import type { NoiseSpec } from '../../src/policy/rolloutNoise.ts';
 import type { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
-import { evaluationEpisodeNoise, imagineFromStarts } from '../../src/rl/evaluationImagination.ts';
+import { evaluationEpisodeNoise, imagineFromStarts } from '../../src/rl/estimates/evaluationImagination.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
+import { ArmKinematics } from '../../sim/armKinematics.ts';
 import { EndEffectorFeatures } from '../../src/worldmodel/endEffectorFeatures.ts';
 import { trainPerceptionWorldModel, worldModelEpisodes } from '../../src/worldmodel/perceptionWorldModel.ts';
 import type { WorldModel } from '../../src/worldmodel/worldModel.ts';
@@ -48,7 +49,7 @@ before(async () => {
   const store = await EpisodeStore.create(labelledDir, { robot: 'vx300' });
   for (const e of episodes) await store.append(e);
   await store.close();
-  endEffector = await EndEffectorFeatures.forRobot(loadRobot('vx300'));
+  endEffector = new EndEffectorFeatures('vx300', await ArmKinematics.create(loadRobot('vx300')));
   const wmConfig = resolveConfig(worldModelConfigSchema, {
     overrides: { kind: 'state', scoreHead: 'scene', members: '2', hidden: '[32]', 'train.epochs': '1', 'train.k': '2' },
   });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/core/config.ts';
 import { UsageError } from '../../src/cli/args.ts';
 import { spotCheckAnswerer } from '../../src/cli/detectorOutcomes.ts';
-import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
+import { wmrlConfigSchema } from '../../src/rl/config/wmrlConfig.ts';
 
 const outcome = (overrides: Record<string, string>) =>
   resolveConfig(wmrlConfigSchema, { overrides: { 'outcome.source': 'detector', ...overrides } }).outcome;

@@ -105,7 +105,7 @@ test('replayRanking with object: the grasp rule ranks the real state at H and th
   };
   const r = replayRanking(model, eps, 3, 6, { object: true });
   assert.deepEqual(Object.keys(r.object!), ['grasp']);
-  assert.deepEqual([r.object!.grasp.real.auc, r.object!.grasp.replay.auc], [1, 1]);
+  assert.deepEqual([r.object!.grasp!.real.auc, r.object!.grasp!.replay.auc], [1, 1]);
   assert.equal(replayRanking(model, eps, 3, 6).object, undefined, 'only when asked');
 });
 

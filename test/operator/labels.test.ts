@@ -14,7 +14,7 @@ import { LABELS_FILE, LabelStore } from '../../src/operator/labelStore.ts';
 import { OperatorDesk } from '../../src/operator/operatorDesk.ts';
 import { readPending } from '../../src/operator/pendingItems.ts';
 import { TerminalPrompt } from '../../src/operator/terminalPrompt.ts';
-import { labelAnchorGroups, LabelTimeoutError } from '../../src/rl/operatorOutcomes.ts';
+import { labelAnchorGroups, LabelTimeoutError } from '../../src/rl/run/operatorOutcomes.ts';
 import type { AskOperator } from '../../src/operator/askOperator.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 

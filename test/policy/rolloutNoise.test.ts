@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../src/backend/selectBackend.ts';
 import { RolloutNoise, rolloutNoiseSeed } from '../../src/policy/rolloutNoise.ts';
-import { runRealGroups } from '../../src/rl/realGroups.ts';
+import { runRealGroups } from '../../src/rl/step/realGroups.ts';
 import { makeSimEnv } from '../../src/envs/makeEnv.ts';
 import { loadRobot } from '../../src/core/robotDescription.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
@@ -18,7 +18,7 @@ import { Tokenizer } from '../../src/policy/tokenizer.ts';
 import { resolveConfig } from '../../src/core/config.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
 import { observationInput, disposeInput } from '../../src/policy/policyInputs.ts';
-import { sharedNoisePolicy } from '../../src/rl/imaginedGroups.ts';
+import { sharedNoisePolicy } from '../../src/rl/step/imaginedGroups.ts';
 import type { Observation } from '../../src/core/types.ts';
 
 before(async () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupAdvantages } from '../../src/rl/groupAdvantages.ts';
-import { AnchorWeight, ensembleWeights, normalisedResidual } from '../../src/rl/denoisingWeights.ts';
+import { groupAdvantages } from '../../src/rl/step/groupAdvantages.ts';
+import { AnchorWeight, ensembleWeights, normalisedResidual } from '../../src/rl/corrections/denoisingWeights.ts';
 
 const round = (a: ArrayLike<number>) => Array.from(a, (v) => +v.toFixed(5));
 

@@ -19,7 +19,7 @@ import { SimEnv } from '../../src/envs/simEnv.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
 import { Tokenizer } from '../../src/policy/tokenizer.ts';
 import { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
-import { envAnchorRunner } from '../../src/rl/anchorRunner.ts';
+import { envAnchorRunner } from '../../src/rl/run/anchorRunner.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-anchor-reruns-'));

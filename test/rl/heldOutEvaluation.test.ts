@@ -1,7 +1,7 @@
 /** One evaluation's metrics put together from consecutive pieces of its plan (the demo splits its last). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evalMetrics, heldOutPlan } from '../../src/rl/heldOutEvaluation.ts';
+import { evalMetrics, heldOutPlan } from '../../src/rl/estimates/heldOutEvaluation.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { parseTaskSelectors } from '../../src/tasks/selectors.ts';
 

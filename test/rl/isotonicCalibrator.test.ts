@@ -1,8 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { IsotonicCalibrator, fitBinnedIsotonic, poolAdjacentViolators } from '../../src/rl/isotonicCalibrator.ts';
+import {
+  IsotonicCalibrator,
+  fitBinnedIsotonic,
+  poolAdjacentViolators,
+} from '../../src/rl/corrections/isotonicCalibrator.ts';
 import { Rng } from '../../src/core/rng.ts';
-import { groupAdvantages } from '../../src/rl/groupAdvantages.ts';
+import { groupAdvantages } from '../../src/rl/step/groupAdvantages.ts';
 
 test('pool-adjacent-violators: a hand-computed case', () => {
   // 1, 3, 2, 2, 5 (unit weights): 3 > 2 pools to 2.5, then 2.5 > 2 pools (3+2+2)/3 = 7/3.

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { keepGroups } from '../../src/rl/keepGroups.ts';
-import type { ImaginedGroups } from '../../src/rl/imaginedGroups.ts';
-import { emptySamples } from '../../src/rl/policySamples.ts';
+import { keepGroups } from '../../src/rl/step/keepGroups.ts';
+import type { ImaginedGroups } from '../../src/rl/step/imaginedGroups.ts';
+import { emptySamples } from '../../src/rl/step/policySamples.ts';
 
 test("keepGroups: the kept groups' starts, scores and sample rows, renumbered, in the order asked", () => {
   // 3 groups × 2 rollouts; one sample row per rollout step, 2 steps each: rows 0..11, rollout = floor(row / 2).

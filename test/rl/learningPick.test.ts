@@ -18,9 +18,9 @@ import { SimEnv } from '../../src/envs/simEnv.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfig.ts';
 import { savePolicy } from '../../src/policy/policyFiles.ts';
 import { pretrainPolicy } from '../../src/policy/pretrain.ts';
-import { runAnchorDir, runTraining } from '../../src/rl/runTraining.ts';
-import { envAnchorRunner } from '../../src/rl/anchorRunner.ts';
-import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
+import { runAnchorDir, runTraining } from '../../src/rl/run/runTraining.ts';
+import { envAnchorRunner } from '../../src/rl/run/anchorRunner.ts';
+import { wmrlConfigSchema } from '../../src/rl/config/wmrlConfig.ts';
 import { collectExpertEpisodes } from '../helpers/simEpisodes.ts';
 
 const TASK = 'pick:red:block';

@@ -1,13 +1,13 @@
 /**
- * The run's switches resolved once (src/rl/method.ts), and the bounded refit's data
- * (src/rl/worldModelRefit.ts): what each mode and ablation turns on, and the replay sample.
+ * The run's switches resolved once (src/rl/config/method.ts), and the bounded refit's data
+ * (src/rl/corrections/worldModelRefit.ts): what each mode and ablation turns on, and the replay sample.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { anchorGroupCount, resolveMethod } from '../../src/rl/method.ts';
-import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
-import { replaySample } from '../../src/rl/worldModelRefit.ts';
-import { appliedAnchorWeight } from '../../src/rl/trainStep.ts';
+import { anchorGroupCount, resolveMethod } from '../../src/rl/config/method.ts';
+import { wmrlConfigSchema } from '../../src/rl/config/wmrlConfig.ts';
+import { replaySample } from '../../src/rl/corrections/worldModelRefit.ts';
+import { appliedAnchorWeight } from '../../src/rl/step/stepWeights.ts';
 
 const config = (over: Record<string, unknown>) => wmrlConfigSchema.parse(over);
 

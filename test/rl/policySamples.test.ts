@@ -1,7 +1,7 @@
 /** Policy-gradient samples: concatenating imagined and real parts keeps every row of every part. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { concatSamples, emptySamples } from '../../src/rl/policySamples.ts';
+import { concatSamples, emptySamples } from '../../src/rl/step/policySamples.ts';
 
 test('concatSamples: the count is the sum of the parts, rows in order, weights and advantages kept', () => {
   const dims = { latentDim: 2, proprioDim: 1, actionDim: 1, maxTokens: 1 };

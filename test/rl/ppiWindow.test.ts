@@ -1,5 +1,5 @@
 /**
- * The training PPI estimate's window of anchor groups (src/rl/ppiWindow.ts): the newest `size`
+ * The training PPI estimate's window of anchor groups (src/rl/estimates/ppiWindow.ts): the newest `size`
  * groups are kept as raw scores and outcomes, debiased again by the correction of the step that
  * asks, they rectify the estimate as groupedPpiEstimate would, and a wider window narrows an
  * interval that one anchor group leaves near [0, 1].
@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { groupedPpiEstimate } from '../../src/eval/ppiEstimate.ts';
-import { PpiWindow, type Rescore } from '../../src/rl/ppiWindow.ts';
+import { PpiWindow, type Rescore } from '../../src/rl/estimates/ppiWindow.ts';
 import { Rng } from '../../src/core/rng.ts';
 
 const M = 4;

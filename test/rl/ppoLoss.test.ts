@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as tf from '@tensorflow/tfjs';
-import { ppoLoss } from '../../src/rl/ppoLoss.ts';
+import { ppoLoss } from '../../src/rl/step/ppoLoss.ts';
 
 const HALF_LOG_2PI = 0.5 * Math.log(2 * Math.PI);
 

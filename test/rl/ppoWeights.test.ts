@@ -19,8 +19,8 @@ import {
   updateFeatures,
   withOldLogProb,
   type PolicySamples,
-} from '../../src/rl/policySamples.ts';
-import { ppoUpdate } from '../../src/rl/ppoUpdate.ts';
+} from '../../src/rl/step/policySamples.ts';
+import { ppoUpdate } from '../../src/rl/step/ppoUpdate.ts';
 
 before(async () => {
   await selectBackend('cpu', { requiredKernels: POLICY_KERNELS, log: () => {} });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveConfig } from '../../src/core/config.ts';
-import { wmrlConfigSchema } from '../../src/rl/wmrlConfig.ts';
+import { wmrlConfigSchema } from '../../src/rl/config/wmrlConfig.ts';
 import { resolveTrainConfig } from '../../src/cli/train.ts';
 import { FAMILIES } from '../../bench/benchFamilies.ts';
 import { armFlags } from '../../bench/wmrlArms.ts';

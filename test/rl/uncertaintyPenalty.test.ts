@@ -1,8 +1,8 @@
 /** The uncertainty penalty: imagined scores less α ensemble standard deviations (MOPO). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { penalisedScores } from '../../src/rl/uncertaintyPenalty.ts';
-import { groupAdvantages } from '../../src/rl/groupAdvantages.ts';
+import { penalisedScores } from '../../src/rl/step/uncertaintyPenalty.ts';
+import { groupAdvantages } from '../../src/rl/step/groupAdvantages.ts';
 
 test('penalisedScores: a rollout the ensemble disagrees on drops below one it agrees on; α = 0 changes nothing', () => {
   // Worked numbers: scores 0.60 and 0.55, standard deviations 0.10 and 0.01 (variances 0.01, 0.0001).

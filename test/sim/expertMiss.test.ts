@@ -12,6 +12,7 @@ import { runEpisode } from '../../src/envs/rollout.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { recordedObject } from '../../sim/privilegedState.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
+import { ArmKinematics } from '../../sim/armKinematics.ts';
 import { EndEffectorFeatures } from '../../src/worldmodel/endEffectorFeatures.ts';
 import { resolveConfig } from '../../src/core/config.ts';
 import { policyConfigSchema } from '../../src/policy/policyConfig.ts';
@@ -25,7 +26,7 @@ let features: EndEffectorFeatures;
 
 before(async () => {
   env = await SimEnv.create({ robot });
-  features = await EndEffectorFeatures.forRobot(robot);
+  features = new EndEffectorFeatures(robot.name, await ArmKinematics.create(robot));
 });
 after(async () => {
   features.close();

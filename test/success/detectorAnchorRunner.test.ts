@@ -12,7 +12,7 @@ import { resolveConfig } from '../../src/core/config.ts';
 import type { Episode } from '../../src/core/types.ts';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { POLICY_KERNELS } from '../../src/policy/policyConfig.ts';
-import type { AnchorRequest, AnchorRunner } from '../../src/rl/anchorRunner.ts';
+import type { AnchorRequest, AnchorRunner } from '../../src/rl/run/anchorRunner.ts';
 import { detectorConfigSchema } from '../../src/success/detectorConfig.ts';
 import type { AskOperator } from '../../src/operator/askOperator.ts';
 import { detectorAnchorRunner } from '../../src/success/detectorAnchorRunner.ts';

@@ -8,8 +8,8 @@ import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import type { Episode } from '../../src/core/types.ts';
 import type { AskOperator } from '../../src/operator/askOperator.ts';
 import { OperatorDesk } from '../../src/operator/operatorDesk.ts';
-import { runAnchorDir } from '../../src/rl/runTraining.ts';
-import { labelAnchorGroups } from '../../src/rl/operatorOutcomes.ts';
+import { runAnchorDir } from '../../src/rl/run/runTraining.ts';
+import { labelAnchorGroups } from '../../src/rl/run/operatorOutcomes.ts';
 
 const runDir = process.argv[2]!;
 const episodes: Episode[] = [];

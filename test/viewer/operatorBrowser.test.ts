@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { LABELS_FILE } from '../../src/operator/labelStore.ts';
-import { runAnchorDir } from '../../src/rl/runTraining.ts';
+import { runAnchorDir } from '../../src/rl/run/runTraining.ts';
 import { BUNDLE_DIR, requireBundle } from '../../src/viewer/bundle.ts';
 import { ViewerData } from '../../src/viewer/viewerData.ts';
 import { ViewerServer } from '../../src/viewer/viewerServer.ts';

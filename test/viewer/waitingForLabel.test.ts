@@ -13,7 +13,7 @@ import { unpack } from 'msgpackr';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { LabelStore } from '../../src/operator/labelStore.ts';
 import { writePending, type PendingItem } from '../../src/operator/pendingItems.ts';
-import { runAnchorDir } from '../../src/rl/runTraining.ts';
+import { runAnchorDir } from '../../src/rl/run/runTraining.ts';
 import { envRecordDir } from '../../src/success/envRecordDir.ts';
 import { encodeServerMessage } from '../../src/viewer/clientSession.ts';
 import type { EpisodeSummary } from '../../src/viewer/messages.ts';

@@ -25,7 +25,7 @@ test(
     const e = makeTestEpisode({ robot: 'vx300', steps: 3, qposDim, stateDim: 4 });
     // Joint positions inside the limits (the helper draws them in [-1, 1]).
     e.qpos.forEach((_, i) => (e.qpos[i] = 0.3 * Math.sin(i)));
-    const features = await EndEffectorFeatures.forRobot(robot);
+    const features = new EndEffectorFeatures(robot.name, await ArmKinematics.create(robot));
     const kin = await ArmKinematics.create(robot);
     try {
       const [out] = features.append([e]);
@@ -62,7 +62,9 @@ test(
     const perceived = { ...recorded, state: new Float32Array(3 * 2).fill(7), stateDim: 2 };
     // A localiser reads the goal from the first step's perception ([7, 7]) and holds it for the episode.
     const localiser = { latentDim: 2, estimate: (z: ArrayLike<number>) => [0.1 * z[0]!, 0, 0.5] };
-    const localised = await EndEffectorFeatures.forRobot(robot, { goal: localiser as unknown as GoalLocaliser });
+    const localised = new EndEffectorFeatures(robot.name, await ArmKinematics.create(robot), {
+      goal: localiser as unknown as GoalLocaliser,
+    });
     try {
       assert.equal(localised.dim, END_EFFECTOR_DIM + GOAL_DIM);
       assert.equal(localised.goalKind, 'localised');
@@ -100,7 +102,10 @@ test(
       toJSON: () => ({ latentDim: 2, families: {} }),
     } as unknown as ObjectLocaliser;
     const goal = { latentDim: 2, estimate: () => [0.3, -0.1, 0.2] } as unknown as GoalLocaliser;
-    const features = await EndEffectorFeatures.forRobot(robot, { goal, object: localiser });
+    const features = new EndEffectorFeatures(robot.name, await ArmKinematics.create(robot), {
+      goal,
+      object: localiser,
+    });
     try {
       assert.equal(features.dim, END_EFFECTOR_DIM + GOAL_DIM + OBJECT_DIM);
       assert.equal(features.objectKind, 'localised');

@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Episode } from '../../src/core/types.ts';
-import { type GoalLabel, goalLabels } from '../../src/worldmodel/goalLabels.ts';
-import { GoalLocaliser } from '../../src/worldmodel/goalLocaliser.ts';
+import { goalLabels } from '../../src/rl/corrections/goalLabels.ts';
+import { type GoalLabel, GoalLocaliser } from '../../src/worldmodel/goalLocaliser.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 
 /**

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Episode } from '../../src/core/types.ts';
 import { type GripperReading, ObjectLocaliser } from '../../src/worldmodel/objectLocaliser.ts';
-import { STATE_DIM } from '../../sim/privilegedState.ts';
+import { recordedObject, STATE_DIM } from '../../sim/privilegedState.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 
 const STEPS = 9;
@@ -40,9 +40,17 @@ const objectOf = (v: number[], kind: string): number[] => [
 const pairs = Array.from({ length: 150 }, (_, i) => pair(i + 1, i % 2 ? 'ball' : 'block'));
 const perceived = pairs.map((p) => p.perceived);
 const recorded = pairs.map((p) => p.recorded);
+/** The localiser fitted on `perceived` against the object `recorded`'s privileged state holds, as training reads it. */
+const fitOn = (perceived: Episode[], recorded: Episode[]) =>
+  ObjectLocaliser.fit(
+    perceived,
+    4,
+    (i, t) => recordedObject(recorded[i]!.state, recorded[i]!.stateDim, t),
+    (i, t) => gripper(recorded[i]!, t),
+  );
 
 test('ObjectLocaliser: an object that is a smooth function of image positions, gripper, finger, kind is found', () => {
-  const localiser = ObjectLocaliser.fit(perceived, recorded, 4, gripper);
+  const localiser = fitOn(perceived, recorded);
   const fit = localiser.families.pick!;
   assert.equal(fit.episodes, 150);
   assert.equal(fit.frames, 150 * 5, 'every other step of each episode');
@@ -68,16 +76,12 @@ test('ObjectLocaliser: an object that is a smooth function of image positions, g
 });
 
 test('ObjectLocaliser: a few episodes get the plane; episodes without object state are left out; none refused', () => {
-  const few = ObjectLocaliser.fit(perceived.slice(0, 10), recorded.slice(0, 10), 4, gripper);
+  const few = fitOn(perceived.slice(0, 10), recorded.slice(0, 10));
   assert.equal(few.families.pick!.terms, 'plane', '50 frames cannot fit 167 cubic terms');
   const bare = (e: Episode): Episode => ({ ...e, state: new Float32Array(0), stateDim: 0 });
   const partly = [...recorded.slice(0, 140), ...recorded.slice(140).map(bare)];
-  const some = ObjectLocaliser.fit(perceived, partly, 4, gripper);
+  const some = fitOn(perceived, partly);
   assert.equal(some.families.pick!.episodes, 140);
-  assert.throws(
-    () => ObjectLocaliser.fit(perceived, recorded.map(bare), 4, gripper),
-    /no episode records where its object was/,
-  );
-  assert.throws(() => ObjectLocaliser.fit(perceived.slice(0, 1), recorded.slice(0, 1), 4, gripper), /5 pick frames/);
-  assert.throws(() => ObjectLocaliser.fit(perceived, recorded.slice(1), 4, gripper), /150 perceived episodes but 149/);
+  assert.throws(() => fitOn(perceived, recorded.map(bare)), /no episode records where its object was/);
+  assert.throws(() => fitOn(perceived.slice(0, 1), recorded.slice(0, 1)), /5 pick frames/);
 });

@@ -2,8 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rolloutScores } from '../../src/worldmodel/imagine.ts';
-import { graspScoreAt, graspScores } from '../../src/worldmodel/graspScores.ts';
-import { objectClosenessAt } from '../../src/worldmodel/objectScores.ts';
+import { graspScoreAt, graspScores, objectClosenessAt } from '../../src/tasks/pick/graspScore.ts';
 
 // H = 3 steps × K = 2 members × B = 2 rollouts, laid out [(t·K + k)·B + b].
 const H = 3,

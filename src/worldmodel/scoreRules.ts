@@ -1,0 +1,66 @@
+/**
+ * How an imagined rollout is scored, by the rule's name (a training config's `score`). The world model's own
+ * heads give three: `final`, the success probability of the last state of the horizon; `max`, the best success
+ * probability over the steps; `progress`, the predicted task progress (dense, in [0,1]) of the last state. `max`
+ * picks up every step's noise: on 160 anchor episodes of a tiny reach run the replayed `max` ranked failures above
+ * successes where `final` separated them. Success is labelled only at the step an episode first succeeds (episodes
+ * end there), so a success head rarely sees a held success; progress is labelled at every step, near misses
+ * included. A task family may add rules of its own (src/tasks/<family>/family.ts, FamilyDef.scoreRules), read off
+ * the state's object features.
+ */
+import { FAMILY_SCORE_RULES } from '../tasks/families.ts';
+
+/** What a rule reads of a batch of rollouts: H steps × R rows (member-major rows: K × B). */
+export interface RolloutValues {
+  horizon: number;
+  rows: number;
+  stateDim: number;
+  actionDim: number;
+  /** (H+1) × R × D */
+  states: Float32Array;
+  /** H × R × A */
+  actions: Float32Array;
+  /** H × R: the success probability and progress of the state after each step */
+  successProb: Float32Array;
+  progress: Float32Array;
+}
+
+export interface ScoreRule {
+  /** What the world model's state must hold for it: 'object', the object features (worldModel.object). */
+  needs?: 'object';
+  /** Per step (H × R) the value a rollout is scored by. */
+  perStep(values: RolloutValues): Float32Array;
+  /** A member's score over the horizon: its last step's value, or its best. */
+  over: 'final' | 'max';
+}
+
+const HEAD_RULES: Record<string, ScoreRule> = {
+  final: { perStep: (v) => v.successProb, over: 'final' },
+  max: { perStep: (v) => v.successProb, over: 'max' },
+  progress: { perStep: (v) => v.progress, over: 'final' },
+};
+
+const RULES: Record<string, ScoreRule> = {
+  ...HEAD_RULES,
+  ...Object.fromEntries(
+    Object.entries(FAMILY_SCORE_RULES).map(([name, rule]) => [
+      name,
+      {
+        needs: rule.needs,
+        perStep: (v: RolloutValues) => rule.perStep(v.states, v.actions, v.horizon, v.rows, v.stateDim, v.actionDim),
+        over: 'final',
+      } satisfies ScoreRule,
+    ]),
+  ),
+};
+
+/** Every rule's name: the world model's heads', then the families' own. */
+export const SCORE_RULES = Object.keys(RULES) as [string, ...string[]];
+export type ScoreRuleName = string;
+
+/** The rule of this name; an unknown one is refused with the names there are. */
+export function scoreRule(name: ScoreRuleName): ScoreRule {
+  const rule = RULES[name];
+  if (!rule) throw new Error(`no score rule '${name}' (rules: ${SCORE_RULES.join(', ')})`);
+  return rule;
+}
