@@ -1,21 +1,28 @@
 /** World-model refits from the anchors, and the optional warm-up before the first step. */
 import { Rng } from '../../core/rng.ts';
+import type { Episode } from '../../core/types.ts';
 import type { FitReport } from '../../worldmodel/fitEnsemble.ts';
 import type { WorldModel } from '../../worldmodel/worldModel.ts';
 import { hashSeed, stepSeed } from '../config/seeds.ts';
 import type { Trainer } from '../step/trainer.ts';
 import { commitExecuted, executeGroups } from '../step/executeGroups.ts';
-import { noiseSpec } from '../config/wmrlConfig.ts';
+import { noiseSpec, type WmrlConfig } from '../config/wmrlConfig.ts';
 
 /**
  * Warm-started refit on the world model's data (all of it, or a fresh replay sample of
  * `replayEpisodes`) plus every anchor episode so far, for `refitEpochs` epochs of at most
  * `refitSteps` optimiser steps.
  */
-export async function refitWorldModel(t: Trainer, model: WorldModel, seed: number): Promise<FitReport> {
-  const { refitEpochs, refitSteps, replayEpisodes } = t.config.worldModel;
-  const data = replaySample(t.modelData, replayEpisodes, seed);
-  return model.refit([...data, ...t.learning.anchorModelEpisodes], {
+export async function refitWorldModel(
+  model: WorldModel,
+  settings: Pick<WmrlConfig['worldModel'], 'refitEpochs' | 'refitSteps' | 'replayEpisodes'>,
+  modelData: Episode[],
+  anchors: Episode[],
+  seed: number,
+): Promise<FitReport> {
+  const { refitEpochs, refitSteps, replayEpisodes } = settings;
+  const data = replaySample(modelData, replayEpisodes, seed);
+  return model.refit([...data, ...anchors], {
     epochs: refitEpochs,
     seed,
     ...(refitSteps > 0 ? { maxSteps: refitSteps } : {}),
@@ -54,6 +61,12 @@ export async function worldModelWarmup(t: Trainer): Promise<Warmup> {
   const ran = await executeGroups(t, 0, groups, 1, noise);
   commitExecuted(t, ran);
   t.onProgress?.(`refitting the world model with the warm-up episodes (${config.worldModel.refitEpochs} epochs)`);
-  await refitWorldModel(t, learning.worldModel, stepSeed(config.seed, 0, 'refit'));
+  await refitWorldModel(
+    learning.worldModel,
+    config.worldModel,
+    t.modelData,
+    learning.anchorModelEpisodes,
+    stepSeed(config.seed, 0, 'refit'),
+  );
   return { episodes: ran.real?.episodes.length ?? 0, robotSeconds: ran.robotSeconds };
 }

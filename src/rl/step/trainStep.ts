@@ -37,8 +37,9 @@ import { anchorsDue } from '../config/method.ts';
 import { stepSeed } from '../config/seeds.ts';
 import { groupStarts } from './startPool.ts';
 import { meanOrNull, phaseClock, type StepMetrics } from './stepMetrics.ts';
-import type { Trainer } from './trainer.ts';
-import { imagineOptions, noiseSpec } from '../config/wmrlConfig.ts';
+import type { LearningState, Trainer } from './trainer.ts';
+import type { VlaPolicy } from '../../policy/vlaPolicy.ts';
+import { imagineOptions, noiseSpec, type WmrlConfig } from '../config/wmrlConfig.ts';
 import { NO_WARMUP, refitWorldModel, worldModelWarmup } from '../corrections/worldModelRefit.ts';
 
 /** One training step; its update and its commit (step 8) change the trainer's learning state. */
@@ -101,7 +102,14 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
     real,
     anchorWeight ?? learning.anchorWeight,
   );
-  const ppo = await update(t, step, weighted.samples);
+  if (weighted.samples) t.onProgress?.('policy update');
+  const ppo = await update(
+    learning,
+    t.reference,
+    config.ppo,
+    stepSeed(config.seed, step, 'ppoShuffle'),
+    weighted.samples,
+  );
   const window =
     imagined && predicted && real && real.outcomes.length >= M
       ? learning.ppiWindow.with(step, predicted.out.score, real.outcomes, M)
@@ -115,7 +123,18 @@ export async function trainStep(t: Trainer): Promise<StepMetrics> {
   if (window) learning.ppiWindow = window;
   if (executed) commitExecuted(t, executed);
   clock.lap('update');
-  const refitted = await refit(t, step);
+  const refitted = refitDue(t, step) ? 'full' : false;
+  if (refitted) {
+    t.onProgress?.('refitting the world model');
+    const { worldModel, anchorModelEpisodes } = learning;
+    await refitWorldModel(
+      worldModel!,
+      config.worldModel,
+      t.modelData,
+      anchorModelEpisodes,
+      stepSeed(config.seed, step, 'refit'),
+    );
+  }
   clock.lap('refit');
   learning.progress.step = step;
   learning.progress.computeSeconds += (performance.now() - started) / 1000;
@@ -208,27 +227,26 @@ function keptAnchors(
   return { anchorGroups: kept.length, predicted: keepGroups(predicted.starts, predicted.out, kept, M) };
 }
 
-/** 6. The policy update (none when there are no samples). */
-async function update(t: Trainer, step: number, samples: PolicySamples | null): Promise<PpoStats> {
+/** 6. The policy update, its minibatches shuffled with `seed` (none when there are no samples). */
+async function update(
+  learning: Pick<LearningState, 'policy' | 'optimizer'>,
+  reference: VlaPolicy,
+  ppo: WmrlConfig['ppo'],
+  seed: number,
+  samples: PolicySamples | null,
+): Promise<PpoStats> {
   if (!samples) return { loss: 0, kl: 0, clipFraction: 0, updates: 0 };
-  t.onProgress?.('policy update');
-  const { policy, optimizer } = t.learning;
-  return ppoUpdate(
-    policy,
-    t.reference,
-    optimizer,
-    withOldLogProb(policy, samples),
-    t.config.ppo,
-    new Rng(stepSeed(t.config.seed, step, 'ppoShuffle')),
-  );
+  const { policy, optimizer } = learning;
+  return ppoUpdate(policy, reference, optimizer, withOldLogProb(policy, samples), ppo, new Rng(seed));
 }
 
-/** 9. The world-model refit with the anchors gathered so far, when one is due. */
-async function refit(t: Trainer, step: number): Promise<'full' | false> {
-  const { learning } = t;
-  if (!t.method.refit || !learning.worldModel || learning.anchorModelEpisodes.length === 0) return false;
-  if (step % t.config.worldModel.refitEvery !== 0) return false;
-  t.onProgress?.('refitting the world model');
-  await refitWorldModel(t, learning.worldModel, stepSeed(t.config.seed, step, 'refit'));
-  return 'full';
+/** 9. Whether the world model is refitted with the anchors gathered so far after `step`. */
+function refitDue(t: Pick<Trainer, 'method' | 'config' | 'learning'>, step: number): boolean {
+  const { worldModel, anchorModelEpisodes } = t.learning;
+  return (
+    t.method.refit &&
+    worldModel !== undefined &&
+    anchorModelEpisodes.length > 0 &&
+    step % t.config.worldModel.refitEvery === 0
+  );
 }
