@@ -31,8 +31,8 @@ export const policyConfigSchema = z
       .default(true)
       .describe(
         "read the gripper's velocity (false: it reads as its mean; the arm's joint velocities stay). At the " +
-          'control tick it is set by contact with the object: a world model predicted it one step ahead with an ' +
-          'error of 95–98% of its spread on pick, and a policy reading it acts in imagination unlike on the robot',
+          'control tick it is set by contact with the object, which a world model predicts poorly, so a policy ' +
+          'reading it may act in imagination unlike on the robot (docs/worldmodel.md)',
       ),
     encoder: z
       .object({

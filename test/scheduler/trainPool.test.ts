@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readRunLog } from '../../src/core/runLog.ts';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { SqliteQueue } from '../../src/scheduler/sqliteQueue.ts';
 import { bin, cli, makeTrainPoolFixture, weights, type TrainPoolFixture } from './trainPoolFixture.ts';
@@ -67,54 +66,3 @@ test(
   },
 );
 
-test(
-  'train --activeAnchors: extra anchors by ensemble disagreement, ' +
-    'inclusion probabilities and a weighted PPI in the metrics',
-  () => {
-    const out = join(dir, 'active');
-    cli(args(out, ['--activeAnchors=1']));
-    const steps = readRunLog(join(out, 'train.metrics.jsonl')).filter((m) => m.kind === 'step');
-    assert.equal(steps.length, 3);
-    for (const m of steps) {
-      const inclusion = m.anchorInclusion as number[];
-      assert.equal(inclusion.length, m.anchorGroups);
-      assert.ok(
-        inclusion.every((p) => p >= 1 / 3 - 1e-9 && p <= 1),
-        `inclusion ${inclusion}`,
-      );
-      assert.ok((m.activeAnchorGroups as number) <= 1);
-    }
-    assert.ok(
-      steps.some((m) => (m.activeAnchorGroups as number) === 1),
-      'active picks happened',
-    );
-    assert.ok(
-      steps.some((m) => m.ppi !== null),
-      'a PPI estimate was reported',
-    );
-  },
-);
-
-test('train --robots --realEpisodeSteps=3: the pool runs each anchor 3 steps at most, reserving that', async () => {
-  const out = join(dir, 'cut');
-  cli(args(out, ['--robots', join(dir, 'robots.json'), '--realEpisodeSteps=3']));
-  const queue = SqliteQueue.open(join(out, 'schedule.db'));
-  try {
-    const ids = await queue.ledgerIds();
-    assert.equal(ids.length, 6);
-    for (const id of ids) {
-      const { request } = (await queue.get(id))!;
-      assert.equal(request.maxSteps, 3, id);
-      assert.ok(Math.abs(request.maxRobotSeconds - 0.3) < 1e-9, `${id} reserves ${request.maxRobotSeconds} s`);
-    }
-  } finally {
-    await queue.close();
-  }
-  const steps: number[] = [];
-  for await (const e of (await EpisodeStore.open(join(out, 'anchors'))).episodes()) steps.push(e.steps);
-  assert.equal(steps.length, 6);
-  assert.ok(
-    steps.every((n) => n >= 1 && n <= 3),
-    `anchor lengths ${steps}`,
-  );
-});
