@@ -5,45 +5,13 @@
  */
 import { resolveConfig } from '../src/core/config.ts';
 import { keysUnread } from '../src/rl/config/method.ts';
-import { type WmrlConfig, wmrlConfigSchema } from '../src/rl/config/wmrlConfig.ts';
+import { removedAsToday, type WmrlConfig, wmrlConfigSchema } from '../src/rl/config/wmrlConfig.ts';
 
 /**
  * Keys that only add measurements (PPI checks against real episodes, imagination checks, keeping
  * every evaluated policy): they change no training, so only turning one on makes a run stale.
  */
 const MEASUREMENTS = ['ppiCheckEpisodes', 'imaginationCheckGroups', 'eval.keepPolicies'];
-
-/**
- * Keys removed from the schema with the experiments they served (docs/lab/README.md), and the value today's code
- * behaves as: a run that recorded that value behaved as a run of today does; `null`, keys read only with another
- * removed key's other value (contextual.* with debiasMap contextual), never a change on their own. A removed key a
- * run left unset (an optional one such as imaginedKlLimit) was absent then as now.
- */
-const REMOVED: Record<string, unknown> = {
-  debiasMap: 'isotonic',
-  contextual: null,
-  activeAnchors: 0,
-  'branch.fraction': 0,
-  'branch.recentEpisodes': null,
-  'branch.beforeClose': null,
-  imaginationTrainsGripper: true,
-  imaginedAdvantage: 'std',
-  imagineFromStep: 1,
-  anchorUpdateFirst: false,
-  trust: null,
-  realEpisodeSteps: 0,
-  'worldModel.scoreRefitEvery': 0,
-  'worldModel.anchorRepeat': 1,
-  'worldModel.warmupStd': 0,
-  'worldModel.warmupRefitEpochs': 0,
-};
-
-/** Whether a stored key removed from the schema recorded what today's code behaves as (see REMOVED). */
-function removedAsToday(key: string, value: unknown): boolean {
-  const entry = Object.keys(REMOVED).find((r) => key === r || key.startsWith(`${r}.`));
-  if (entry === undefined) return false;
-  return REMOVED[entry] === null || JSON.stringify(REMOVED[entry]) === JSON.stringify(value);
-}
 
 /** The schema's defaults, flattened: what a run made before a key existed behaved as. */
 const DEFAULTS = flatten(resolveConfig(wmrlConfigSchema, {}) as unknown as Record<string, unknown>);
@@ -77,7 +45,7 @@ export function changedKeys(stored: Record<string, unknown>, current: WmrlConfig
     changes.push({ key, was: before, now: value });
   }
   // A key the run set that its arm now leaves unset, or one since removed from the schema that the run set to
-  // anything but what today's code behaves as (REMOVED): a rerun, never a wrong reuse.
+  // anything but what today's code behaves as (REMOVED_KEYS): a rerun, never a wrong reuse.
   for (const [key, before] of was)
     if (!now.has(key) && read(key) && !MEASUREMENTS.includes(key) && !removedAsToday(key, before))
       changes.push({ key, was: before, now: undefined });

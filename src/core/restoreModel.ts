@@ -1,6 +1,7 @@
 /**
- * Rebuild a model from a checkpoint: validate its config with the model's schema, construct the
- * model, check every tensor's name and shape, copy the weights in. Any mismatch is a
+ * Rebuild a model from a checkpoint: validate its config with the model's schema (after `migrate`, which
+ * reads a config saved by an older version as today's), construct the model, check every tensor's name
+ * and shape, copy the weights in. Any mismatch is a
  * CheckpointError naming the folder; the half-built model and the loaded tensors are freed.
  */
 import * as tf from '@tensorflow/tfjs';
@@ -23,11 +24,12 @@ export async function restoreModel<S extends z.ZodType, M extends Restorable>(
   expect: LoadCheckpointExpectation & { what: string },
   configSchema: S,
   build: (config: z.infer<S>, manifest: CheckpointManifest) => M,
+  migrate: (config: unknown) => unknown = (config) => config,
 ): Promise<M> {
   const { manifest, tensors } = await loadCheckpoint(dir, expect);
   let model: M | undefined;
   try {
-    const config = configSchema.safeParse(manifest.config);
+    const config = configSchema.safeParse(migrate(manifest.config));
     if (!config.success) {
       throw new CheckpointError(
         dir,

@@ -246,3 +246,20 @@ test('video kind: encoder latents drive the dynamics, imagined latents decode to
     loaded?.dispose();
   }
 });
+
+test('a world model saved before the cleanup loads where its removed keys held what the code now does', async () => {
+  const { model } = await WorldModel.train(episodes, tiny({ 'train.epochs': '1' }));
+  const dir = join(tmp(), 'older');
+  try {
+    await saveWorldModel(model, dir);
+  } finally {
+    model.dispose();
+  }
+  const manifest = JSON.parse(readFileSync(join(dir, 'model.json'), 'utf8'));
+  const withKeys = (extra: Record<string, unknown>) =>
+    writeFileSync(join(dir, 'model.json'), JSON.stringify({ ...manifest, config: { ...manifest.config, ...extra } }));
+  withKeys({ gripperHead: false, progressLabel: 'task' });
+  (await loadWorldModel(dir)).dispose();
+  withKeys({ gripperHead: true });
+  await assert.rejects(loadWorldModel(dir), /trained with gripperHead: true, which this version no longer has/);
+});

@@ -405,6 +405,58 @@ export const wmrlConfigSchema = z
 
 export type WmrlConfig = z.infer<typeof wmrlConfigSchema>;
 
+/**
+ * Keys removed from the schema with the experiments they served (docs/lab/README.md), and the value today's code
+ * behaves as (`null`: read only together with another removed key's other value, never a difference on its own). A
+ * config recorded before their removal (a run's train.config.json) reads as today's where it recorded those values.
+ */
+export const REMOVED_KEYS: Readonly<Record<string, unknown>> = {
+  debiasMap: 'isotonic',
+  contextual: null,
+  activeAnchors: 0,
+  'branch.fraction': 0,
+  'branch.recentEpisodes': null,
+  'branch.beforeClose': null,
+  imaginationTrainsGripper: true,
+  imaginedAdvantage: 'std',
+  imagineFromStep: 1,
+  anchorUpdateFirst: false,
+  trust: null,
+  realEpisodeSteps: 0,
+  'worldModel.scoreRefitEvery': 0,
+  'worldModel.anchorRepeat': 1,
+  'worldModel.warmupStd': 0,
+  'worldModel.warmupRefitEpochs': 0,
+};
+
+/** Whether a recorded key since removed (dotted) recorded what today's code behaves as (see REMOVED_KEYS). */
+export function removedAsToday(key: string, value: unknown): boolean {
+  const entry = Object.keys(REMOVED_KEYS).find((r) => key === r || key.startsWith(`${r}.`));
+  if (entry === undefined) return false;
+  return REMOVED_KEYS[entry] === null || JSON.stringify(REMOVED_KEYS[entry]) === JSON.stringify(value);
+}
+
+/** A recorded config without the removed keys that recorded what today's code behaves as (the others stay). */
+export function withoutRemovedKeys(recorded: unknown, prefix = ''): unknown {
+  if (recorded === null || typeof recorded !== 'object' || Array.isArray(recorded)) return recorded;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(recorded)) {
+    const path = `${prefix}${key}`;
+    if (removedAsToday(path, value)) continue;
+    const inner = withoutRemovedKeys(value, `${path}.`);
+    if (
+      inner !== null &&
+      typeof inner === 'object' &&
+      !Array.isArray(inner) &&
+      Object.keys(inner).length === 0 &&
+      Object.keys(value as object).length > 0
+    )
+      continue;
+    out[key] = inner;
+  }
+  return out;
+}
+
 /** The exploration noise of a batch of rollouts drawn under `seed` (imagined and executed alike). */
 export function noiseSpec(config: WmrlConfig, seed: number): NoiseSpec {
   return { seed, correlation: config.ppo.noiseCorrelation };

@@ -50,7 +50,7 @@ import {
 import type { LearningState, Trainer } from '../step/trainer.ts';
 import type { StepMetrics } from '../step/stepMetrics.ts';
 import { trainStep } from '../step/trainStep.ts';
-import { type WmrlConfig, wmrlConfigSchema } from '../config/wmrlConfig.ts';
+import { type WmrlConfig, withoutRemovedKeys, wmrlConfigSchema } from '../config/wmrlConfig.ts';
 import { worldModelFeatures } from '../corrections/worldModelFeatures.ts';
 
 export interface RunOptions {
@@ -420,8 +420,10 @@ async function applyLabels(runDir: string, episodes: Episode[]): Promise<void> {
 function refuseChangedConfig(runDir: string, config: WmrlConfig): void {
   const file = join(runDir, 'train.config.json');
   if (!existsSync(file)) return;
-  const raw = (JSON.parse(readFileSync(file, 'utf8')) as { config?: unknown }).config;
-  if (raw === undefined) return;
+  const stored = (JSON.parse(readFileSync(file, 'utf8')) as { config?: unknown }).config;
+  if (stored === undefined) return;
+  // Keys since removed that the run recorded at what today's code behaves as are no difference.
+  const raw = withoutRemovedKeys(stored);
   // A run recorded before a key existed has that key's default, the behaviour it ran with.
   const parsed = wmrlConfigSchema.safeParse(raw);
   const recorded: unknown = parsed.success ? parsed.data : raw;
