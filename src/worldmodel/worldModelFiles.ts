@@ -61,7 +61,7 @@ function withoutRemovedKeys(dir: string, config: unknown): unknown {
       throw new CheckpointError(
         dir,
         `checkpoint ${dir}: this world model was trained with ${key}: ${JSON.stringify(out[key])}, which this ` +
-          'version no longer has: train a new world model (wmrl wm train, or a wmrl train run with a new --world-model)',
+          'version no longer has: train a new world model (wmrl wm train, or wmrl train with a new --world-model)',
       );
     delete out[key];
   }
