@@ -177,12 +177,15 @@ test('wmrl view serves a run until interrupted; a missing page build names the f
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await until(
-    () => /wmrl viewer: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1],
-    `the viewer's address in: ${out}`,
-  );
-  assert.match(out, /13 episodes, watching/);
-  assert.equal((await fetch(url)).status, 200);
-  child.kill('SIGINT');
+  try {
+    const url = await until(
+      () => /wmrl viewer: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1],
+      `the viewer's address in: ${out}`,
+    );
+    assert.match(out, /13 episodes, watching/);
+    assert.equal((await fetch(url)).status, 200);
+  } finally {
+    child.kill('SIGINT');
+  }
   assert.equal(await exited, 0, out);
 });
