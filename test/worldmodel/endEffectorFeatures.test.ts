@@ -101,7 +101,11 @@ test(
       ],
       toJSON: () => ({ latentDim: 2, families: {} }),
     } as unknown as ObjectLocaliser;
-    const goal = { latentDim: 2, estimate: () => [0.3, -0.1, 0.2] } as unknown as GoalLocaliser;
+    const goal = {
+      latentDim: 2,
+      estimate: () => [0.3, -0.1, 0.2],
+      toJSON: () => ({ latentDim: 2, families: {} }),
+    } as unknown as GoalLocaliser;
     const features = new EndEffectorFeatures(robot.name, await ArmKinematics.create(robot), {
       goal,
       object: localiser,
