@@ -118,18 +118,7 @@ export function imagine(
     x.dispose();
     context.dispose();
   }
-  const values = scorer.perStep({
-    horizon,
-    rows: K * B,
-    stateDim: D,
-    actionDim: A,
-    states,
-    actions: actions ?? new Float32Array(0),
-    successProb,
-    progress,
-  });
-  const { score, variance } = rolloutScores(values, horizon, K, B, scorer.over);
-  return {
+  const rolled = {
     horizon,
     members: K,
     rollouts: B,
@@ -139,9 +128,9 @@ export function imagine(
     actions: actions ?? new Float32Array(0),
     successProb,
     progress,
-    score,
-    scoreVariance: variance,
   };
+  const { score, variance } = rolloutScores(scorer.perStep({ ...rolled, rows: K * B }), horizon, K, B, scorer.over);
+  return { ...rolled, score, scoreVariance: variance };
 }
 
 /**

@@ -9,21 +9,13 @@
  * the state's object features.
  */
 import { FAMILY_SCORE_RULES } from '../tasks/families.ts';
+import type { ImaginedRollouts } from './imagine.ts';
 
-/** What a rule reads of a batch of rollouts: H steps × R rows (member-major rows: K × B). */
-export interface RolloutValues {
-  horizon: number;
-  rows: number;
-  stateDim: number;
-  actionDim: number;
-  /** (H+1) × R × D */
-  states: Float32Array;
-  /** H × R × A */
-  actions: Float32Array;
-  /** H × R: the success probability and progress of the state after each step */
-  successProb: Float32Array;
-  progress: Float32Array;
-}
+/** What a rule reads of a batch of rollouts (imagine.ts): H steps × R rows (member-major rows: K × B). */
+export type RolloutValues = Pick<
+  ImaginedRollouts,
+  'horizon' | 'stateDim' | 'actionDim' | 'states' | 'actions' | 'successProb' | 'progress'
+> & { rows: number };
 
 export interface ScoreRule {
   /** What the world model's state must hold for it: 'object', the object features (worldModel.object). */
