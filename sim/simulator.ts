@@ -37,11 +37,23 @@ interface ModelIndex {
 interface CompiledScene {
   model: MjModel;
   index: ModelIndex;
+  /** The model's size (mj_sizeModel). */
+  bytes: number;
 }
+
+/**
+ * Bytes of compiled scene models a simulator keeps (the most recently used, by MuJoCo's mj_sizeModel; the loaded
+ * one always): every distinct mix of objects compiles the arm anew, and a mesh arm's model is tens of megabytes of
+ * the 2 GB WebAssembly heap, so keeping every one runs out of memory after a few dozen scenes. A freed model's memory
+ * is reused by the next. A primitive arm's scenes (tens of kilobytes each) all stay.
+ */
+export const MAX_COMPILED_SCENE_BYTES = 256 * 2 ** 20;
 
 export interface SimulatorOptions {
   /** Physics steps per control tick follow from the model timestep and the robot's control rate. */
   robot: RobotDescription;
+  /** Bytes of compiled scene models kept (default MAX_COMPILED_SCENE_BYTES). */
+  compiledSceneBytes?: number;
 }
 
 export class Simulator {
@@ -52,6 +64,7 @@ export class Simulator {
   readonly layoutScale: number;
   #mj: Mujoco;
   #scenes = new Map<string, CompiledScene>();
+  #sceneBytes: number;
   #scene: CompiledScene | undefined;
   #data: MjData | undefined;
   /** Render view of the loaded scene (colours resolved after load() sets them). */
@@ -60,9 +73,10 @@ export class Simulator {
   #id: number;
   static #instances = 0;
 
-  private constructor(mj: Mujoco, robot: RobotDescription) {
+  private constructor(mj: Mujoco, robot: RobotDescription, sceneBytes = MAX_COMPILED_SCENE_BYTES) {
     this.#mj = mj;
     this.robot = robot;
+    this.#sceneBytes = sceneBytes;
     this.#id = Simulator.#instances++;
     // Compile a probe scene once to validate the robot's MJCF against its description early.
     this.layoutScale = 1;
@@ -81,7 +95,7 @@ export class Simulator {
   }
 
   static async create(options: SimulatorOptions): Promise<Simulator> {
-    return new Simulator(await getMujoco(), options.robot);
+    return new Simulator(await getMujoco(), options.robot, options.compiledSceneBytes);
   }
 
   get model(): MjModel {
@@ -235,7 +249,13 @@ export class Simulator {
   #compile(structure: SceneStructure): CompiledScene {
     const key = structureKey(structure);
     const cached = this.#scenes.get(key);
-    if (cached) return cached;
+    if (cached) {
+      // The most recently used last: re-inserting moves it there.
+      this.#scenes.delete(key);
+      this.#scenes.set(key, cached);
+      return cached;
+    }
+    this.#evictScenes();
     const model = compileRobotScene(
       this.#mj,
       this.robot,
@@ -243,13 +263,36 @@ export class Simulator {
       `sim${this.#id}`,
     );
     try {
-      const scene = { model, index: this.#indexModel(model, structure) };
+      const scene = { model, index: this.#indexModel(model, structure), bytes: Number(this.#mj.mj_sizeModel(model)) };
       this.#scenes.set(key, scene);
       return scene;
     } catch (err) {
       model.delete();
       throw err;
     }
+  }
+
+  /** Free the least recently used compiled scenes (never the loaded one) while they hold more than the budget. */
+  #evictScenes(budget = this.#sceneBytes): void {
+    let held = this.compiledSceneBytes;
+    for (const [key, scene] of this.#scenes) {
+      if (held <= budget) return;
+      if (scene === this.#scene) continue;
+      scene.model.delete();
+      this.#scenes.delete(key);
+      held -= scene.bytes;
+    }
+  }
+
+  /** The compiled scene models this simulator holds: how many, and their bytes (mj_sizeModel). */
+  get compiledScenes(): number {
+    return this.#scenes.size;
+  }
+
+  get compiledSceneBytes(): number {
+    let bytes = 0;
+    for (const s of this.#scenes.values()) bytes += s.bytes;
+    return bytes;
   }
 
   #indexModel(model: MjModel, structure: SceneStructure): ModelIndex {
