@@ -136,11 +136,18 @@ export function dottedFlags(values: Record<string, unknown>, prefix = ''): strin
   );
 }
 
+/** The experiment files' arms read so far (a benchmark asks an arm's flags, label and steps many times). */
+const experimentArms = new Map<string, Arm>();
+
 /** The record of an arm of the table or of an experiment file. */
 export function armOf(arm: string): Arm {
-  const own = ARMS[arm];
+  const own = ARMS[arm] ?? experimentArms.get(arm);
   if (own) return own;
-  if (experimentNames().includes(arm)) return experiment(arm);
+  if (experimentNames().includes(arm)) {
+    const read = experiment(arm);
+    experimentArms.set(arm, read);
+    return read;
+  }
   throw new Error(
     `no benchmark arm '${arm}' (arms: ${Object.keys(ARMS).join(', ')}; experiments: ${experimentNames().join(', ')})`,
   );

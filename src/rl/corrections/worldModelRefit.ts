@@ -28,6 +28,7 @@ export async function refitWorldModel(
     ...(refitSteps > 0 ? { maxSteps: refitSteps } : {}),
   });
 }
+
 /** `n` of the episodes drawn without replacement (all of them when n is 0 or at least their number). */
 export function replaySample<T>(episodes: T[], n: number, seed: number): T[] {
   if (n === 0 || n >= episodes.length) return episodes;

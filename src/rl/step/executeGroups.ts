@@ -26,7 +26,7 @@ export interface ExecutedGroups {
  * Groups run for real through the anchor runner, charged as robot time; with `--outcome operator`
  * their outcomes are the operator's labels, and a group without a label for every rollout is left
  * out (src/rl/run/operatorOutcomes.ts). Nothing of the learning state changes here: the caller commits
- * the robot time and the kept episodes (trainStep's commitExecuted). `step` 0 is the warm-up.
+ * the robot time and the kept episodes (commitExecuted, below). `step` 0 is the warm-up.
  */
 export async function executeGroups(
   t: Trainer,
