@@ -7,10 +7,11 @@ import type { RobotDescription } from '../src/core/robotDescription.ts';
 import { getMujoco, type Mujoco } from './mujocoRuntime.ts';
 import { compileRobotScene } from './robotModel.ts';
 import { buildSceneXml } from './sceneBuilder.ts';
+import { type EndEffectorAxes, endEffectorAxes } from './endEffectorFrame.ts';
 
 export interface EndEffectorPose {
   pos: Float64Array;
-  /** Row-major 3×3; column 0 is the approach axis, column 1 the finger axis. */
+  /** Row-major 3×3, the site's axes as columns (which is the approach and which the closing: `axes`). */
   mat: Float64Array;
   /** 6 × nArm, rows: linear xyz then angular xyz; row-major. */
   jacobian: Float64Array;
@@ -20,6 +21,8 @@ let instance = 0;
 
 export class ArmKinematics {
   readonly nArm: number;
+  /** The end-effector frame's approach and closing axes (declared, or derived from the model). */
+  readonly axes: EndEffectorAxes;
   #mj: Mujoco;
   #model: MjModel;
   #data: MjData;
@@ -43,6 +46,7 @@ export class ArmKinematics {
     this.#dofAdr = jnt.map((j) => (this.#model.jnt_dofadr as Int32Array)[j]!);
     this.#site = mj.mj_name2id(this.#model, mj.mjtObj.mjOBJ_SITE.value, robot.endEffectorSite);
     this.nArm = jnt.length;
+    this.axes = endEffectorAxes(mj, this.#model, robot);
     const nv = this.#model.nv;
     this.#jacp = new mj.DoubleBuffer(3 * nv);
     this.#jacr = new mj.DoubleBuffer(3 * nv);

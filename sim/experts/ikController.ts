@@ -1,10 +1,11 @@
 /**
  * Cartesian controller for the scripted experts: drives the end effector toward a target
- * position with the gripper pointing straight down and the fingers along a given yaw, by
+ * position with the gripper's approach axis pointing straight down and its closing axis along a given yaw, by
  * damped-least-squares inverse kinematics on MuJoCo Jacobians. Output is a normalised action.
  */
 import type { RobotDescription } from '../../src/core/robotDescription.ts';
 import { type ArmKinematics, dampedLeastSquares } from '../armKinematics.ts';
+import { approachSign, axisColumn } from '../endEffectorFrame.ts';
 
 export interface CartesianTarget {
   pos: readonly [number, number, number];
@@ -19,7 +20,8 @@ export interface CartesianTarget {
  * and small, smooth steps are what a cloned policy learns best (0.06 halved BC success). */
 const MAX_CARTESIAN_STEP = 0.03;
 const DAMPING = 0.04;
-
+/** Damping of the position rows' null-space projector: small, so that turning never undoes the position. */
+const PROJECTOR_DAMPING = 1e-4;
 export class IkController {
   readonly robot: RobotDescription;
   readonly kinematics: ArmKinematics;
@@ -42,20 +44,76 @@ export class IkController {
     const norm = Math.hypot(ep[0]!, ep[1]!, ep[2]!);
     if (norm > MAX_CARTESIAN_STEP) for (let i = 0; i < 3; i++) ep[i]! *= MAX_CARTESIAN_STEP / norm;
     // Current axes are the columns of the row-major site matrix.
-    const approach = [mat[0]!, mat[3]!, mat[6]!];
-    const fingers = [mat[1]!, mat[4]!, mat[7]!];
+    const { approach: approachAxis, closing: closingAxis } = this.kinematics.axes;
+    const a = axisColumn(approachAxis[1] as 'x' | 'y' | 'z');
+    const sign = approachSign(approachAxis);
+    const approach = [sign * mat[a]!, sign * mat[3 + a]!, sign * mat[6 + a]!];
+    const c = axisColumn(closingAxis);
+    const fingers = [mat[c]!, mat[3 + c]!, mat[6 + c]!];
     const yaw = nearestSymmetricYaw(target.yaw, target.yawPeriod, Math.atan2(fingers[1]!, fingers[0]!));
     const er = add(cross(approach, [0, 0, -1]), cross(fingers, [Math.cos(yaw), Math.sin(yaw), 0])).map((v) => 0.5 * v);
-    const dq = dampedLeastSquares(jacobian, n, [...ep, ...er], DAMPING);
     const joints = this.robot.arm.joints;
-    // Scale the whole step uniformly so no joint exceeds its maximum step (keeps the direction).
-    let scale = 1;
-    for (let i = 0; i < n; i++) scale = Math.max(scale, Math.abs(dq[i]!) / joints[i]!.maxStep);
+    let dq = dampedLeastSquares(jacobian, n, [...ep, ...er], DAMPING);
+    let scale = stepScale(dq, joints);
+    // A joint the step would push past its command limit is held there, and the others take its share.
+    const held = new Set<number>();
+    for (let round = 0; round < n; round++) {
+      const past = joints.flatMap((j, i) => {
+        const next = q[i]! + dq[i]! / scale;
+        return !held.has(i) && ((next > j.upper && dq[i]! > 0) || (next < j.lower && dq[i]! < 0)) ? [i] : [];
+      });
+      if (past.length === 0) break;
+      for (const i of past) held.add(i);
+      dq = positionFirst(Float64Array.from(jacobian, (v, k) => (held.has(k % n) ? 0 : v)), n, ep, er);
+      scale = stepScale(dq, joints);
+    }
     const action = new Float32Array(n + 1);
     for (let i = 0; i < n; i++) action[i] = dq[i]! / scale / joints[i]!.maxStep;
     action[n] = target.close ? 1 : -1;
     return action;
   }
+}
+
+/**
+ * The step that reaches the position first and turns toward the orientation only with what the position leaves
+ * free (its null space): once a joint is held at its limit, a short arm whose wrist cannot point straight down
+ * there (a 5-joint arm near its base) tilts the gripper and still gets there.
+ */
+function positionFirst(jacobian: Float64Array, n: number, ep: number[], er: number[]): Float64Array {
+  const jp = jacobian.subarray(0, 3 * n);
+  const jo = jacobian.subarray(3 * n, 6 * n);
+  const dq1 = dampedLeastSquares(jp, n, ep, DAMPING);
+  // Null-space projector N = I − J⁺J of the position rows, column by column.
+  const nullSpace = new Float64Array(n * n);
+  for (let k = 0; k < n; k++) {
+    const column = dampedLeastSquares(jp, n, [jp[k]!, jp[n + k]!, jp[2 * n + k]!], PROJECTOR_DAMPING);
+    for (let r = 0; r < n; r++) nullSpace[r * n + k] = (r === k ? 1 : 0) - column[r]!;
+  }
+  const joN = new Float64Array(3 * n);
+  for (let r = 0; r < 3; r++)
+    for (let c = 0; c < n; c++) {
+      let s = 0;
+      for (let k = 0; k < n; k++) s += jo[r * n + k]! * nullSpace[k * n + c]!;
+      joN[r * n + c] = s;
+    }
+  const rest = er.map((e, r) => {
+    let s = 0;
+    for (let k = 0; k < n; k++) s += jo[r * n + k]! * dq1[k]!;
+    return e - s;
+  });
+  const dq2 = dampedLeastSquares(joN, n, rest, DAMPING);
+  return dq1.map((v, r) => {
+    let s = v;
+    for (let k = 0; k < n; k++) s += nullSpace[r * n + k]! * dq2[k]!;
+    return s;
+  });
+}
+
+/** Divisor that brings the largest joint step within that joint's maximum step (1 when all are within). */
+function stepScale(dq: Float64Array, joints: RobotDescription['arm']['joints']): number {
+  let scale = 1;
+  for (let i = 0; i < dq.length; i++) scale = Math.max(scale, Math.abs(dq[i]!) / joints[i]!.maxStep);
+  return scale;
 }
 
 /** The yaw among yaw + k·period closest to the current yaw. */

@@ -10,6 +10,11 @@ import { z } from 'zod';
 import { collectModelFiles, ModelFileError, type ModelFiles } from './modelFiles.ts';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
+/** Axes of a frame: closing has no sign (the jaws close from both sides), approach has. */
+export const AXES = ['x', 'y', 'z'] as const;
+export const SIGNED_AXES = ['+x', '-x', '+y', '-y', '+z', '-z'] as const;
+export type Axis = (typeof AXES)[number];
+export type SignedAxis = (typeof SIGNED_AXES)[number];
 // Either spelling, ROS 1 `pkg/Type` or ROS 2 `pkg/msg/Type`: the client sends the server's (src/ros/rosTypes.ts).
 const rosTopic = z
   .object({
@@ -137,6 +142,16 @@ export const robotDescriptionSchema = z
       .strict(),
     /** MJCF site between the fingertips: the point tasks and experts steer. */
     endEffectorSite: z.string(),
+    /**
+     * Which axes of the end-effector site's frame point out of the gripper (toward what it grasps) and run
+     * between the jaws (the way they close). Optional: derived from the wrist and the gripper joint when absent
+     * (`wmrl robot check` shows what it derives).
+     */
+    endEffectorAxes: z
+      .object({ approach: z.enum(SIGNED_AXES), closing: z.enum(AXES) })
+      .strict()
+      .refine((a) => a.approach[1] !== a.closing, { message: 'approach and closing must be different axes' })
+      .optional(),
     /** Box the end effector must stay in (safety layer). */
     workspace: z.object({ min: vec3, max: vec3 }).strict(),
     cameras: z.array(cameraSchema).min(1),
