@@ -64,7 +64,12 @@ export class IkController {
       });
       if (past.length === 0) break;
       for (const i of past) held.add(i);
-      dq = positionFirst(Float64Array.from(jacobian, (v, k) => (held.has(k % n) ? 0 : v)), n, ep, er);
+      dq = positionFirst(
+        Float64Array.from(jacobian, (v, k) => (held.has(k % n) ? 0 : v)),
+        n,
+        ep,
+        er,
+      );
       scale = stepScale(dq, joints);
     }
     const action = new Float32Array(n + 1);
