@@ -1,8 +1,8 @@
 /**
  * Random scene layouts for a task: where the target, the distractors and the goal zones go.
  * The target object is always objects[0]; for push, zones[0] is the goal zone. The table region
- * and the push distances were sized for vx300 and scale with the arm's reach (armReach.ts);
- * objects, zones and their spacing keep their size, since they are the objects' own.
+ * the push distances and the goal zones were sized for vx300 and scale with the arm's reach (armReach.ts);
+ * objects and their spacing keep their size, since they are the objects' own.
  */
 import type { TaskSpec } from '../src/core/types.ts';
 import type { Rng } from '../src/core/rng.ts';
@@ -31,6 +31,7 @@ export interface SceneLayout {
 
 /** Half-heights so that objects rest on the table (z = 0). */
 export const OBJECT_HALF_HEIGHT: Record<ObjectKind, number> = { block: 0.02, ball: 0.022, cylinder: 0.03 };
+/** A goal zone's radius at layout scale 1; zones scale with the layout (they are the table's marks, not objects). */
 export const ZONE_RADIUS = 0.065;
 
 export interface TableRegion {
@@ -45,6 +46,13 @@ const VX300_REGION: TableRegion = { xMin: 0.26, xMax: 0.5, yMin: -0.2, yMax: 0.2
 /** Distance of a push's goal zone from the block at scale 1, m. */
 const VX300_PUSH = { min: 0.12, max: 0.2 };
 const MIN_SEPARATION = 0.1;
+/** Distance from the second zone to the points placed before it, at scale 1. */
+const ZONE_SEPARATION = 0.16;
+
+/** A goal zone's radius at a layout scale. */
+export function zoneRadius(scale: number): number {
+  return ZONE_RADIUS * scale;
+}
 
 /** The table region for a layout scale (the arm's reach over vx300's). */
 export function tableRegion(scale: number): TableRegion {
@@ -91,13 +99,14 @@ function tryLayout(task: TaskSpec, rng: Rng, scale: number): SceneLayout | undef
     const zp: [number, number] = [target[0] + dist * Math.cos(angle), target[1] + dist * Math.sin(angle)];
     if (zp[0] < region.xMin || zp[0] > region.xMax || zp[1] < region.yMin || zp[1] > region.yMax) return undefined;
     points.push(zp);
-    zones.push({ color: task.zoneColor as ColorName, pos: zp, radius: ZONE_RADIUS });
-    const other = place(0.16);
+    const radius = zoneRadius(scale);
+    zones.push({ color: task.zoneColor as ColorName, pos: zp, radius });
+    const other = place(ZONE_SEPARATION * scale);
     if (!other) return undefined;
     zones.push({
       color: rng.pick(COLOR_NAMES.filter((c) => c !== task.zoneColor && c !== task.color)),
       pos: other,
-      radius: ZONE_RADIUS,
+      radius,
     });
   }
   const used = new Set<ColorName>([task.color as ColorName, ...zones.map((z) => z.color)]);

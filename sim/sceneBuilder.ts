@@ -6,7 +6,7 @@
  * models can be reused.
  */
 import type { RobotDescription } from '../src/core/robotDescription.ts';
-import { OBJECT_HALF_HEIGHT, ZONE_RADIUS, type SceneLayout } from './layout.ts';
+import { OBJECT_HALF_HEIGHT, type SceneLayout, zoneRadius } from './layout.ts';
 import type { ObjectKind } from '../src/tasks/vocabulary.ts';
 
 export const TABLE_RGBA = '0.72 0.64 0.52 1';
@@ -72,7 +72,7 @@ export function buildSceneXml(robot: RobotDescription, structure: SceneStructure
   const zones = Array.from({ length: structure.zones }, (_, i) =>
     [
       `    <body name="zone${i}" mocap="true" pos="0 0 0">`,
-      `      <geom name="zone${i}" type="cylinder" size="${ZONE_RADIUS} 0.0008" ` +
+      `      <geom name="zone${i}" type="cylinder" size="${+zoneRadius(scale).toFixed(6)} 0.0008" ` +
         `pos="0 0 0.0008" contype="0" conaffinity="0" rgba="1 1 1 1"/>`,
       `    </body>`,
     ].join('\n'),

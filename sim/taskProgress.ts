@@ -4,7 +4,7 @@
  */
 import { clamp01 } from '../src/core/clamp01.ts';
 import type { TaskFamily } from '../src/tasks/families.ts';
-import { OBJECT_HALF_HEIGHT, ZONE_RADIUS, type SceneLayout } from './layout.ts';
+import { OBJECT_HALF_HEIGHT, type SceneLayout } from './layout.ts';
 
 /** What the predicates read from a scene. */
 export interface TaskScene {
@@ -21,8 +21,8 @@ export interface TaskStatus {
 /** Reach: the gripper point hovers this far above the object's top. */
 export const REACH_HOVER = 0.04;
 export const REACH_TOLERANCE = 0.04;
-/** Push: the block's centre must be this far inside the zone's rim. */
-export const PUSH_TOLERANCE = ZONE_RADIUS - 0.015;
+/** Push: the block's centre must be this far inside the zone's rim (the zone's radius scales with the arm). */
+export const PUSH_RIM_MARGIN = 0.015;
 /** Pick: lift of the block above its resting height. */
 export const PICK_LIFT = 0.06;
 
@@ -57,7 +57,7 @@ export class TaskProgress {
       case 'reach':
         return { progress: closeness, success: d < REACH_TOLERANCE };
       case 'push':
-        return { progress: closeness, success: d < PUSH_TOLERANCE };
+        return { progress: closeness, success: d < this.#layout.zones[0]!.radius - PUSH_RIM_MARGIN };
       case 'pick': {
         const lift = scene.objectPose(0)[2]! - this.#layout.objects[0]!.pos[2];
         const lifted = clamp01(lift / PICK_LIFT);

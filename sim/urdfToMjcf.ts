@@ -93,6 +93,9 @@ export function addToConvertedMjcf(mjcf: string, robot: RobotDescription, mimics
   if (add.gravityCompensation) text = text.replace(/<body /g, '<body gravcomp="1" ');
   // Visual geoms come out contype/conaffinity 0 in group 1; with any, the collision geoms are hidden.
   if (/<geom\b[^>]*\bgroup="1"/.test(text)) text = text.replace(/<geom\b(?![^>]*\bgroup=)/g, '<geom group="3"');
+  // Without self-collision the arm's geoms touch the table and objects but not each other: a URDF's collision meshes
+  // become convex hulls, and the hulls of links a joint apart can overlap where the real parts do not.
+  if (!add.selfCollision) text = text.replace(/<geom\b(?![^>]*\bcontype=)/g, '<geom contype="2" conaffinity="1"');
   const mounts = new Map<string, string[]>();
   const mount = (link: string, element: string) => mounts.set(link, [...(mounts.get(link) ?? []), element]);
   mount(

@@ -114,7 +114,18 @@ function collectUrdf(main: string, files: Map<string, Uint8Array>, texts: string
         `${where(tag)}: <mesh filename="${value}">: MuJoCo does not resolve URIs; keep strippath on ` +
           '(the URDF default) and put the meshes in meshdir',
       );
-    addAsset(files, tag, 'filename', compiler.strippath, [join(dirname(main), compiler.meshdir), dirname(main)]);
+    const dirs = [join(dirname(main), compiler.meshdir), dirname(main)];
+    const stripped = basename(value.replace(/\\/g, '/'));
+    const asWritten = resolve(dirname(main), value);
+    if (compiler.strippath && stripped !== value && !dirs.some((d) => existsSync(resolve(d, stripped))))
+      if (existsSync(asWritten))
+        throw new ModelFileError(
+          `${where(tag)}: <mesh filename="${value}">: MuJoCo strips the folders from a URDF's mesh paths ` +
+            `(strippath is on by default), so it looks for ${stripped} in ${[...new Set(dirs)].join(', ')}; ` +
+            `the file is at ${asWritten}: add <mujoco><compiler meshdir="${dirname(value)}"/></mujoco> ` +
+            'inside <robot>',
+        );
+    addAsset(files, tag, 'filename', compiler.strippath, dirs);
   }
 }
 

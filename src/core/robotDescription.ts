@@ -84,6 +84,11 @@ const urdfAdditionsSchema = z
     gripperServo: servoSchema.default({ kp: 300, kv: 10 }),
     /** Gravity compensation on every link, as a real arm's controller provides. */
     gravityCompensation: z.boolean().default(true),
+    /**
+     * Whether the arm's links collide with each other. Turn it off when the URDF's collision meshes (simulated as
+     * their convex hulls) touch at poses the real arm reaches: `wmrl robot check` reports links in contact.
+     */
+    selfCollision: z.boolean().default(true),
     /** Where the end-effector site goes: a link and the offset in its frame (m). */
     endEffector: z.object({ link: z.string().min(1), pos: vec3.default([0, 0, 0]) }).strict(),
     /** Cameras carried by links (every robot.yaml camera without pos/lookAt), MJCF camera frame conventions. */
