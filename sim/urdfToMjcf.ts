@@ -96,6 +96,13 @@ export function addToConvertedMjcf(mjcf: string, robot: RobotDescription, mimics
   // Without self-collision the arm's geoms touch the table and objects but not each other: a URDF's collision meshes
   // become convex hulls, and the hulls of links a joint apart can overlap where the real parts do not.
   if (!add.selfCollision) text = text.replace(/<geom\b(?![^>]*\bcontype=)/g, '<geom contype="2" conaffinity="1"');
+  const armature = (joint: string, value: number | undefined) => {
+    if (value === undefined) return;
+    const element = new RegExp(`<joint\\b(?=[^>]*\\bname="${escapeRegExp(joint)}")`);
+    text = text.replace(element, `<joint armature="${value}"`);
+  };
+  for (const j of robot.arm.joints) armature(j.name, add.servo.armature);
+  armature(robot.gripper.joints[0]!, add.gripperServo.armature);
   const mounts = new Map<string, string[]>();
   const mount = (link: string, element: string) => mounts.set(link, [...(mounts.get(link) ?? []), element]);
   mount(

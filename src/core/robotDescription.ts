@@ -73,7 +73,17 @@ const cameraSchema = z
     message: 'give both pos and lookAt, or neither',
   });
 
-const servoSchema = z.object({ kp: z.number().positive(), kv: z.number().nonnegative() }).strict();
+const servoSchema = z
+  .object({
+    kp: z.number().positive(),
+    kv: z.number().nonnegative(),
+    /**
+     * Rotor inertia the servo's gearbox adds to its joint (kg·m²), which a URDF has no element for. A small arm's
+     * links are light: without it a stiff servo oscillates, with it the joint moves as the real servo does.
+     */
+    armature: z.number().nonnegative().optional(),
+  })
+  .strict();
 
 /** What a URDF lacks and the scene needs; the toolkit adds it to the MJCF MuJoCo makes of the URDF. */
 const urdfAdditionsSchema = z
