@@ -13,7 +13,7 @@ import { getMujoco, wasmHeapBytes } from '../../sim/mujocoRuntime.ts';
 import { MAX_COMPILED_SCENE_BYTES, Simulator } from '../../sim/simulator.ts';
 
 const MiB = 2 ** 20;
-/** Well under the 2 GB the heap can reach; the plateau measured is about 850 MiB. */
+/** Well under the 2 GB the heap can reach; it levels off at about 0.9 GiB. */
 const HEAP_CEILING = 1536 * MiB;
 
 /** Sequences of one to four object kinds, the shorter first: `count` different scene structures. */
