@@ -111,7 +111,7 @@ test(`SO-101's meshes are drawn, and the page moves through ${EPISODES} episodes
     if (g.mesh[i]! >= 0 && g.visible[i]) expected += g.meshes![g.mesh[i]!]!.faces.length / 3;
   assert.ok(expected > 1000, `${expected} triangles`);
 
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: 960, height: 640 } });
   const errors: string[] = [];
   page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
