@@ -15,6 +15,23 @@ export function getMujoco(): Promise<Mujoco> {
   return loading;
 }
 
+/** A tiny model kept for wasmHeapBytes: its arrays are views of the module's memory. */
+let heapProbe: MjModel | undefined;
+
+/**
+ * Bytes of the module's WebAssembly memory now: it grows as MuJoCo allocates and never shrinks, up to the 2 GB
+ * wasm32 limit. The build exports neither HEAP8 nor wasmMemory (reading either aborts the module), but every array
+ * MuJoCo hands out is a view of that memory, made afresh on each read, so a kept model's array gives its buffer.
+ */
+export function wasmHeapBytes(mj: Mujoco): number {
+  if (!heapProbe) {
+    const path = '/wmrl-heap-probe.xml';
+    mj.FS.writeFile(path, '<mujoco/>');
+    heapProbe = compileModel(mj, path);
+  }
+  return (heapProbe.body_pos as Float64Array).buffer.byteLength;
+}
+
 /** The bytes each virtual-file path last received, so unchanged files (meshes) are not copied again. */
 const written = new Map<string, Uint8Array>();
 
