@@ -23,7 +23,7 @@ import { DEFAULT_ROBOT, loadRobot } from '../src/core/robotDescription.ts';
 import { Rng } from '../src/core/rng.ts';
 import { makeEnv } from '../src/envs/makeEnv.ts';
 import { groupRankAgreement } from '../src/eval/rankAgreement.ts';
-import { POLICY_KERNELS } from '../src/policy/policyConfig.ts';
+import { POLICY_KERNELS, policyCamera } from '../src/policy/policyConfig.ts';
 import { loadPolicy } from '../src/policy/policyFiles.ts';
 import { imagineGroupRollouts, repeatStarts } from '../src/rl/step/imaginedGroups.ts';
 import { runRealGroups } from '../src/rl/step/realGroups.ts';
@@ -75,7 +75,7 @@ const repeated = repeatStarts(starts, M);
 const noise = { seed: 12_345, correlation: 0 };
 const K = model.members;
 const closed = imagineGroupRollouts(policy, model, starts, M, H, noise, { rule: 'progress' }).imagined;
-const env = await makeEnv(robot, { env: 'sim', cameras: [policy.config.encoder.camera] });
+const env = await makeEnv(robot, { env: 'sim', cameras: [policyCamera(policy.config)] });
 const real = await runRealGroups(
   env,
   policy,

@@ -12,7 +12,7 @@ import { EpisodeAbortedError } from '../envs/env.ts';
 import { EpisodeStoppedError } from '../envs/episodeStopped.ts';
 import { makeEnv } from '../envs/makeEnv.ts';
 import { runEpisode } from '../envs/rollout.ts';
-import { POLICY_KERNELS } from '../policy/policyConfig.ts';
+import { POLICY_KERNELS, policyCamera } from '../policy/policyConfig.ts';
 import { PolicyController } from '../policy/policyController.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { requireBundle } from '../viewer/bundle.ts';
@@ -106,7 +106,7 @@ export const command = {
           ? `no --url: running in the embedded simulator (robot ${robot.name}), not on a robot`
           : `robot ${robot.name} at ${choice.url} over rosbridge; every command through the safety filter`,
       );
-      const env = await makeEnv(robot, { ...choice, cameras: [policy.config.encoder.camera] });
+      const env = await makeEnv(robot, { ...choice, cameras: [policyCamera(policy.config)] });
       closers.push(() => env.close());
       const store = values.record ? await EpisodeStore.openForAppend(values.record, storeRobot(robot)) : undefined;
       if (store) closers.push(() => store.close());

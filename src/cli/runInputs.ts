@@ -8,6 +8,7 @@ import { actionDim, type RobotDescription } from '../core/robotDescription.ts';
 import { Rng } from '../core/rng.ts';
 import type { TaskSpec } from '../core/types.ts';
 import { UNK } from '../policy/tokenizer.ts';
+import { policyCamera } from '../policy/policyConfig.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { taskOfInstruction } from '../tasks/instructionTask.ts';
 import { sampleTask } from '../tasks/sampleTask.ts';
@@ -28,7 +29,7 @@ export function policyFolder(dir: string): string {
 
 /** The policy must read one of the robot's cameras and command its joints. */
 export function checkPolicyFitsRobot(policy: VlaPolicy, dir: string, robot: RobotDescription): void {
-  const camera = policy.config.encoder.camera;
+  const camera = policyCamera(policy.config);
   const cameras = robot.cameras.map((c) => c.name);
   if (!cameras.includes(camera))
     throw new UsageError(

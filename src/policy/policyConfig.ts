@@ -54,7 +54,10 @@ export const policyConfigSchema = z
             'spatial-softmax keypoints added to the latent (language-blind; ' +
               'the grounded attention finds what the instruction names)',
           ),
-        camera: z.string().default('scene'),
+        camera: z
+          .string()
+          .optional()
+          .describe("the camera the policy sees (default: the robot's first camera; the checkpoint records it)"),
         trainable: z
           .boolean()
           .default(true)
@@ -146,3 +149,10 @@ export type PolicyConfig = z.infer<typeof policyConfigSchema>;
 
 /** Kernels policy training needs (all present on cpu and wasm). */
 export const POLICY_KERNELS = ['OneHot', 'Sigmoid', 'Tanh', 'Transpose'];
+
+/** The camera a trained policy sees (set from the robot's first camera when its config named none). */
+export function policyCamera(config: PolicyConfig): string {
+  const camera = config.encoder.camera;
+  if (camera === undefined) throw new Error('this policy config names no camera: pretraining sets it');
+  return camera;
+}

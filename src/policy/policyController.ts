@@ -2,6 +2,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Action, Observation, TaskSpec } from '../core/types.ts';
 import type { Controller } from '../core/controller.ts';
+import { policyCamera } from './policyConfig.ts';
 import { disposeInput, observationInput } from './policyInputs.ts';
 import type { VlaPolicy } from './vlaPolicy.ts';
 
@@ -54,7 +55,7 @@ export class PolicyController implements Controller {
         : observation.instruction;
     const input = observationInput(
       this.policy.tokenizer,
-      this.policy.config.encoder.camera,
+      policyCamera(this.policy.config),
       this.policy.config.encoder.imageSize,
       [{ ...observation, instruction }],
     );

@@ -13,7 +13,8 @@ import { Normalizer } from '../nn/normalizer.ts';
 import { trainAutoencoder } from '../vision/trainAutoencoder.ts';
 import { splitEpisodes } from '../data/splitEpisodes.ts';
 import { buildBcSamples } from './bcDataset.ts';
-import type { PolicyConfig } from './policyConfig.ts';
+import { type PolicyConfig, policyCamera } from './policyConfig.ts';
+import { firstCamera } from '../core/firstCamera.ts';
 import { episodeProprio, recordedMiss, recordedNoise } from './policyInputs.ts';
 import { Tokenizer } from './tokenizer.ts';
 import { taskFamily } from '../tasks/families.ts';
@@ -65,13 +66,16 @@ export function selectDemonstrations(episodes: Episode[], config: PolicyConfig):
 
 export async function pretrainPolicy(
   episodes: Episode[],
-  config: PolicyConfig,
+  requested: PolicyConfig,
   /** `robot`: the demonstrations' robot (default: robots/<their recorded name>). */
   options: { encoder?: PatchEncoder; hooks?: PretrainHooks; robot?: RobotDescription } = {},
 ): Promise<{ policy: VlaPolicy; report: PretrainReport }> {
   const started = performance.now();
   const hooks = options.hooks ?? {};
-  const demos = selectDemonstrations(episodes, config);
+  const demos = selectDemonstrations(episodes, requested);
+  // A config naming no camera sees the robot's first; the checkpoint records which.
+  const camera = requested.encoder.camera ?? firstCamera(demos, 'the policy');
+  const config: PolicyConfig = { ...requested, encoder: { ...requested.encoder, camera } };
   if (demos.length < 2) {
     throw new Error(
       `only ${demos.length} usable demonstrations (train split, expert with noise ` +
@@ -101,7 +105,7 @@ export async function pretrainPolicy(
     encoder,
   );
   try {
-    const camera = config.encoder.camera;
+    const camera = policyCamera(config);
     const imageSize = policy.config.encoder.imageSize;
     const actionChunk = config.actionChunk;
     const train = buildBcSamples(tokenizer, trainEps, {
@@ -166,8 +170,8 @@ async function trainEncoder(
   try {
     const frames = (eps: Episode[]) =>
       eps.map((e) => {
-        const cam = e.cameras[config.encoder.camera];
-        if (!cam) throw new Error(`episode ${e.id} has no '${config.encoder.camera}' camera`);
+        const cam = e.cameras[policyCamera(config)];
+        if (!cam) throw new Error(`episode ${e.id} has no '${policyCamera(config)}' camera`);
         return framesToFloat(cam.frames, cam.width, cam.height, codec.imageSize);
       });
     const trainFrames = concat(frames(trainEps));

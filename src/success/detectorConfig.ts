@@ -5,7 +5,11 @@ import { BACKEND_NAMES } from '../backend/selectBackend.ts';
 export const detectorConfigSchema = z
   .object({
     /** Cameras whose final frame the detector looks at; every labelled and scored episode must have them. */
-    cameras: z.array(z.string().min(1)).min(1).default(['scene']).describe('cameras the detector looks at'),
+    cameras: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe("cameras the detector looks at (default: the robot's first; the detector records them)"),
     /** Frames are box-downsampled to this square size (64×64 → 32×32 keeps the blocks at a quarter of the cost). */
     imageSize: z.number().int().min(4).default(32).describe('square frame size the detector sees'),
     /** Instruction-grounded attention heads per camera (each reports one image position and its features). */
@@ -40,3 +44,9 @@ export const detectorConfigSchema = z
   .strict();
 
 export type DetectorConfig = z.infer<typeof detectorConfigSchema>;
+
+/** The cameras a trained detector looks at (set from the robot's first camera when its config named none). */
+export function detectorCameras(config: DetectorConfig): string[] {
+  if (config.cameras === undefined) throw new Error('this detector config names no camera: training sets it');
+  return config.cameras;
+}

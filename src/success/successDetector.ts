@@ -13,7 +13,7 @@ import { Normalizer, type NormalizerStats } from '../nn/normalizer.ts';
 import { GroundedAttention } from '../policy/groundedAttention.ts';
 import { LanguageEncoder } from '../policy/languageEncoder.ts';
 import { Tokenizer } from '../policy/tokenizer.ts';
-import type { DetectorConfig } from './detectorConfig.ts';
+import { type DetectorConfig, detectorCameras } from './detectorConfig.ts';
 import { detectorBatch, type DetectorBatch, type FrameRef } from './detectorInputs.ts';
 
 /** What a detector needs besides its weights: vocabulary, joint normalisation, the decision threshold. */
@@ -52,7 +52,7 @@ export class SuccessDetector {
     const s = config.seed * 1000;
     this.#language = new LanguageEncoder('detector/language', meta.vocab.length, 16, config.languageDim, s + 10);
     const grounding = { heads: config.heads, dim: config.pixelDim, hidden: config.pixelHidden, features: true };
-    this.#attention = config.cameras.map(
+    this.#attention = detectorCameras(config).map(
       (name, c) =>
         new GroundedAttention(`detector/${name}`, grounding, config.imageSize, config.languageDim, s + 20 + 10 * c),
     );
@@ -75,7 +75,7 @@ export class SuccessDetector {
   }
 
   batch(refs: readonly FrameRef[]): DetectorBatch {
-    return detectorBatch(refs, this.config.cameras, this.config.imageSize, this.tokenizer);
+    return detectorBatch(refs, detectorCameras(this.config), this.config.imageSize, this.tokenizer);
   }
 
   /** Success probabilities of frames, batched. */

@@ -13,6 +13,7 @@ import { splitEpisodes } from '../data/splitEpisodes.ts';
 import { Normalizer } from '../nn/normalizer.ts';
 import { Tokenizer } from '../policy/tokenizer.ts';
 import type { DetectorConfig } from './detectorConfig.ts';
+import { firstCamera } from '../core/firstCamera.ts';
 import type { DetectorBatch, FrameRef } from './detectorInputs.ts';
 import { chooseThreshold, detectorFigures, type DetectorFigures } from './detectorMetrics.ts';
 import { labelledEpisodes, type LabelledEpisode } from './labelledEpisodes.ts';
@@ -39,9 +40,12 @@ export interface TrainedDetector {
 
 export async function trainDetector(
   episodes: readonly Episode[],
-  config: DetectorConfig,
+  requested: DetectorConfig,
   onEpoch?: (m: DetectorEpoch) => void,
 ): Promise<TrainedDetector> {
+  // A config naming no camera looks at the robot's first; the detector records which.
+  const cameras = requested.cameras ?? [firstCamera(episodes, 'the success detector')];
+  const config: DetectorConfig = { ...requested, cameras };
   const labelled = labelledEpisodes(episodes);
   const successes = labelled.filter((l) => l.success).length;
   if (successes === 0 || successes === labelled.length)

@@ -10,6 +10,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Episode } from '../core/types.ts';
 import { framesToFloat } from '../vision/frames.ts';
+import { policyCamera } from '../policy/policyConfig.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { WorldModel, type PerceptionLayout, type TrainHooks } from './worldModel.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
@@ -26,7 +27,7 @@ import { ObjectLocaliser } from './objectLocaliser.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
-  const camera = policy.config.encoder.camera;
+  const camera = policyCamera(policy.config);
   const S = policy.config.encoder.imageSize;
   return episodes.map((e) => {
     const cam = e.cameras[camera];

@@ -31,7 +31,8 @@ import { requireComplete } from '../data/completeEpisodes.ts';
 import { splitEpisodes } from '../data/splitEpisodes.ts';
 import { CONTEXT_DIM, familyOneHot } from '../tasks/familyContext.ts';
 import { buildWindows, stateVector, type Windows } from './transitionData.ts';
-import type { WorldModelConfig } from './worldModelConfig.ts';
+import { videoCamera, type WorldModelConfig } from './worldModelConfig.ts';
+import { firstCamera } from '../core/firstCamera.ts';
 
 export interface WorldModelMeta {
   dims: StateModelDims;
@@ -129,11 +130,16 @@ export class WorldModel {
    */
   static async train(
     episodes: Episode[],
-    config: WorldModelConfig,
+    requested: WorldModelConfig,
     hooks: TrainHooks = {},
     perception?: PerceptionLayout,
   ): Promise<{ model: WorldModel; report: TrainReport }> {
     const started = performance.now();
+    // A video model whose config names no camera encodes the robot's first; the model records which.
+    const config: WorldModelConfig =
+      requested.kind === 'video' && requested.video.camera === undefined
+        ? { ...requested, video: { ...requested.video, camera: firstCamera(episodes, 'the video world model') } }
+        : requested;
     requireComplete(episodes, 'world model training');
     if (episodes.length < 2) throw new Error(`need at least 2 episodes to train a world model, got ${episodes.length}`);
     const rng = new Rng(config.seed);
@@ -146,7 +152,7 @@ export class WorldModel {
       const codec = codecConfig(config);
       encoder = new PatchEncoder(codec);
       decoder = new PatchDecoder(codec);
-      const { frames, owner } = episodeFrames(episodes, config.video.camera, codec.imageSize);
+      const { frames, owner } = episodeFrames(episodes, videoCamera(config), codec.imageSize);
       const trainFrames: number[] = [];
       const valFrames: number[] = [];
       owner.forEach((e, i) => (split.train.has(e) ? trainFrames : valFrames).push(i));
@@ -240,7 +246,7 @@ export class WorldModel {
   toModelEpisodes(episodes: Episode[]): Episode[] {
     if (this.kind === 'state') return episodes;
     const size = this.config.video.imageSize;
-    const { frames, owner } = episodeFrames(episodes, this.config.video.camera, size);
+    const { frames, owner } = episodeFrames(episodes, videoCamera(this.config), size);
     return episodes.map((e, i) => withLatentState(e, encodeFloatFrames(this.encoder!, frames, owner, i, size)));
   }
 
@@ -260,7 +266,7 @@ export class WorldModel {
     let latents: Float32Array | undefined;
     if (this.kind === 'video') {
       const size = this.config.video.imageSize;
-      const pixels = observationFrames(observations, this.config.video.camera, size, 'this video world model');
+      const pixels = observationFrames(observations, videoCamera(this.config), size, 'this video world model');
       latents = tf.tidy(() => this.encoder!.encode(tf.tensor4d(pixels, [B, size, size, 3])).dataSync() as Float32Array);
     }
     observations.forEach((o, i) => {

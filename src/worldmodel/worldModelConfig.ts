@@ -28,7 +28,10 @@ export const worldModelConfigSchema = z
     maxLogVar: z.number().default(2).describe('soft upper bound of the predicted log-variance'),
     video: z
       .object({
-        camera: z.string().default('scene').describe('camera whose frames the video kind encodes'),
+        camera: z
+          .string()
+          .optional()
+          .describe("camera whose frames the video kind encodes (default: the robot's first; the model records it)"),
         imageSize: z.number().int().min(8).default(32).describe('frames are box-downsampled to this size'),
         patch: z.number().int().min(1).default(4).describe('patch side of the encoder'),
         patchDim: z.number().int().min(1).default(16).describe('per-patch embedding width'),
@@ -90,3 +93,9 @@ export type WorldModelConfig = z.infer<typeof worldModelConfigSchema>;
 
 /** Kernels the world models' training uses that are missing on some backends (auto skips those backends). */
 export const WORLD_MODEL_KERNELS = ['BatchMatMul', 'Softplus', 'Sigmoid', 'Tanh', 'Transpose', 'Tile'];
+
+/** The camera a trained video world model encodes (set from the robot's first camera when its config named none). */
+export function videoCamera(config: WorldModelConfig): string {
+  if (config.video.camera === undefined) throw new Error('this world-model config names no camera: training sets it');
+  return config.video.camera;
+}

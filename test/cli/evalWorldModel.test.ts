@@ -17,7 +17,7 @@ import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { makeSimEnv } from '../../src/envs/makeEnv.ts';
 import { runEpisode } from '../../src/envs/rollout.ts';
 import { episodeStart } from '../../src/envs/startEpisode.ts';
-import { POLICY_KERNELS } from '../../src/policy/policyConfig.ts';
+import { POLICY_KERNELS, policyCamera } from '../../src/policy/policyConfig.ts';
 import { PolicyController } from '../../src/policy/policyController.ts';
 import type { NoiseSpec } from '../../src/policy/rolloutNoise.ts';
 import type { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
@@ -79,7 +79,7 @@ test(
   'pairing: the imagined twin of a real episode starts from its first observation and takes its ' +
     'first action, with the same noise (keyed by the scene seed, in any batch order) or the mean',
   async () => {
-    const env = await makeSimEnv(loadRobot('vx300'), { cameras: [policy.config.encoder.camera] });
+    const env = await makeSimEnv(loadRobot('vx300'), { cameras: [policyCamera(policy.config)] });
     try {
       const plan = planEpisodes([{ family: 'reach' }], 'train', 3, 4242);
       const noise: NoiseSpec = { seed: 5, correlation: 0 };
