@@ -18,7 +18,7 @@ import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { BUNDLE_DIR, requireBundle } from '../../src/viewer/bundle.ts';
 import { ViewerData } from '../../src/viewer/viewerData.ts';
 import { ViewerServer } from '../../src/viewer/viewerServer.ts';
-import { launchTestChromium, testChromium } from './testChromium.ts';
+import { launchTestChromium, testChromium } from '../viewer/testChromium.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
 const EPISODES = 50;
