@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   tasks: async () => (await import('./tasks.ts')).command,
   collect: async () => (await import('./collect.ts')).command,
   info: async () => (await import('./info.ts')).command,
+  frames: async () => (await import('./frames.ts')).command,
   import: async () => (await import('./importData.ts')).command,
   export: async () => (await import('./exportData.ts')).command,
   wm: async () => (await import('./wm.ts')).command,

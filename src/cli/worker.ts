@@ -23,21 +23,22 @@ import { intFlag, numberFlag, parseFlags, UsageError } from './args.ts';
 import { useBackend } from './common.ts';
 import { episodeRobotSeconds } from '../data/robotTime.ts';
 
-const HELP = `usage: wmrl worker --queue redis://host:port --robot NAME [options]
+const HELP = `usage: wmrl worker --queue redis://host:port --robot-name NAME [options]
 
   --queue URL         the Redis queue the trainer fills
   --name Q            queue name (default wmrl-anchors)
-  --robot NAME        this robot's name (its config from --pool FILE, else --url / sim)
+  --robot-name NAME   this robot's name in the pool and the ledger (its config from --pool FILE,
+                      else --url / sim)
   --pool FILE         pool file holding the robot's config (windows, reset time, back-off) and the
                       fleet's robots: an episode that failed here goes to another of them first
   --url URL           a rosbridge robot (without --pool); default: the in-process simulator
   --speed X           robot speed (default 1 = real time; 'max' = unpaced sim)
-  --arm R             robot description: a name under robots/, a folder holding robot.yaml, or a .yaml
+  --robot R           robot description: a name under robots/, a folder holding robot.yaml, or a .yaml
                       (default ${DEFAULT_ROBOT})
   --policy DIR        policy for requests that name none
   --max-attempts N    attempts per episode across the fleet before it is failed (default 3)
   --out DIR           dataset folder where aborted attempts keep their partial episodes (never
-                      trained on; default runs/worker-<robot>)
+                      trained on; default runs/worker-<robot-name>)
   --max-episodes N    stop after N episodes (default: run until stopped)
   --idle-exit S       stop after S seconds with an empty queue (default: never)
   --backend B         tfjs backend for the policy (default auto)`;
@@ -48,10 +49,12 @@ export const command = {
     const { values } = parseFlags(argv, {
       queue: { type: 'string' },
       name: { type: 'string' },
+      'robot-name': { type: 'string' },
       robot: { type: 'string' },
       pool: { type: 'string' },
       url: { type: 'string' },
       speed: { type: 'string' },
+      // The worker's old flag for the description: refused with a pointer to --robot, never ignored.
       arm: { type: 'string' },
       policy: { type: 'string' },
       'max-attempts': { type: 'string' },
@@ -65,26 +68,41 @@ export const command = {
       console.log(HELP);
       return 0;
     }
-    if (!values.queue || !values.robot) throw new UsageError(`--queue and --robot are required\n\n${HELP}`);
+    if (values.arm !== undefined)
+      throw new UsageError(
+        `--arm is gone: give the robot description with --robot ${values.arm}, as in every other command ` +
+          '(the name of this robot in the pool is --robot-name)',
+      );
+    const name = values['robot-name'];
+    if (!values.queue || !name) {
+      const robotNow =
+        values.robot !== undefined
+          ? `\n--robot is the robot description (as in every other command); this robot's pool name is --robot-name`
+          : '';
+      throw new UsageError(`--queue and --robot-name are required${robotNow}\n\n${HELP}`);
+    }
     const poolFile = values.pool ? readPoolFile(values.pool) : undefined;
     const config = poolFile
-      ? poolFile.robots.find((r) => r.name === values.robot)
+      ? poolFile.robots.find((r) => r.name === name)
       : robotConfigSchema.parse({
-          name: values.robot,
+          name,
           kind: values.url ? 'rosbridge' : 'sim',
           ...(values.url ? { url: values.url } : {}),
           speed: values.speed === 'max' ? 'max' : numberFlag(values.speed, 'speed', 1, 1e-3, 1e6),
         });
-    if (!config) throw new UsageError(`no robot '${values.robot}' in ${values.pool}`);
+    if (!config)
+      throw new UsageError(
+        `no robot '${name}' in ${values.pool}; its robots: ${poolFile!.robots.map((r) => r.name).join(', ') || 'none'}`,
+      );
     const maxAttempts = intFlag(values['max-attempts'], 'max-attempts', 3, 1);
     const maxEpisodes = intFlag(values['max-episodes'], 'max-episodes', Number.MAX_SAFE_INTEGER, 1);
     const idleExitMs = numberFlag(values['idle-exit'], 'idle-exit', Infinity, 0) * 1000;
     await useBackend(values.backend ?? 'auto', POLICY_KERNELS);
-    const arm = loadRobot(values.arm ?? DEFAULT_ROBOT);
-    const slot = new RobotSlot({ config, open: (): Promise<Env> => openRobotEnv(config, arm) });
+    const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
+    const slot = new RobotSlot({ config, open: (): Promise<Env> => openRobotEnv(config, robot) });
     const abortedDir = values.out ?? join('runs', `worker-${config.name}`);
     const keepAborted = async (episode: Episode) => {
-      const store = await EpisodeStore.openForAppend(abortedDir, storeRobot(arm));
+      const store = await EpisodeStore.openForAppend(abortedDir, storeRobot(robot));
       try {
         await store.append(episode);
       } finally {

@@ -3,6 +3,7 @@ import type { RobotDescription } from '../core/robotDescription.ts';
 import { actionDim } from '../core/robotDescription.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import type { Controller } from '../core/controller.ts';
+import type { Action, Observation, TaskSpec } from '../core/types.ts';
 import type { ConfirmReset } from './operatorReset.ts';
 import { RandomController } from './randomController.ts';
 import { RosbridgeEnv } from './rosbridgeEnv.ts';
@@ -72,6 +73,48 @@ export async function makeController(
   robot: RobotDescription,
   options: { noise?: number; miss?: number } = {},
 ): Promise<Controller> {
-  if (name === 'expert') return ScriptedExpert.create({ robot, noise: options.noise, miss: options.miss });
+  if (name === 'expert')
+    return new ExpertNeedingState(
+      await ScriptedExpert.create({ robot, noise: options.noise, miss: options.miss }),
+      robot,
+    );
   return new RandomController(actionDim(robot));
+}
+
+/** What robot.yaml needs for the experts to run over rosbridge. */
+export const OBJECT_STATE_LINE = 'ros.objectState: { topic: /wmrl/object_state, type: std_msgs/msg/Float64MultiArray }';
+
+/**
+ * A scripted expert steers by the objects' poses (the privileged state). The simulator always has them; over
+ * rosbridge they come from the robot's `ros.objectState` topic, which `wmrl sim-server` publishes only when the
+ * description names it: without it the first observation says where to add it.
+ */
+class ExpertNeedingState implements Controller {
+  readonly name: string;
+
+  constructor(
+    private readonly expert: Controller,
+    private readonly robot: RobotDescription,
+  ) {
+    this.name = expert.name;
+  }
+
+  reset(task: TaskSpec, seed: number): void {
+    this.expert.reset(task, seed);
+  }
+
+  act(observation: Observation): Action {
+    if (observation.state === undefined && !this.robot.ros.objectState)
+      throw new Error(
+        "scripted experts need the objects' poses (privileged object state) in observations; over rosbridge " +
+          `they come from the robot's ros.objectState topic, and robot '${this.robot.name}' names none: ` +
+          `add \`${OBJECT_STATE_LINE}\` to ${this.robot.file} (wmrl sim-server publishes it; a real robot ` +
+          'needs the poses from e.g. motion capture)',
+      );
+    return this.expert.act(observation);
+  }
+
+  close(): void {
+    this.expert.close?.();
+  }
 }

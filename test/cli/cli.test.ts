@@ -109,6 +109,19 @@ test('bad input gets a clear message and a non-zero exit', async () => {
   }
 });
 
+test('worker: --robot is the robot description as everywhere, --robot-name the pool name, --arm refused', async () => {
+  const queue = ['worker', '--queue', 'redis://127.0.0.1:1'];
+  let r = await wmrl(...queue, '--robot-name', 'arm1', '--arm', 'vx300');
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--arm is gone: give the robot description with --robot vx300/);
+  r = await wmrl(...queue, '--robot', 'arm7');
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--robot-name are required\n--robot is the robot description/);
+  r = await wmrl(...queue, '--robot-name', 'arm1', '--robot', 'nope', '--backend', 'cpu');
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /unknown robot 'nope'/);
+});
+
 test('info names the file and offset of a corrupted record', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wmrl-cli-'));
   try {

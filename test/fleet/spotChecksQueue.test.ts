@@ -44,7 +44,7 @@ test('train --queue, --outcome detector: remote anchors, spot checks answered at
   const operator = viewerOperator(out);
   try {
     const worker = exit([
-      ...['worker', '--queue', redis.url, '--robot', 'remote1', '--speed', 'max', '--backend', 'wasm'],
+      ...['worker', '--queue', redis.url, '--robot-name', 'remote1', '--speed', 'max', '--backend', 'wasm'],
       ...['--max-episodes', '6', '--idle-exit', '120'],
     ]);
     const detectorFlags = ['--outcome', 'detector', '--detector', detector, '--outcome.spotChecks=1'];

@@ -38,7 +38,7 @@ test(
           'worker',
           '--queue',
           redis.url,
-          '--robot',
+          '--robot-name',
           'remote1',
           '--speed',
           'max',

@@ -77,7 +77,7 @@ test('a worker whose robot faults mid-episode keeps the partial episode and reru
       [
         resolve('bin/wmrl.js'),
         'worker',
-        ...['--queue', redis.url, '--robot', 'arm1', '--pool', pool, '--out', out],
+        ...['--queue', redis.url, '--robot-name', 'arm1', '--pool', pool, '--out', out],
         ...['--backend', 'cpu', '--max-episodes', '1', '--idle-exit', '120'],
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },

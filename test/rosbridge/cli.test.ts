@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +11,7 @@ import { loadRobot } from '../../src/core/robotDescription.ts';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { RosbridgeEnv } from '../../src/envs/rosbridgeEnv.ts';
 import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
+import { copyRobot } from '../helpers/robotCopy.ts';
 
 const run = promisify(execFile);
 const BIN = resolve('bin/wmrl.js');
@@ -54,6 +55,44 @@ test('wmrl collect --env rosbridge against `wmrl sim-server`; bad flags are usag
     );
     assert.equal((bad as { code: number }).code, 2);
     assert.match((bad as { stderr: string }).stderr, /--env rosbridge needs --url/);
+  } finally {
+    server.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('experts over `wmrl sim-server` with no ros.objectState in robot.yaml: the error says what to add', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-rosbridge-nostate-'));
+  const robot = copyRobot(dir, 'nostate');
+  const yaml = join(robot, 'robot.yaml');
+  const text = readFileSync(yaml, 'utf8');
+  writeFileSync(yaml, text.replace(/^ {2}objectState: .*\n/m, ''));
+  assert.notEqual(readFileSync(yaml, 'utf8'), text);
+  const { child: server, url } = await startSimServerProcess([
+    '--robot',
+    robot,
+    '--port',
+    '0',
+    '--lockstep',
+    '--quiet',
+  ]);
+  try {
+    const failed = (await run(
+      process.execPath,
+      [BIN, 'collect', '--env', 'rosbridge', '--url', url, '--speed', 'max', '--robot', robot].concat([
+        '--task',
+        'reach',
+        '--episodes',
+        '1',
+        '--out',
+        join(dir, 'demos'),
+      ]),
+      { timeout: 60_000 },
+    ).catch((e: unknown) => e)) as { code: number; stderr: string };
+    assert.equal(failed.code, 1, failed.stderr);
+    assert.match(failed.stderr, /robot 'nostate' names none: add `ros\.objectState: \{ topic: \/wmrl\/object_state, /);
+    assert.match(failed.stderr, /type: std_msgs\/msg\/Float64MultiArray \}` to .*nostate\/robot\.yaml/);
+    assert.match(failed.stderr, /wmrl sim-server publishes it/);
   } finally {
     server.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
