@@ -251,7 +251,7 @@ function describePoint(p: PointReach): string {
   return `table region's ${p.name} (${x}, ${y}) at ${z} m`;
 }
 
-/** The sentence `wmrl collect` refuses an infeasible family with (and `wmrl robot check` explains it by). */
+/** The sentence `wmrl collect` refuses an infeasible family with (`wmrl robot check` lists the same reasons). */
 export function infeasibleMessage(robot: RobotDescription, f: FamilyFeasibility): string {
   return `robot '${robot.name}' cannot do ${f.family} with the scripted expert: ${f.reasons.join('; ')}`;
 }

@@ -3,7 +3,7 @@
  * a folder (in this package's robots/ or anywhere else); nothing in the code names a robot.
  */
 import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
@@ -76,6 +76,11 @@ const cameraSchema = z
   .refine((c) => (c.pos === undefined) === (c.lookAt === undefined), {
     message: 'give both pos and lookAt, or neither',
     params: { fix: 'add the missing one (pos: where it is, lookAt: the point it looks at, metres), or remove both' },
+  })
+  // Its up direction is world z turned into the image plane: undefined when it looks straight up or down.
+  .refine((c) => !c.pos || !c.lookAt || Math.hypot(c.lookAt[0] - c.pos[0], c.lookAt[1] - c.pos[1]) > 1e-6, {
+    message: 'lookAt is straight below or above pos: which way is up in its image is undefined',
+    params: { fix: 'move lookAt (or pos) a little along x or y' },
   });
 
 const servoSchema = z.object({ kp: z.number().positive(), kv: z.number().nonnegative() }).strict();
@@ -302,6 +307,8 @@ export interface RobotCheck {
   /** The description file (absolute), once `ref` named one. */
   file?: string;
   problems: RobotProblem[];
+  /** Where a key of the description is, as problems say it (`robot.yaml:14 arm.joints.5.name`). */
+  where: (path: readonly PropertyKey[]) => string;
   /**
    * The description, when the problems leave it whole: valid against the schema (unknown keys left out), its
    * model read with every file, every name it relies on found in the model, one home value per arm joint.
@@ -318,7 +325,7 @@ export function checkRobot(ref: string, robotsDir = ROBOTS_DIR): RobotCheck {
     if (!(err instanceof RobotDescriptionError)) throw err;
     const known = existsSync(robotsDir) ? listRobots(robotsDir).join(', ') : 'none';
     const fix = `pass a robot name (${known}), a folder holding robot.yaml, or a .yaml file`;
-    return { problems: [{ where: ref, what: err.message, fix }] };
+    return { problems: [{ where: ref, what: err.message, fix }], where: () => ref };
   }
   return checkRobotDescription(readFileSync(file, 'utf8'), file);
 }
@@ -359,7 +366,7 @@ export function checkRobotDescription(text: string, file: string): RobotCheck {
       what: `not valid YAML: ${e.message.split('\n')[0]}`,
       fix: 'correct the YAML there: indentation, closing brackets, a colon and a space after each key',
     }));
-    return { file: absolute, problems };
+    return { file: absolute, problems, where: () => yamlName };
   }
   const at = (path: readonly PropertyKey[]) =>
     path.length === 0 ? yamlName : `${yamlName}:${lineOf(doc, lineCounter, path)} ${path.map(String).join('.')}`;
@@ -367,6 +374,7 @@ export function checkRobotDescription(text: string, file: string): RobotCheck {
   // Unknown keys are reported and left out, so that the rest is still checked (and the model still read).
   const data: unknown = doc.toJS();
   let parsed = robotDescriptionSchema.safeParse(data);
+  const misspelt = new Set<string>();
   for (let round = 0; !parsed.success && round < 4; round++) {
     const unknown = parsed.error.issues.filter((i) => i.code === 'unrecognized_keys');
     if (unknown.length === 0) break;
@@ -374,18 +382,25 @@ export function checkRobotDescription(text: string, file: string): RobotCheck {
       const holder = valueAt(data, issue.path) as Record<string, unknown>;
       for (const key of issue.keys) {
         problems.push(unknownKeyProblem(key, issue.path, holder, at([...issue.path, key])));
+        const near = intendedKey(key, issue.path);
+        if (near !== undefined) misspelt.add([...issue.path, near].join('.'));
         delete holder[key];
       }
     }
     parsed = robotDescriptionSchema.safeParse(data);
   }
-  if (!parsed.success) for (const issue of parsed.error.issues) problems.push(schemaProblem(issue, data, at));
+  if (!parsed.success)
+    for (const issue of parsed.error.issues) {
+      // A key missing because it is misspelt is one problem, the misspelling.
+      if (issue.code === 'invalid_type' && misspelt.has(issue.path.join('.'))) continue;
+      problems.push(schemaProblem(issue, data, at));
+    }
   const before = problems.length;
   const model = checkModel(data, dirname(file), at, problems);
   const homeFits = checkHome(data, at, problems);
   const whole = homeFits && problems.length === before;
   checkFolderName(data, dirname(absolute), at, problems);
-  if (!parsed.success || !model || !whole) return { file: absolute, problems };
+  if (!parsed.success || !model || !whole) return { file: absolute, problems, where: at };
   const robot: RobotDescription = {
     ...parsed.data,
     dir: dirname(file),
@@ -393,7 +408,7 @@ export function checkRobotDescription(text: string, file: string): RobotCheck {
     mjcfXml: new TextDecoder().decode(model.files.get(model.main)),
     model,
   };
-  return { file: absolute, problems, robot };
+  return { file: absolute, problems, where: at, robot };
 }
 
 /** The 1-based line of a key (or list item) in the YAML, else of the nearest enclosing one that is there. */
@@ -444,10 +459,16 @@ function unwrapSchema(s: z.ZodType): z.ZodType {
   return u;
 }
 
+/** The known key an unknown one is a misspelling of, if any. */
+function intendedKey(key: string, path: readonly PropertyKey[]): string | undefined {
+  const holder = schemaAt(path);
+  return holder instanceof z.ZodObject ? closestName(key, Object.keys(holder.shape)) : undefined;
+}
+
 function unknownKeyProblem(key: string, path: readonly PropertyKey[], given: object, where: string): RobotProblem {
   const holder = schemaAt(path);
   const known = holder instanceof z.ZodObject ? Object.keys(holder.shape) : [];
-  const near = closestName(key, known);
+  const near = intendedKey(key, path);
   const keys = known.length > 0 ? ` (keys here: ${known.join(', ')})` : '';
   const fix = !near
     ? `remove it${keys}`
@@ -573,7 +594,13 @@ function checkModel(
     problems.push({ where: err.where ?? at([format]), what: err.what, fix: err.fix });
     return undefined;
   }
-  for (const e of missing) problems.push({ where: e.where ?? at([format]), what: e.what, fix: e.fix });
+  // Model files are named relative to the description's folder, as its keys name them.
+  const local = (where: string | undefined) => {
+    if (where === undefined) return at([format]);
+    const path = relative(dir, where);
+    return path.startsWith('..') || isAbsolute(path) ? where : path;
+  };
+  for (const e of missing) problems.push({ where: local(e.where), what: e.what, fix: e.fix });
   // Names are checked over the main file and everything it includes.
   const names = modelNames(model);
   const source = format === 'urdf' ? 'URDF' : 'MJCF';
