@@ -91,9 +91,12 @@ function checkCompiled(
   report: RobotCheckReport,
 ): boolean {
   const T = mj.mjtObj;
-  const names = (type: { value: number }, count: number) =>
-    Array.from({ length: count }, (_, i) => mj.mj_id2name(model, type.value, i) ?? '').filter(Boolean);
-  const actuators = names(T.mjOBJ_ACTUATOR, model.nu);
+  // By id ('' for an unnamed one), and the named ones.
+  const actuatorNames = Array.from(
+    { length: model.nu },
+    (_, i) => mj.mj_id2name(model, T.mjOBJ_ACTUATOR.value, i) ?? '',
+  );
+  const actuators = actuatorNames.filter(Boolean);
   const jointType = model.jnt_type as Int32Array;
   const jointRange = model.jnt_range as Float64Array;
   const jointLimited = model.jnt_limited as Uint8Array;
@@ -105,15 +108,26 @@ function checkCompiled(
   const requireActuator = (name: string, joint: string, path: readonly PropertyKey[]): number | undefined => {
     const id = mj.mj_name2id(model, T.mjOBJ_ACTUATOR.value, name);
     if (id < 0) {
+      // The actuator that drives the joint is the one meant; else the nearest name.
+      const jointId = mj.mj_name2id(model, T.mjOBJ_JOINT.value, joint);
+      const driving = actuatorNames.find(
+        (a, i) => a !== '' && trnType[i] === mj.mjtTrn.mjTRN_JOINT.value && trnId[2 * i] === jointId,
+      );
       const near = closestName(name, actuators);
       report.problems.push({
         where: where(path),
         what: `actuator '${name}' (for joint '${joint}') is not in the model`,
-        fix: near
-          ? `write actuator: ${near} (the closest; the model's actuators: ${actuators.join(', ')})`
-          : actuators.length > 0
-            ? `write actuator: one of ${actuators.join(', ')}; or add a <position> actuator on '${joint}'`
-            : `add a <position name="${name}" joint="${joint}"/> actuator to the MJCF`,
+        fix:
+          driving !== undefined
+            ? `write actuator: ${driving} (the model's actuator on '${joint}')` +
+              (driving === joint && path.at(-1) === 'actuator'
+                ? ', or leave actuator out: it defaults to the joint'
+                : '')
+            : near
+              ? `write actuator: ${near} (the closest; the model's actuators: ${actuators.join(', ')})`
+              : actuators.length > 0
+                ? `write actuator: one of ${actuators.join(', ')}; or add a <position> actuator on '${joint}'`
+                : `add a <position name="${name}" joint="${joint}"/> actuator to the MJCF`,
       });
       return undefined;
     }
