@@ -59,12 +59,13 @@ export async function checkRobotReport(ref: string, options: RobotCheckOptions =
       'check',
     );
   } catch (err) {
+    const message = mujocoMessage(err instanceof Error ? err.message : describeWasmError(mj, err));
+    const element = /Element name '([^']+)'/.exec(message)?.[1];
+    const file = relative(robot.dir, robot.model.main) + (robot.model.format === 'urdf' ? ' (or urdfAdditions)' : '');
     report.problems.push({
-      where: relative(process.cwd(), robot.model.main) || robot.model.main,
-      what: `MuJoCo cannot compile it: ${err instanceof Error ? err.message : describeWasmError(mj, err)}`,
-      fix:
-        `correct what MuJoCo's message names in the ` +
-        `${robot.model.format === 'urdf' ? 'URDF (or urdfAdditions)' : 'MJCF'}, then check again`,
+      where: relative(robot.dir, robot.model.main),
+      what: `MuJoCo cannot compile it: ${message}`,
+      fix: `correct ${element ? `the element named '${element}'` : 'what MuJoCo names'} in ${file} as MuJoCo says`,
     });
     return report;
   }
@@ -348,6 +349,14 @@ function analyse(
   } finally {
     kinematics.close();
   }
+}
+
+/** MuJoCo's own words, on one line, without the names of the scene file the toolkit wrapped the model in. */
+function mujocoMessage(message: string): string {
+  return message
+    .replace(/^[\s\S]*MuJoCo could not compile \S+: /, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function isSlide(mj: Mujoco, model: MjModel, joint: string): boolean {

@@ -397,10 +397,11 @@ export function checkRobotDescription(text: string, file: string): RobotCheck {
     }
   const before = problems.length;
   const model = checkModel(data, dirname(file), at, problems);
+  // A name the model lacks leaves nothing to simulate; a home outside the limits or a wrong folder name do not.
+  const namesFound = problems.length === before;
   const homeFits = checkHome(data, at, problems);
-  const whole = homeFits && problems.length === before;
   checkFolderName(data, dirname(absolute), at, problems);
-  if (!parsed.success || !model || !whole) return { file: absolute, problems, where: at };
+  if (!parsed.success || !model || !namesFound || !homeFits) return { file: absolute, problems, where: at };
   const robot: RobotDescription = {
     ...parsed.data,
     dir: dirname(file),

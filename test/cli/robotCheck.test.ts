@@ -244,6 +244,20 @@ test(
 );
 
 test(
+  "MuJoCo's compile error is a problem, on one line, with the element it names",
+  withTempDir(async (dir) => {
+    const arm = copyRobot(dir, 'boltarm');
+    const base = '<geom name="base" type="cylinder" size="0.06 0.02" pos="0 0 0.02" class="link_accent"/>';
+    edit(join(arm, 'robot.xml'), [base, `${base}<geom name="bolt" type="mesh" mesh="bolt"/>`]);
+    const r = await wmrl('robot', 'check', arm);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /^ {2}robot\.xml: MuJoCo cannot compile it: .*mesh 'bolt' not found.*$/m);
+    assert.match(r.stdout, /\n +fix: correct the element named 'bolt' in robot\.xml as MuJoCo says\n/);
+    assert.match(r.stdout, /\n1 problem\n$/);
+  }),
+);
+
+test(
   'an arm that cannot do pick: robot check says why, and collect --policy expert refuses it before any episode',
   withTempDir(async (dir) => {
     const arm = copyRobot(dir, 'threejoint');
