@@ -4,6 +4,7 @@
  */
 import type { DoubleBuffer, MjData, MjModel } from 'mujoco';
 import type { RobotDescription } from '../src/core/robotDescription.ts';
+import { armReach } from './armReach.ts';
 import { getMujoco, type Mujoco } from './mujocoRuntime.ts';
 import { compileRobotScene } from './robotModel.ts';
 import { buildSceneXml } from './sceneBuilder.ts';
@@ -23,8 +24,12 @@ export class ArmKinematics {
   readonly nArm: number;
   /** The end-effector frame's approach and closing axes (declared, or derived from the model). */
   readonly axes: EndEffectorAxes;
+  /** The arm's reach (m, armReach.ts), from which its task layout scale follows. */
+  readonly reach: number;
   #mj: Mujoco;
   #model: MjModel;
+  /** Whether close() deletes the model (not when it was lent: forModel). */
+  #ownsModel: boolean;
   #data: MjData;
   #qposAdr: number[];
   #dofAdr: number[];
@@ -32,14 +37,17 @@ export class ArmKinematics {
   #jacp: DoubleBuffer;
   #jacr: DoubleBuffer;
 
-  private constructor(mj: Mujoco, robot: RobotDescription) {
+  private constructor(mj: Mujoco, robot: RobotDescription, model?: MjModel) {
     this.#mj = mj;
-    this.#model = compileRobotScene(
-      mj,
-      robot,
-      (robotFile) => buildSceneXml(robot, { objects: [], zones: 0 }, { robotFile }),
-      `kinematics${instance++}`,
-    );
+    this.#ownsModel = model === undefined;
+    this.#model =
+      model ??
+      compileRobotScene(
+        mj,
+        robot,
+        (robotFile) => buildSceneXml(robot, { objects: [], zones: 0 }, { robotFile }),
+        `kinematics${instance++}`,
+      );
     this.#data = new mj.MjData(this.#model);
     const jnt = robot.arm.joints.map((j) => mj.mj_name2id(this.#model, mj.mjtObj.mjOBJ_JOINT.value, j.name));
     this.#qposAdr = jnt.map((j) => (this.#model.jnt_qposadr as Int32Array)[j]!);
@@ -47,6 +55,7 @@ export class ArmKinematics {
     this.#site = mj.mj_name2id(this.#model, mj.mjtObj.mjOBJ_SITE.value, robot.endEffectorSite);
     this.nArm = jnt.length;
     this.axes = endEffectorAxes(mj, this.#model, robot);
+    this.reach = armReach(mj, this.#model, robot);
     const nv = this.#model.nv;
     this.#jacp = new mj.DoubleBuffer(3 * nv);
     this.#jacr = new mj.DoubleBuffer(3 * nv);
@@ -54,6 +63,14 @@ export class ArmKinematics {
 
   static async create(robot: RobotDescription): Promise<ArmKinematics> {
     return new ArmKinematics(await getMujoco(), robot);
+  }
+
+  /**
+   * Kinematics on a model already compiled from the robot's scene (a mesh arm takes seconds to compile), whose
+   * every name the description gives is known to be there; close() leaves the model to its owner.
+   */
+  static forModel(mj: Mujoco, model: MjModel, robot: RobotDescription): ArmKinematics {
+    return new ArmKinematics(mj, robot, model);
   }
 
   /** End-effector pose and Jacobian at arm joint positions `q`. */
@@ -85,7 +102,7 @@ export class ArmKinematics {
     this.#jacp.delete();
     this.#jacr.delete();
     this.#data.delete();
-    this.#model.delete();
+    if (this.#ownsModel) this.#model.delete();
   }
 }
 

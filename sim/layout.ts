@@ -60,6 +60,17 @@ export function tableRegion(scale: number): TableRegion {
   return { xMin: r.xMin * scale, xMax: r.xMax * scale, yMin: r.yMin * scale, yMax: r.yMax * scale };
 }
 
+/** The table region's centre and corners (x, y), named as seen from the arm's base looking along +x. */
+export function regionPoints(region: TableRegion): { name: string; xy: [number, number] }[] {
+  return [
+    { name: 'centre', xy: [(region.xMin + region.xMax) / 2, (region.yMin + region.yMax) / 2] },
+    { name: 'near left corner', xy: [region.xMin, region.yMax] },
+    { name: 'near right corner', xy: [region.xMin, region.yMin] },
+    { name: 'far left corner', xy: [region.xMax, region.yMax] },
+    { name: 'far right corner', xy: [region.xMax, region.yMin] },
+  ];
+}
+
 const DISTRACTORS: Record<TaskFamily, number> = { reach: 3, push: 2, pick: 2 };
 
 /** A layout for `task`; `scale` is the arm's layout scale (1 for vx300: the numbers it has always had). */

@@ -84,7 +84,7 @@ export class IkController {
  * free (its null space): once a joint is held at its limit, a short arm whose wrist cannot point straight down
  * there (a 5-joint arm near its base) tilts the gripper and still gets there.
  */
-function positionFirst(jacobian: Float64Array, n: number, ep: number[], er: number[]): Float64Array {
+export function positionFirst(jacobian: Float64Array, n: number, ep: number[], er: number[]): Float64Array {
   const jp = jacobian.subarray(0, 3 * n);
   const jo = jacobian.subarray(3 * n, 6 * n);
   const dq1 = dampedLeastSquares(jp, n, ep, DAMPING);

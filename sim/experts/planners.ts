@@ -10,7 +10,12 @@ export interface Planner {
   next(view: ExpertView): CartesianTarget;
 }
 
-const HOVER = 0.1;
+/** Height (m) the experts move at above the table before they descend to an object. */
+export const HOVER = 0.1;
+/** Pick's grasp point: this far (m) above the block's centre. */
+export const GRASP_ABOVE_CENTRE = 0.006;
+/** Push: height (m) of the closed fingers' paddle above the table. */
+export const PUSH_HEIGHT = 0.025;
 const near = (a: ArrayLike<number>, b: ArrayLike<number>, tol: number) =>
   Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!) < tol;
 const BLOCK = Math.PI / 2;
@@ -53,7 +58,7 @@ class PickPlanner implements Planner {
     const yaw = this.#yaw;
     const [dx, dy, dz] = this.#offset ?? [0, 0, 0];
     const [x, y, z] = [v.object[0] + dx, v.object[1] + dy, v.object[2] + dz];
-    const grasp: [number, number, number] = [x, y, z + 0.006];
+    const grasp: [number, number, number] = [x, y, z + GRASP_ABOVE_CENTRE];
     if (this.#phase === 'hover') {
       const above: [number, number, number] = [x, y, z + HOVER];
       if (near(v.ee, above, 0.015)) this.#phase = 'descend';
@@ -80,7 +85,6 @@ class PickPlanner implements Planner {
 class PushPlanner implements Planner {
   #phase: 'approach' | 'lower' | 'push' = 'approach';
   static readonly BEHIND = 0.06;
-  static readonly HEIGHT = 0.025;
 
   next(v: ExpertView): CartesianTarget {
     const [bx, by] = v.object;
@@ -90,11 +94,7 @@ class PushPlanner implements Planner {
     const ux = dx / dist;
     const uy = dy / dist;
     const paddleYaw = Math.atan2(uy, ux) + Math.PI / 2;
-    const pre: [number, number, number] = [
-      bx - ux * PushPlanner.BEHIND,
-      by - uy * PushPlanner.BEHIND,
-      PushPlanner.HEIGHT,
-    ];
+    const pre: [number, number, number] = [bx - ux * PushPlanner.BEHIND, by - uy * PushPlanner.BEHIND, PUSH_HEIGHT];
     const target = (pos: [number, number, number]): CartesianTarget => ({
       pos,
       yaw: paddleYaw,
@@ -118,7 +118,7 @@ class PushPlanner implements Planner {
     }
     // Push through: aim a little past the zone centre so the block keeps moving until inside.
     const step = Math.min(0.04, dist + 0.01);
-    return target([bx - ux * 0.045 + ux * step, by - uy * 0.045 + uy * step, PushPlanner.HEIGHT]);
+    return target([bx - ux * 0.045 + ux * step, by - uy * 0.045 + uy * step, PUSH_HEIGHT]);
   }
 }
 

@@ -48,6 +48,11 @@ export class ScriptedExpert implements Controller {
     this.name = parts.length > 0 ? `expert:${parts.join(',')}` : 'expert';
   }
 
+  /** The arm's kinematics the expert plans with (what `wmrl collect` checks the families against). */
+  get kinematics(): ArmKinematics {
+    return this.#controller.kinematics;
+  }
+
   static async create(options: ScriptedExpertOptions): Promise<ScriptedExpert> {
     const miss = options.miss ?? 0;
     if (!(miss >= 0 && miss <= 1)) throw new Error(`the expert's miss share must be in [0, 1], got ${miss}`);

@@ -8,10 +8,13 @@ import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
 import { CONTROLLERS, makeController, makeEnv } from '../envs/makeEnv.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
+import { taskFamily } from '../tasks/families.ts';
 import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { choiceFlag, intFlag, numberFlag, parseFlags, UsageError } from './args.ts';
 import { ENV_FLAGS, ENV_HELP, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
+import { armFeasibility, infeasibleMessage } from '../../sim/armFeasibility.ts';
+import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 
 const HELP = `usage: wmrl collect --out DIR [options]
 
@@ -75,6 +78,19 @@ export const command = {
     // Validate everything before touching the output folder.
     const robot = loadRobot(config.robot);
     const plan = planEpisodes(parseTaskSelectors(config.task), config.split, config.episodes, config.seed);
+    const controller = await makeController(config.policy, robot, { noise: config.noise, miss: config.miss });
+    if (controller instanceof ScriptedExpert) {
+      // A family the arm cannot do is refused before anything runs (`wmrl robot check` shows the same reasons).
+      const families = [...new Set(plan.map((e) => taskFamily(e.task.family)))];
+      const infeasible = armFeasibility(controller.kinematics, robot, families).families.filter((f) => !f.feasible);
+      if (infeasible.length > 0) {
+        controller.close();
+        throw new UsageError(
+          `${infeasible.map((f) => infeasibleMessage(robot, f)).join('\n')}\n` +
+            `(wmrl robot check ${config.robot} shows the arm; --task picks the families)`,
+        );
+      }
+    }
     const env = await makeEnv(robot, {
       env: config.env,
       url: config.url,
@@ -82,13 +98,10 @@ export const command = {
       connectTimeoutMs: config.connectTimeoutMs,
       cameras: config.cameras,
       imageSize: config.imageSize,
+    }).catch((err: unknown) => {
+      controller.close?.();
+      throw err;
     });
-    const controller = await makeController(config.policy, robot, { noise: config.noise, miss: config.miss }).catch(
-      async (err: unknown) => {
-        await env.close();
-        throw err;
-      },
-    );
     const store = await EpisodeStore.openForAppend(config.out, storeRobot(robot)).catch(async (err: unknown) => {
       controller.close?.();
       await env.close();

@@ -1,12 +1,28 @@
-/** `wmrl robot add|remove|list`: the robot pool file that `wmrl train --robots` and `wmrl worker` use. */
+/**
+ * `wmrl robot add|remove|list`: the robot pool file that `wmrl train --robots` and `wmrl worker` use;
+ * `wmrl robot check PATH`: a robot description's every problem, and what the toolkit makes of the arm.
+ */
 import { readPoolFile, writePoolFile } from '../scheduler/poolFile.ts';
 import { robotConfigSchema, type RobotConfig } from '../scheduler/robotConfig.ts';
 import { numberFlag, parseFlags, UsageError } from './args.ts';
+import { checkRobotReport, formatReport } from './robotCheck.ts';
 
 const HELP =
-  `usage: wmrl robot add NAME (--sim | --url ws://host:9090) [options]
+  `usage: wmrl robot check PATH [--propose-home]
+       wmrl robot add NAME (--sim | --url ws://host:9090) [options]
        wmrl robot remove NAME
        wmrl robot list
+
+check PATH: check a robot description (PATH: a robot name under robots/, a folder holding robot.yaml, or a
+  .yaml file) and list every problem at once, each with its fix: unknown keys and bad values, a missing model
+  or mesh file, joint/site/camera/link/actuator names the model lacks, MuJoCo's compile errors, a home pose
+  outside the limits or away from the table. Then what it found: the arm's joints, the gripper (slide or
+  hinge, and its units), the end-effector frame, reach and table layout, the home pose, whether each fixed
+  camera sees the table, which task families the scripted expert can run, the ROS topics and services.
+  Exits 1 when there are problems (docs/robots.md).
+  --propose-home       propose a home pose above the table even when the description's is there
+
+add, remove, list: the robot pool file of \`wmrl train --robots\` and \`wmrl worker\`
 
   --pool FILE          the pool file (default robots.json)
   --sim                an in-process simulator robot (paced by --speed)
@@ -21,7 +37,7 @@ const HELP =
   --backoff-seconds S  rest after a failure, doubling with each further failure (default 30)`;
 
 export const command = {
-  summary: 'manage the robot pool: add | remove | list',
+  summary: 'check a robot description (check PATH); manage the robot pool: add | remove | list',
   async run(argv: string[]): Promise<number> {
     const { values, positionals } = parseFlags(
       argv,
@@ -35,6 +51,7 @@ export const command = {
         reset: { type: 'string' },
         'no-task-status': { type: 'boolean' },
         'backoff-seconds': { type: 'string' },
+        'propose-home': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       true,
@@ -45,6 +62,14 @@ export const command = {
     }
     const [action, name, ...extra] = positionals;
     if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}\n\n${HELP}`);
+    if (action === 'check') {
+      if (!name)
+        throw new UsageError(`wmrl robot check needs a PATH: a robot name, a folder or a .yaml file\n\n${HELP}`);
+      const report = await checkRobotReport(name, { proposeHome: values['propose-home'] });
+      console.log(formatReport(name, report));
+      return report.problems.length > 0 ? 1 : 0;
+    }
+    if (values['propose-home']) throw new UsageError('--propose-home goes with wmrl robot check');
     const file = values.pool ?? 'robots.json';
     if (action === 'list') {
       const pool = readPoolFile(file, { mustExist: false });
@@ -88,7 +113,7 @@ export const command = {
       console.log(`removed ${name} from ${file}`);
       return 0;
     }
-    throw new UsageError(`unknown action '${action ?? ''}': use add, remove or list\n\n${HELP}`);
+    throw new UsageError(`unknown action '${action ?? ''}': use check, add, remove or list\n\n${HELP}`);
   },
 };
 

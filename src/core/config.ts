@@ -22,6 +22,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
+import { editDistance } from './editDistance.ts';
 
 export interface ConfigIssue {
   /** Where the offending value came from: a file path, `--a.b=value`, `base`, or `(not set)`. */
@@ -690,16 +691,4 @@ function deepMerge(under: unknown, over: unknown): unknown {
     setOwn(out, key, Object.hasOwn(out, key) ? deepMerge(out[key], over[key]) : cloneDeep(over[key]));
   }
   return out;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }

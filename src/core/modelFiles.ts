@@ -28,8 +28,21 @@ export interface ModelFiles {
   xml: string;
 }
 
+/** A file the model reads that is missing or unreadable: where it is asked for, what is wrong, how to fix it. */
 export class ModelFileError extends Error {
   override name = 'ModelFileError';
+  /** The element asking for the file (`path:line`), when there is one. */
+  readonly where: string | undefined;
+  readonly what: string;
+  /** What to change: where to put the file, or what to write instead. */
+  readonly fix: string;
+
+  constructor(where: string | undefined, what: string, fix: string) {
+    super(where ? `${where}: ${what}` : what);
+    this.where = where;
+    this.what = what;
+    this.fix = fix;
+  }
 }
 
 /** An element of an XML file: its name, attributes and where it is. */
@@ -44,28 +57,56 @@ const TEXTURE_FILE_ATTRS = ['file', 'fileright', 'fileleft', 'fileup', 'filedown
 const MESH_DIR_ELEMENTS = new Set(['mesh', 'hfield', 'skin', 'flexcomp']);
 const MAX_INCLUDE_DEPTH = 32;
 
-/** Collect the files of the model whose main file is `mainPath` (absolute or relative to the working folder). */
-export function collectModelFiles(mainPath: string, format: ModelFormat): ModelFiles {
+/**
+ * Collect the files of the model whose main file is `mainPath` (absolute or relative to the working folder).
+ * The first missing or unreadable file throws a ModelFileError; given `problems`, each one is added there
+ * instead and the rest are still collected (what `wmrl robot check` lists at once).
+ */
+export function collectModelFiles(mainPath: string, format: ModelFormat, problems?: ModelFileError[]): ModelFiles {
   const main = resolve(mainPath);
   const files = new Map<string, Uint8Array>();
   const texts: string[] = [];
-  if (format === 'urdf') collectUrdf(main, files, texts);
-  else collectMjcf(main, files, texts);
+  const attempt = (read: () => void) => {
+    try {
+      read();
+    } catch (err) {
+      if (!(problems && err instanceof ModelFileError)) throw err;
+      problems.push(err);
+    }
+  };
+  if (format === 'urdf') collectUrdf(main, files, texts, attempt);
+  else collectMjcf(main, files, texts, attempt, problems);
   return { format, main, files, xml: texts.join('\n') };
 }
 
-function collectMjcf(main: string, files: Map<string, Uint8Array>, texts: string[]): void {
+/** Runs one file's reading; with a problem list, a ModelFileError goes there and collection goes on. */
+type Attempt = (read: () => void) => void;
+
+function collectMjcf(
+  main: string,
+  files: Map<string, Uint8Array>,
+  texts: string[],
+  attempt: Attempt,
+  problems?: ModelFileError[],
+): void {
   const mainDir = dirname(main);
   const tags: Tag[] = [];
   const visit = (file: string, depth: number, includedBy?: Tag) => {
-    if (depth > MAX_INCLUDE_DEPTH) throw new ModelFileError(`${where(includedBy!)}: includes nest deeper than 32`);
+    if (depth > MAX_INCLUDE_DEPTH)
+      throw new ModelFileError(
+        where(includedBy!),
+        'includes nest deeper than 32',
+        'include the files from fewer levels',
+      );
     const text = readText(file, includedBy);
     files.set(file, new TextEncoder().encode(text));
     texts.push(text);
     for (const tag of scanTags(text, file)) {
       if (tag.name === 'include') {
-        const name = required(tag, 'file');
-        visit(findFile(tag, 'file', name, [mainDir, dirname(file)]), depth + 1, tag);
+        attempt(() => {
+          const name = required(tag, 'file');
+          visit(findFile(tag, 'file', name, [mainDir, dirname(file)]), depth + 1, tag);
+        });
       } else tags.push(tag);
     }
   };
@@ -74,12 +115,15 @@ function collectMjcf(main: string, files: Map<string, Uint8Array>, texts: string
   for (const tag of tags) {
     if (tag.name === 'model' && tag.attrs.has('file')) {
       // A sub-model (MJCF <model file> for attach) has its own folder and compiler settings.
-      const sub = collectModelFiles(
-        findFile(tag, 'file', tag.attrs.get('file')!, [mainDir, dirname(tag.file)]),
-        'mjcf',
-      );
-      for (const [path, bytes] of sub.files) files.set(path, bytes);
-      texts.push(sub.xml);
+      attempt(() => {
+        const sub = collectModelFiles(
+          findFile(tag, 'file', tag.attrs.get('file')!, [mainDir, dirname(tag.file)]),
+          'mjcf',
+          problems,
+        );
+        for (const [path, bytes] of sub.files) files.set(path, bytes);
+        texts.push(sub.xml);
+      });
       continue;
     }
     const dir = MESH_DIR_ELEMENTS.has(tag.name)
@@ -91,12 +135,12 @@ function collectMjcf(main: string, files: Map<string, Uint8Array>, texts: string
     for (const attr of tag.name === 'texture' ? TEXTURE_FILE_ATTRS : ['file']) {
       const value = tag.attrs.get(attr);
       if (value === undefined || value === '') continue;
-      addAsset(files, tag, attr, compiler.strippath, [join(mainDir, dir), dirname(tag.file)]);
+      attempt(() => addAsset(files, tag, attr, compiler.strippath, [join(mainDir, dir), dirname(tag.file)]));
     }
   }
 }
 
-function collectUrdf(main: string, files: Map<string, Uint8Array>, texts: string[]): void {
+function collectUrdf(main: string, files: Map<string, Uint8Array>, texts: string[], attempt: Attempt): void {
   const text = readText(main);
   files.set(main, new TextEncoder().encode(text));
   texts.push(text);
@@ -108,24 +152,27 @@ function collectUrdf(main: string, files: Map<string, Uint8Array>, texts: string
   );
   for (const tag of tags) {
     if (tag.name !== 'mesh') continue;
-    const value = required(tag, 'filename');
-    if (!compiler.strippath && /^[a-z]+:\/\//i.test(value))
-      throw new ModelFileError(
-        `${where(tag)}: <mesh filename="${value}">: MuJoCo does not resolve URIs; keep strippath on ` +
-          '(the URDF default) and put the meshes in meshdir',
-      );
-    const dirs = [join(dirname(main), compiler.meshdir), dirname(main)];
-    const stripped = basename(value.replace(/\\/g, '/'));
-    const asWritten = resolve(dirname(main), value);
-    if (compiler.strippath && stripped !== value && !dirs.some((d) => existsSync(resolve(d, stripped))))
-      if (existsSync(asWritten))
+    attempt(() => {
+      const value = required(tag, 'filename');
+      if (!compiler.strippath && /^[a-z]+:\/\//i.test(value))
         throw new ModelFileError(
-          `${where(tag)}: <mesh filename="${value}">: MuJoCo strips the folders from a URDF's mesh paths ` +
-            `(strippath is on by default), so it looks for ${stripped} in ${[...new Set(dirs)].join(', ')}; ` +
-            `the file is at ${asWritten}: add <mujoco><compiler meshdir="${dirname(value)}"/></mujoco> ` +
-            'inside <robot>',
+          where(tag),
+          `<mesh filename="${value}">: MuJoCo does not resolve URIs`,
+          'keep strippath on (the URDF default) and put the meshes in meshdir',
         );
-    addAsset(files, tag, 'filename', compiler.strippath, dirs);
+      const dirs = [join(dirname(main), compiler.meshdir), dirname(main)];
+      const stripped = basename(value.replace(/\\/g, '/'));
+      const asWritten = resolve(dirname(main), value);
+      if (compiler.strippath && stripped !== value && !dirs.some((d) => existsSync(resolve(d, stripped))))
+        if (existsSync(asWritten))
+          throw new ModelFileError(
+            where(tag),
+            `<mesh filename="${value}">: MuJoCo strips the folders from a URDF's mesh paths (strippath is on by ` +
+              `default), so it looks for ${stripped} in ${[...new Set(dirs)].join(', ')}; the file is at ${asWritten}`,
+            `add <mujoco><compiler meshdir="${dirname(value)}"/></mujoco> inside <robot>`,
+          );
+      addAsset(files, tag, 'filename', compiler.strippath, dirs);
+    });
   }
 }
 
@@ -160,7 +207,9 @@ function addAsset(files: Map<string, Uint8Array>, tag: Tag, attr: string, strip:
   const bytes = readFileSync(path);
   if (/\.stl$/i.test(path) && !isBinaryStl(bytes))
     throw new ModelFileError(
-      `${where(tag)}: ${path} is an ASCII STL; MuJoCo reads binary STL only (convert it, e.g. with meshlab or trimesh)`,
+      where(tag),
+      `${path} is an ASCII STL; MuJoCo reads binary STL only`,
+      'convert it to binary STL, e.g. with meshlab or trimesh',
     );
   files.set(path, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
@@ -169,8 +218,9 @@ function findFile(tag: Tag, attr: string, name: string, dirs: string[], shown = 
   const candidates = isAbsolute(name) ? [name] : dirs.map((d) => resolve(d, name));
   for (const c of candidates) if (existsSync(c) && statSync(c).isFile()) return c;
   throw new ModelFileError(
-    `${where(tag)}: <${tag.name} ${attr}="${shown}">: file not found ` +
-      `(looked at ${[...new Set(candidates)].join(', ')})`,
+    where(tag),
+    `<${tag.name} ${attr}="${shown}">: file not found (looked at ${[...new Set(candidates)].join(', ')})`,
+    `put the file at ${candidates[0]}, or write the right ${attr}= in ${basename(tag.file)} line ${tag.line}`,
   );
 }
 
@@ -178,14 +228,18 @@ function readText(file: string, includedBy?: Tag): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    const by = includedBy ? `${where(includedBy)}: <include file>: ` : '';
-    throw new ModelFileError(`${by}cannot read ${file}: ${(err as Error).message}`);
+    throw new ModelFileError(
+      includedBy && where(includedBy),
+      `${includedBy ? '<include file>: ' : ''}cannot read ${file}: ${(err as Error).message}`,
+      'make the file readable, or name another one',
+    );
   }
 }
 
 function required(tag: Tag, attr: string): string {
   const value = tag.attrs.get(attr);
-  if (value === undefined || value === '') throw new ModelFileError(`${where(tag)}: <${tag.name}> has no ${attr}`);
+  if (value === undefined || value === '')
+    throw new ModelFileError(where(tag), `<${tag.name}> has no ${attr}`, `give it ${attr}="…", or remove the element`);
   return value;
 }
 

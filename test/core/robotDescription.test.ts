@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { listRobots, loadRobot, RobotDescriptionError, robotRef } from '../../src/core/robotDescription.ts';
+import { checkRobot, listRobots, loadRobot, RobotDescriptionError, robotRef } from '../../src/core/robotDescription.ts';
 import { Simulator } from '../../sim/simulator.ts';
 import { copyRobot } from '../helpers/robotCopy.ts';
 
@@ -83,6 +83,61 @@ test('malformed descriptions get errors naming the problem', () => {
     assert.throws(() => loadRobot('vx300', dir), /unexpected/);
     write('arm: [unclosed');
     assert.throws(() => loadRobot('vx300', dir), /not valid YAML/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('every problem is reported at once, each where it is with its fix; the loader throws them all', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wmrl-robots-'));
+  try {
+    const arm = copyRobot(dir, 'broken');
+    const file = join(arm, 'robot.yaml');
+    const yaml = readFileSync(file, 'utf8');
+    writeFileSync(
+      file,
+      yaml
+        .replace('controlHz: 10', 'controlHz: 10\ncontrolHZ: 10')
+        .replace('name: wrist_rotate,', 'name: wrist_twist,')
+        .replace('endEffectorSite: grasp', 'endEffectorSite: grsp')
+        .replace('home: [0.0, -0.35, 0.55, 0.0, 1.35, 0.0]', 'home: [0.0, -0.35, 0.55]')
+        .replace('maxStep: 0.036', 'maxStep: -1'),
+    );
+    const check = checkRobot(arm);
+    assert.equal(check.robot, undefined);
+    const lines = yaml.split('\n').length;
+    assert.deepEqual(
+      check.problems.map((p) => p.where.replace(/:\d+ /, ':N ')),
+      [
+        'robot.yaml:N controlHZ',
+        'robot.yaml:N gripper.maxStep',
+        'robot.yaml:N arm.joints.5.name',
+        'robot.yaml:N endEffectorSite',
+        'robot.yaml:N arm.home',
+      ],
+    );
+    for (const p of check.problems) {
+      const line = Number(/:(\d+) /.exec(p.where)![1]);
+      assert.ok(line > 1 && line <= lines + 1, `${p.where}: a line of the file`);
+      assert.ok(p.fix.length > 0);
+    }
+    const [unknown, maxStep, joint, site, home] = check.problems;
+    assert.equal(unknown!.fix, 'remove it (controlHz is given already)');
+    assert.match(maxStep!.fix, /write a number > 0/);
+    assert.match(joint!.what, /joint 'wrist_twist' is not defined in the MJCF/);
+    assert.match(joint!.fix, /write one of the MJCF's joints: waist, shoulder, .*wrist_rotate/);
+    assert.match(site!.fix, /^write grasp \(the MJCF's closest site name/);
+    assert.match(home!.what, /home must have one value per arm joint: 3 values for 6 joints/);
+    assert.equal(home!.fix, "write home: [0, -0.35, 0.55, 0, 0, 0] (one value per joint, in the joints' order)");
+    assert.throws(
+      () => loadRobot(arm),
+      (e: Error) =>
+        e instanceof RobotDescriptionError &&
+        e.problems.length === 5 &&
+        e.message.startsWith(`${file}: invalid robot description, 5 problems:\n`) &&
+        e.message.includes('  robot.yaml:') &&
+        e.message.includes('    fix: write grasp'),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
