@@ -6,7 +6,7 @@ import { DEFAULT_ROBOT, loadRobot, robotRef } from '../core/robotDescription.ts'
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
-import { CONTROLLERS, makeController, makeEnv } from '../envs/makeEnv.ts';
+import { CONTROLLERS, ExpertNeedingState, makeController, makeEnv } from '../envs/makeEnv.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
 import { taskFamily } from '../tasks/families.ts';
 import { parseTaskSelectors } from '../tasks/selectors.ts';
@@ -14,7 +14,6 @@ import { choiceFlag, intFlag, numberFlag, parseFlags, UsageError } from './args.
 import { ENV_FLAGS, ENV_HELP, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
 import { armFeasibility, infeasibleMessage } from '../../sim/armFeasibility.ts';
-import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 
 const HELP = `usage: wmrl collect --out DIR [options]
 
@@ -79,12 +78,13 @@ export const command = {
     const robot = loadRobot(config.robot);
     const plan = planEpisodes(parseTaskSelectors(config.task), config.split, config.episodes, config.seed);
     const controller = await makeController(config.policy, robot, { noise: config.noise, miss: config.miss });
-    if (controller instanceof ScriptedExpert) {
+    const expert = controller instanceof ExpertNeedingState ? controller.expert : undefined;
+    if (expert) {
       // A family the arm cannot do is refused before anything runs (`wmrl robot check` shows the same reasons).
       const families = [...new Set(plan.map((e) => taskFamily(e.task.family)))];
-      const infeasible = armFeasibility(controller.kinematics, robot, families).families.filter((f) => !f.feasible);
+      const infeasible = armFeasibility(expert.kinematics, robot, families).families.filter((f) => !f.feasible);
       if (infeasible.length > 0) {
-        controller.close();
+        controller.close?.();
         throw new UsageError(
           `${infeasible.map((f) => infeasibleMessage(robot, f)).join('\n')}\n` +
             `(wmrl robot check ${config.robot} shows the arm; --task picks the families)`,

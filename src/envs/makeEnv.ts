@@ -89,11 +89,12 @@ export const OBJECT_STATE_LINE = 'ros.objectState: { topic: /wmrl/object_state, 
  * rosbridge they come from the robot's `ros.objectState` topic, which `wmrl sim-server` publishes only when the
  * description names it: without it the first observation says where to add it.
  */
-class ExpertNeedingState implements Controller {
+export class ExpertNeedingState implements Controller {
   readonly name: string;
 
   constructor(
-    private readonly expert: Controller,
+    /** The expert itself (what `wmrl collect` checks the task families against). */
+    readonly expert: ScriptedExpert,
     private readonly robot: RobotDescription,
   ) {
     this.name = expert.name;
