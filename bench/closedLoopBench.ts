@@ -75,7 +75,7 @@ const repeated = repeatStarts(starts, M);
 const noise = { seed: 12_345, correlation: 0 };
 const K = model.members;
 const closed = imagineGroupRollouts(policy, model, starts, M, H, noise, { rule: 'progress' }).imagined;
-const env = await makeEnv(robot, { env: 'sim', cameras: [policyCamera(policy.config)] });
+const env = await makeEnv(robot, { env: 'sim', cameras: [policyCamera(policy.config, robot.cameras[0]!.name)] });
 const real = await runRealGroups(
   env,
   policy,

@@ -112,7 +112,7 @@ mkdirSync(cache, { recursive: true });
 await selectBackend('auto', { requiredKernels: [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS] });
 const policy = await loadPolicy(join(setupDir, 'bc-tiny', 'policy'));
 const robot = loadRobot(DEFAULT_ROBOT);
-const env = await makeEnv(robot, { env: 'sim', cameras: [policyCamera(policy.config)] });
+const env = await makeEnv(robot, { env: 'sim', cameras: [policyCamera(policy.config, robot.cameras[0]!.name)] });
 const controller = new PolicyController(policy, { deterministic: true, name: 'vla:bc-tiny' });
 const status = () => env.status();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;

@@ -106,7 +106,7 @@ export const command = {
           ? `no --url: running in the embedded simulator (robot ${robot.name}), not on a robot`
           : `robot ${robot.name} at ${choice.url} over rosbridge; every command through the safety filter`,
       );
-      const env = await makeEnv(robot, { ...choice, cameras: [policyCamera(policy.config)] });
+      const env = await makeEnv(robot, { ...choice, cameras: [policyCamera(policy.config, robot.cameras[0]!.name)] });
       closers.push(() => env.close());
       const store = values.record ? await EpisodeStore.openForAppend(values.record, storeRobot(robot)) : undefined;
       if (store) closers.push(() => store.close());

@@ -29,7 +29,7 @@ export function policyFolder(dir: string): string {
 
 /** The policy must read one of the robot's cameras and command its joints. */
 export function checkPolicyFitsRobot(policy: VlaPolicy, dir: string, robot: RobotDescription): void {
-  const camera = policyCamera(policy.config);
+  const camera = policyCamera(policy.config, robot.cameras[0]!.name);
   const cameras = robot.cameras.map((c) => c.name);
   if (!cameras.includes(camera))
     throw new UsageError(

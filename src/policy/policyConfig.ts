@@ -150,9 +150,12 @@ export type PolicyConfig = z.infer<typeof policyConfigSchema>;
 /** Kernels policy training needs (all present on cpu and wasm). */
 export const POLICY_KERNELS = ['OneHot', 'Sigmoid', 'Tanh', 'Transpose'];
 
-/** The camera a trained policy sees (set from the robot's first camera when its config named none). */
-export function policyCamera(config: PolicyConfig): string {
-  const camera = config.encoder.camera;
-  if (camera === undefined) throw new Error('this policy config names no camera: pretraining sets it');
+/**
+ * The camera a policy sees: the one its config names (pretraining records the robot's first when none was named),
+ * else `robotFirst`, the first camera of the robot it runs on.
+ */
+export function policyCamera(config: PolicyConfig, robotFirst?: string): string {
+  const camera = config.encoder.camera ?? robotFirst;
+  if (camera === undefined) throw new Error("this policy's config names no camera, and no robot camera was given");
   return camera;
 }

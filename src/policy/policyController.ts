@@ -55,7 +55,7 @@ export class PolicyController implements Controller {
         : observation.instruction;
     const input = observationInput(
       this.policy.tokenizer,
-      policyCamera(this.policy.config),
+      policyCamera(this.policy.config, Object.keys(observation.images)[0]),
       this.policy.config.encoder.imageSize,
       [{ ...observation, instruction }],
     );

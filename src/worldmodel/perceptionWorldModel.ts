@@ -27,7 +27,7 @@ import { ObjectLocaliser } from './objectLocaliser.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
-  const camera = policyCamera(policy.config);
+  const camera = policyCamera(policy.config, Object.keys(episodes[0]?.cameras ?? {})[0]);
   const S = policy.config.encoder.imageSize;
   return episodes.map((e) => {
     const cam = e.cameras[camera];

@@ -79,7 +79,7 @@ test(
   'pairing: the imagined twin of a real episode starts from its first observation and takes its ' +
     'first action, with the same noise (keyed by the scene seed, in any batch order) or the mean',
   async () => {
-    const env = await makeSimEnv(loadRobot('vx300'), { cameras: [policyCamera(policy.config)] });
+    const env = await makeSimEnv(loadRobot('vx300'), { cameras: [policyCamera(policy.config, 'scene')] });
     try {
       const plan = planEpisodes([{ family: 'reach' }], 'train', 3, 4242);
       const noise: NoiseSpec = { seed: 5, correlation: 0 };

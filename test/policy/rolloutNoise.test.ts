@@ -131,7 +131,7 @@ test('PolicyController with explicit noise acts mean + std × noise, step after 
     const controller = new PolicyController(policy, { deterministic: false, noise: (t) => noise.at(0, t) });
     const S = config.encoder.imageSize;
     const observation: Observation = {
-      images: { [policyCamera(config)]: { width: S, height: S, data: new Uint8Array(S * S * 3).fill(90) } },
+      images: { [policyCamera(config, 'scene')]: { width: S, height: S, data: new Uint8Array(S * S * 3).fill(90) } },
       qpos: new Float32Array(7).fill(0.1),
       qvel: new Float32Array(7),
       instruction: 'reach the red block',
@@ -140,7 +140,7 @@ test('PolicyController with explicit noise acts mean + std × noise, step after 
       { family: 'reach', instruction: 'reach the red block', split: 'train', color: 'red', object: 'block' } as never,
       0,
     );
-    const input = observationInput(policy.tokenizer, policyCamera(config), S, [observation]);
+    const input = observationInput(policy.tokenizer, policyCamera(config, 'scene'), S, [observation]);
     const mean = tf.tidy(() => policy.mean(input).dataSync());
     disposeInput(input);
     for (let t = 0; t < 2; t++) {
