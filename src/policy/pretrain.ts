@@ -73,16 +73,16 @@ export async function pretrainPolicy(
   const started = performance.now();
   const hooks = options.hooks ?? {};
   const demos = selectDemonstrations(episodes, requested);
-  // A config naming no camera sees the robot's first; the checkpoint records which.
-  const camera = requested.encoder.camera ?? firstCamera(demos, 'the policy');
-  const config: PolicyConfig = { ...requested, encoder: { ...requested.encoder, camera } };
   if (demos.length < 2) {
     throw new Error(
       `only ${demos.length} usable demonstrations (train split, expert with noise ` +
-        `<= ${config.bc.maxNoise}${config.bc.successOnly ? ', successful' : ''}); ` +
+        `<= ${requested.bc.maxNoise}${requested.bc.successOnly ? ', successful' : ''}); ` +
         `collect more with: wmrl collect --policy expert --split train`,
     );
   }
+  // A config naming no camera sees the robot's first; the checkpoint records which.
+  const camera = requested.encoder.camera ?? firstCamera(demos, 'the policy');
+  const config: PolicyConfig = { ...requested, encoder: { ...requested.encoder, camera } };
   const rng = new Rng(config.seed);
   const split = splitEpisodes(demos.length, config.bc.validationFraction, (xs) => rng.shuffle(xs));
   const trainEps = demos.filter((_, i) => split.train.has(i));
