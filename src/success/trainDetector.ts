@@ -43,9 +43,6 @@ export async function trainDetector(
   requested: DetectorConfig,
   onEpoch?: (m: DetectorEpoch) => void,
 ): Promise<TrainedDetector> {
-  // A config naming no camera looks at the robot's first; the detector records which.
-  const cameras = requested.cameras ?? [firstCamera(episodes, 'the success detector')];
-  const config: DetectorConfig = { ...requested, cameras };
   const labelled = labelledEpisodes(episodes);
   const successes = labelled.filter((l) => l.success).length;
   if (successes === 0 || successes === labelled.length)
@@ -53,6 +50,9 @@ export async function trainDetector(
       `the detector needs labelled successes and failures; the data has ${successes} successes ` +
         `in ${labelled.length} labelled episodes`,
     );
+  // A config naming no camera looks at the robot's first; the detector records which.
+  const cameras = requested.cameras ?? [firstCamera(episodes, 'the success detector')];
+  const config: DetectorConfig = { ...requested, cameras };
   const rng = new Rng(config.seed);
   const split = splitEpisodes(labelled.length, config.train.validationFraction, (xs) => rng.shuffle(xs));
   const train = labelled.filter((_, i) => split.train.has(i));

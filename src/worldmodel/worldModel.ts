@@ -135,13 +135,13 @@ export class WorldModel {
     perception?: PerceptionLayout,
   ): Promise<{ model: WorldModel; report: TrainReport }> {
     const started = performance.now();
+    requireComplete(episodes, 'world model training');
+    if (episodes.length < 2) throw new Error(`need at least 2 episodes to train a world model, got ${episodes.length}`);
     // A video model whose config names no camera encodes the robot's first; the model records which.
     const config: WorldModelConfig =
       requested.kind === 'video' && requested.video.camera === undefined
         ? { ...requested, video: { ...requested.video, camera: firstCamera(episodes, 'the video world model') } }
         : requested;
-    requireComplete(episodes, 'world model training');
-    if (episodes.length < 2) throw new Error(`need at least 2 episodes to train a world model, got ${episodes.length}`);
     const rng = new Rng(config.seed);
     const split = splitEpisodes(episodes.length, config.train.validationFraction, (xs) => rng.shuffle(xs));
     let encoder: PatchEncoder | undefined;
