@@ -192,7 +192,51 @@ function checkCompiled(
       });
     }
   });
+  if (usable) selfContacts(mj, model, robot, where, report);
   return usable;
+}
+
+/**
+ * Links whose collision shapes touch at the home pose: MuJoCo pushes them apart, and an arm held that way stalls.
+ * A URDF's collision meshes are simulated as their convex hulls, which overlap where the printed parts do not.
+ */
+function selfContacts(
+  mj: Mujoco,
+  model: MjModel,
+  robot: RobotDescription,
+  where: (path: readonly PropertyKey[]) => string,
+  report: RobotCheckReport,
+): void {
+  const T = mj.mjtObj;
+  const data = new mj.MjData(model);
+  try {
+    const qposAdr = model.jnt_qposadr as Int32Array;
+    robot.arm.joints.forEach((j, i) => {
+      (data.qpos as Float64Array)[qposAdr[mj.mj_name2id(model, T.mjOBJ_JOINT.value, j.name)]!] = robot.arm.home[i]!;
+    });
+    mj.mj_forward(model, data);
+    const geomBody = model.geom_bodyid as Int32Array;
+    const pairs = new Set<string>();
+    for (let c = 0; c < data.ncon; c++) {
+      const contact = data.contact.get(c);
+      if (!contact) continue;
+      const [a, b] = [geomBody[contact.geom1]!, geomBody[contact.geom2]!];
+      if (a === 0 || b === 0 || contact.dist > 0) continue;
+      const names = [a, b].map((id) => mj.mj_id2name(model, T.mjOBJ_BODY.value, id) ?? `body ${id}`).sort();
+      pairs.add(names.join(' and '));
+    }
+    if (pairs.size === 0) return;
+    report.warnings.push({
+      where: where(['arm', 'home']),
+      what: `at the home pose the collision shapes of ${[...pairs].join(', ')} touch`,
+      fix: robot.urdfAdditions
+        ? "write urdfAdditions.selfCollision: false (a URDF's collision meshes are simulated as their convex " +
+          'hulls, which overlap where the parts do not), or move the home pose'
+        : 'add <contact><exclude body1="…" body2="…"/></contact> for them to the MJCF, or move the home pose',
+    });
+  } finally {
+    data.delete();
+  }
 }
 
 /** The arm as the toolkit sees it: the facts, with the problems and warnings they show. */

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIXTURE_ROBOTS } from '../helpers/armFixtures.ts';
@@ -296,3 +296,19 @@ test('robot check without a path, or with an unknown robot', async () => {
   r = await wmrl('robot', '--help');
   assert.match(r.stdout, /wmrl robot check PATH \[--propose-home\]/);
 });
+
+test(
+  'a URDF arm whose collision hulls touch at home: a warning naming the links, and selfCollision: false as its fix',
+  withTempDir(async (dir) => {
+    // SO-101's URDF as shipped (robots/so101-urdf), with self-collision left on: the base's and the shoulder's hulls
+    // overlap.
+    symlinkSync(join(import.meta.dirname, '..', '..', 'robots', 'so101'), join(dir, 'so101'));
+    cpSync(join(import.meta.dirname, '..', '..', 'robots', 'so101-urdf'), join(dir, 'so101-urdf'), { recursive: true });
+    edit(join(dir, 'so101-urdf', 'robot.yaml'), ['selfCollision: false', 'selfCollision: true']);
+    const r = await wmrl('robot', 'check', join(dir, 'so101-urdf'));
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /at the home pose the collision shapes of base_link and shoulder_link touch/);
+    assert.match(r.stdout, /fix: write urdfAdditions\.selfCollision: false/);
+    assert.match(r.stdout, /\nno problems, 1 warning\n$/);
+  }),
+);
