@@ -25,7 +25,11 @@ let detector: SuccessDetector;
 
 before(async () => {
   await selectBackend('wasm', { requiredKernels: POLICY_KERNELS, log: () => {} });
-  const config = resolveConfig(detectorConfigSchema, { overrides: { imageSize: '4', hidden: '8' } });
+  // An untrained detector names its camera (training sets the robot's first).
+  const config = {
+    ...resolveConfig(detectorConfigSchema, { overrides: { imageSize: '4', hidden: '8' } }),
+    cameras: ['scene'],
+  };
   detector = new SuccessDetector(config, {
     vocab: ['<pad>', '<unk>', 'reach', 'red', 'the', 'block'],
     qposDim: 7,
