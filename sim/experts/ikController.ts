@@ -9,7 +9,7 @@ import { approachSign, axisColumn } from '../endEffectorFrame.ts';
 
 export interface CartesianTarget {
   pos: readonly [number, number, number];
-  /** Finger axis direction in the table plane, radians. */
+  /** Direction of the closing axis (between the jaws) in the table plane, radians. */
   yaw: number;
   /** Yaw symmetry of the grasp: π/2 for a square block, π for a paddle. */
   yawPeriod: number;
