@@ -10,8 +10,8 @@ import type { RobotDescription } from '../src/core/robotDescription.ts';
 import type { TaskFamily } from '../src/tasks/families.ts';
 import type { ArmKinematics } from './armKinematics.ts';
 import { layoutScale } from './armReach.ts';
-import { approachSign, axisColumn } from './endEffectorFrame.ts';
-import { positionFirst } from './experts/ikController.ts';
+import { approachDirection } from './endEffectorFrame.ts';
+import { holdingLimits, positionFirst } from './experts/ikController.ts';
 import { GRASP_ABOVE_CENTRE, HOVER, PUSH_HEIGHT } from './experts/planners.ts';
 import { OBJECT_HALF_HEIGHT, regionPoints, type TableRegion, tableRegion } from './layout.ts';
 import { REACH_HOVER } from './taskProgress.ts';
@@ -100,24 +100,9 @@ function descend(
   for (let it = 0; it < MAX_ITERATIONS; it++) {
     const { pos, mat, jacobian } = kinematics.pose(q);
     const ep = [target[0]! - pos[0]!, target[1]! - pos[1]!, target[2]! - pos[2]!];
-    const er = rotationToward(approachOf(mat, kinematics), DOWN);
+    const er = rotationToward(approachDirection(mat, kinematics.axes), DOWN);
     // A joint at its limit that the step would push further is held there, and the others take its share.
-    const held = new Set<number>();
-    let dq = positionFirst(jacobian, n, ep, er);
-    for (let round = 0; round < n; round++) {
-      const past = joints.flatMap((j, i) => {
-        const next = q[i]! + dq[i]!;
-        return !held.has(i) && ((next > j.upper && dq[i]! > 0) || (next < j.lower && dq[i]! < 0)) ? [i] : [];
-      });
-      if (past.length === 0) break;
-      for (const i of past) held.add(i);
-      dq = positionFirst(
-        Float64Array.from(jacobian, (v, k) => (held.has(k % n) ? 0 : v)),
-        n,
-        ep,
-        er,
-      );
-    }
+    const dq = holdingLimits(positionFirst(jacobian, n, ep, er), jacobian, q, joints, ep, er, () => 1);
     const largest = dq.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
     const scale = largest > MAX_JOINT_STEP ? MAX_JOINT_STEP / largest : 1;
     let moved = 0;
@@ -134,21 +119,13 @@ function descend(
 /** The end effector's pose at `q` measured against a target. */
 export function evaluate(kinematics: ArmKinematics, q: readonly number[], target: readonly number[]): PoseSolution {
   const { pos, mat } = kinematics.pose(q);
-  const a = approachOf(mat, kinematics);
+  const a = approachDirection(mat, kinematics.axes);
   return {
     q: [...q],
     pos: [pos[0]!, pos[1]!, pos[2]!],
     positionError: Math.hypot(target[0]! - pos[0]!, target[1]! - pos[1]!, target[2]! - pos[2]!),
     down: dot(a, DOWN),
   };
-}
-
-/** The approach axis in the world, from the site's row-major matrix. */
-export function approachOf(mat: ArrayLike<number>, kinematics: ArmKinematics): Vec3 {
-  const { approach } = kinematics.axes;
-  const c = axisColumn(approach[1] as 'x' | 'y' | 'z');
-  const s = approachSign(approach);
-  return [s * mat[c]!, s * mat[3 + c]!, s * mat[6 + c]!];
 }
 
 /** Rotation vector (axis × angle) turning direction `a` onto `b`. */

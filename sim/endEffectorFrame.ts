@@ -28,12 +28,17 @@ export interface DerivedAxes extends EndEffectorAxes {
 const AXIS_INDEX: Record<Axis, number> = { x: 0, y: 1, z: 2 };
 const AXIS_NAMES: readonly Axis[] = ['x', 'y', 'z'];
 
-/** Column of the (row-major 3×3) site matrix holding an axis, and the approach's sign. */
-export function axisColumn(axis: Axis): number {
-  return AXIS_INDEX[axis];
+/** The approach axis in the world, from the site's row-major 3×3 matrix (its axes are the columns). */
+export function approachDirection(mat: ArrayLike<number>, axes: EndEffectorAxes): [number, number, number] {
+  const c = AXIS_INDEX[axes.approach[1] as Axis];
+  const s = axes.approach[0] === '-' ? -1 : 1;
+  return [s * mat[c]!, s * mat[3 + c]!, s * mat[6 + c]!];
 }
-export function approachSign(axis: SignedAxis): 1 | -1 {
-  return axis[0] === '-' ? -1 : 1;
+
+/** The closing axis in the world (its sign is arbitrary: the jaws close from both sides). */
+export function closingDirection(mat: ArrayLike<number>, axes: EndEffectorAxes): [number, number, number] {
+  const c = AXIS_INDEX[axes.closing];
+  return [mat[c]!, mat[3 + c]!, mat[6 + c]!];
 }
 
 /** The declared axes, else those derived from the model. */

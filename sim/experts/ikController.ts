@@ -5,7 +5,7 @@
  */
 import type { RobotDescription } from '../../src/core/robotDescription.ts';
 import { type ArmKinematics, dampedLeastSquares } from '../armKinematics.ts';
-import { approachSign, axisColumn } from '../endEffectorFrame.ts';
+import { approachDirection, closingDirection } from '../endEffectorFrame.ts';
 
 export interface CartesianTarget {
   pos: readonly [number, number, number];
@@ -43,35 +43,22 @@ export class IkController {
     const ep = [target.pos[0] - pos[0]!, target.pos[1] - pos[1]!, target.pos[2] - pos[2]!];
     const norm = Math.hypot(ep[0]!, ep[1]!, ep[2]!);
     if (norm > MAX_CARTESIAN_STEP) for (let i = 0; i < 3; i++) ep[i]! *= MAX_CARTESIAN_STEP / norm;
-    // Current axes are the columns of the row-major site matrix.
-    const { approach: approachAxis, closing: closingAxis } = this.kinematics.axes;
-    const a = axisColumn(approachAxis[1] as 'x' | 'y' | 'z');
-    const sign = approachSign(approachAxis);
-    const approach = [sign * mat[a]!, sign * mat[3 + a]!, sign * mat[6 + a]!];
-    const c = axisColumn(closingAxis);
-    const fingers = [mat[c]!, mat[3 + c]!, mat[6 + c]!];
+    const approach = approachDirection(mat, this.kinematics.axes);
+    const fingers = closingDirection(mat, this.kinematics.axes);
     const yaw = nearestSymmetricYaw(target.yaw, target.yawPeriod, Math.atan2(fingers[1]!, fingers[0]!));
     const er = add(cross(approach, [0, 0, -1]), cross(fingers, [Math.cos(yaw), Math.sin(yaw), 0])).map((v) => 0.5 * v);
     const joints = this.robot.arm.joints;
-    let dq = dampedLeastSquares(jacobian, n, [...ep, ...er], DAMPING);
-    let scale = stepScale(dq, joints);
-    // A joint the step would push past its command limit is held there, and the others take its share.
-    const held = new Set<number>();
-    for (let round = 0; round < n; round++) {
-      const past = joints.flatMap((j, i) => {
-        const next = q[i]! + dq[i]! / scale;
-        return !held.has(i) && ((next > j.upper && dq[i]! > 0) || (next < j.lower && dq[i]! < 0)) ? [i] : [];
-      });
-      if (past.length === 0) break;
-      for (const i of past) held.add(i);
-      dq = positionFirst(
-        Float64Array.from(jacobian, (v, k) => (held.has(k % n) ? 0 : v)),
-        n,
-        ep,
-        er,
-      );
-      scale = stepScale(dq, joints);
-    }
+    const step = (dq: Float64Array) => stepScale(dq, joints);
+    const dq = holdingLimits(
+      dampedLeastSquares(jacobian, n, [...ep, ...er], DAMPING),
+      jacobian,
+      q,
+      joints,
+      ep,
+      er,
+      step,
+    );
+    const scale = step(dq);
     const action = new Float32Array(n + 1);
     for (let i = 0; i < n; i++) action[i] = dq[i]! / scale / joints[i]!.maxStep;
     action[n] = target.close ? 1 : -1;
@@ -112,6 +99,39 @@ export function positionFirst(jacobian: Float64Array, n: number, ep: number[], e
     for (let k = 0; k < n; k++) s += nullSpace[r * n + k]! * dq2[k]!;
     return s;
   });
+}
+
+/**
+ * The step `dq` with every joint it would push past its command limit held there, and the others taking its share
+ * (position first: positionFirst). `scaleOf` is the divisor the caller will apply to the step before taking it.
+ */
+export function holdingLimits(
+  dq: Float64Array,
+  jacobian: Float64Array,
+  q: ArrayLike<number>,
+  joints: RobotDescription['arm']['joints'],
+  ep: number[],
+  er: number[],
+  scaleOf: (dq: Float64Array) => number,
+): Float64Array {
+  const n = joints.length;
+  const held = new Set<number>();
+  for (let round = 0; round < n; round++) {
+    const scale = scaleOf(dq);
+    const past = joints.flatMap((j, i) => {
+      const next = q[i]! + dq[i]! / scale;
+      return !held.has(i) && ((next > j.upper && dq[i]! > 0) || (next < j.lower && dq[i]! < 0)) ? [i] : [];
+    });
+    if (past.length === 0) break;
+    for (const i of past) held.add(i);
+    dq = positionFirst(
+      Float64Array.from(jacobian, (v, k) => (held.has(k % n) ? 0 : v)),
+      n,
+      ep,
+      er,
+    );
+  }
+  return dq;
 }
 
 /** Divisor that brings the largest joint step within that joint's maximum step (1 when all are within). */

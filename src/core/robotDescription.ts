@@ -507,7 +507,7 @@ const EXPECTED: Record<string, string> = {
 function schemaProblem(issue: z.core.$ZodIssue, data: unknown, at: (path: readonly PropertyKey[]) => string) {
   const where = at(issue.path);
   const key = String(issue.path.at(-1) ?? 'robot.yaml');
-  const plural = (n: number | bigint, word: string) => `${n} ${word}${Number(n) === 1 ? '' : 's'}`;
+  const entries = (n: number | bigint) => `${n} ${Number(n) === 1 ? 'entry' : 'entries'}`;
   switch (issue.code) {
     case 'invalid_type': {
       const expected = EXPECTED[issue.expected] ?? issue.expected;
@@ -523,7 +523,7 @@ function schemaProblem(issue: z.core.$ZodIssue, data: unknown, at: (path: readon
         what: issue.message,
         fix:
           issue.origin === 'array'
-            ? `give at least ${plural(issue.minimum, 'entry').replace('entrys', 'entries')}`
+            ? `give at least ${entries(issue.minimum)}`
             : issue.origin === 'string'
               ? 'write a non-empty string'
               : `write a number ${issue.inclusive ? '≥' : '>'} ${issue.minimum}`,
@@ -534,7 +534,7 @@ function schemaProblem(issue: z.core.$ZodIssue, data: unknown, at: (path: readon
         what: issue.message,
         fix:
           issue.origin === 'array'
-            ? `give at most ${plural(issue.maximum, 'entry').replace('entrys', 'entries')}`
+            ? `give at most ${entries(issue.maximum)}`
             : `write a number ${issue.inclusive ? '≤' : '<'} ${issue.maximum}`,
       };
     case 'invalid_value':

@@ -18,6 +18,7 @@ import { planEpisodes } from '../../src/tasks/episodePlan.ts';
 import { BUNDLE_DIR, requireBundle } from '../../src/viewer/bundle.ts';
 import { ViewerData } from '../../src/viewer/viewerData.ts';
 import { ViewerServer } from '../../src/viewer/viewerServer.ts';
+import { canvasPixels } from '../viewer/canvasPixels.ts';
 import { launchTestChromium, testChromium } from '../viewer/testChromium.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
@@ -66,17 +67,8 @@ after(async () => {
 });
 
 /** The page globals the in-page checks touch (the Node test program has no DOM types). */
-interface CanvasLike {
-  width: number;
-  height: number;
-  getContext(kind: '2d'): {
-    drawImage(c: CanvasLike, x: number, y: number): void;
-    getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
-  };
-}
 interface PageGlobals {
   wmrlViewer: { episode: string | null; renderedFrame: number; meshTriangles: number; episodes: number };
-  document: { getElementById(id: string): CanvasLike; createElement(tag: 'canvas'): CanvasLike };
 }
 
 /** The page's episode, the frame it drew (-1 before one) and the mesh triangles it draws. */
@@ -84,23 +76,6 @@ const viewer = (page: Page) =>
   page.evaluate(() => {
     const v = (globalThis as unknown as PageGlobals).wmrlViewer;
     return { episode: v.episode, renderedFrame: v.renderedFrame, meshTriangles: v.meshTriangles, listed: v.episodes };
-  });
-
-/** Pixels of the WebGL canvas that differ from the background (0xdfe3e8), and all of them. */
-const foreground = (page: Page) =>
-  page.evaluate(() => {
-    const doc = (globalThis as unknown as PageGlobals).document;
-    const gl = doc.getElementById('scene-canvas');
-    const c = doc.createElement('canvas');
-    c.width = gl.width;
-    c.height = gl.height;
-    const g = c.getContext('2d');
-    g.drawImage(gl, 0, 0);
-    const px = g.getImageData(0, 0, c.width, c.height).data;
-    let differ = 0;
-    for (let i = 0; i < px.length; i += 4)
-      if (Math.abs(px[i]! - 0xdf) + Math.abs(px[i + 1]! - 0xe3) + Math.abs(px[i + 2]! - 0xe8) > 12) differ++;
-    return { differ, of: c.width * c.height };
   });
 
 test(`SO-101's meshes are drawn, and the page moves through ${EPISODES} episodes without an error`, async () => {
@@ -132,8 +107,9 @@ test(`SO-101's meshes are drawn, and the page moves through ${EPISODES} episodes
     const first = await viewer(page);
     assert.equal(first.listed, EPISODES);
     assert.equal(first.meshTriangles, expected, 'the arm is drawn as its meshes, not markers');
-    const pixels = await foreground(page);
-    assert.ok(pixels.differ > 0.2 * pixels.of, `the 3D canvas is nearly blank: ${pixels.differ} of ${pixels.of}`);
+    const pixels = await canvasPixels(page);
+    const of = pixels.width * pixels.height;
+    assert.ok(pixels.foreground > 0.2 * of, `the 3D canvas is nearly blank: ${pixels.foreground} of ${of}`);
     await page.screenshot({ path: join(ARTIFACTS, 'viewer-so101.png') });
     // Every other episode, in turn from the list, as a user would; each loads its scene and reuses the meshes.
     for (const [i, id] of episodeIds.entries()) {

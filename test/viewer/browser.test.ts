@@ -18,6 +18,7 @@ import { ViewerData } from '../../src/viewer/viewerData.ts';
 import { ViewerServer } from '../../src/viewer/viewerServer.ts';
 import { makeFixtureRun, type FixtureRun } from './fixtureRun.ts';
 import { makeMeshDataset, type MeshDataset } from './meshFixture.ts';
+import { canvasPixels } from './canvasPixels.ts';
 import { launchTestChromium, testChromium } from './testChromium.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
@@ -87,20 +88,12 @@ async function openPage(hash = '', on = server): Promise<{ page: Page; errors: s
 
 /**
  * The page globals the in-page checks touch, typed here because the Node test program has no
- * DOM types. In-page functions are serialised, so each reaches them through `globalThis` itself
- * (string predicates would need eval, which the page's CSP forbids).
+ * DOM types (the canvas's pixels: canvasPixels.ts). In-page functions are serialised, so each
+ * reaches them through `globalThis` itself (string predicates would need eval, which the page's
+ * CSP forbids).
  */
-interface CanvasLike {
-  width: number;
-  height: number;
-  getContext(kind: '2d'): {
-    drawImage(c: CanvasLike, x: number, y: number): void;
-    getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
-  };
-}
 interface PageGlobals {
   wmrlViewer: Viewer;
-  document: { getElementById(id: string): CanvasLike; createElement(tag: 'canvas'): CanvasLike };
 }
 
 const viewer = (page: Page) =>
@@ -110,33 +103,6 @@ const viewer = (page: Page) =>
   });
 const waitFor = <A extends number | string>(page: Page, predicate: (arg: A) => boolean, arg: A) =>
   page.waitForFunction(predicate as (arg: number | string) => boolean, arg, { timeout: 10_000 });
-
-/** Pixels of the WebGL canvas: how many differ from the background, and a hash of all of them. */
-function canvasPixels(
-  page: Page,
-): Promise<{ width: number; height: number; foreground: number; colours: number; hash: number }> {
-  return page.evaluate(() => {
-    const doc = (globalThis as unknown as PageGlobals).document;
-    const gl = doc.getElementById('scene-canvas');
-    const c = doc.createElement('canvas');
-    c.width = gl.width;
-    c.height = gl.height;
-    const g = c.getContext('2d');
-    g.drawImage(gl, 0, 0);
-    const px = g.getImageData(0, 0, c.width, c.height).data;
-    let foreground = 0;
-    let hash = 2166136261;
-    const colours = new Set<number>();
-    for (let i = 0; i < px.length; i += 4) {
-      const [r, gg, b] = [px[i]!, px[i + 1]!, px[i + 2]!];
-      // The background is 0xdfe3e8.
-      if (Math.abs(r - 0xdf) + Math.abs(gg - 0xe3) + Math.abs(b - 0xe8) > 12) foreground++;
-      if (i % 64 === 0) colours.add((r >> 3) * 1024 + (gg >> 3) * 32 + (b >> 3));
-      hash = Math.imul(hash ^ (r | (gg << 8) | (b << 16)), 16777619) >>> 0;
-    }
-    return { width: c.width, height: c.height, foreground, colours: colours.size, hash };
-  });
-}
 
 test('the page loads without errors, draws the scene, and scrubbing changes the rendered frame', async () => {
   const { page, errors } = await openPage();
