@@ -67,7 +67,7 @@ const requests: EpisodeRequest[] = planEpisodes(parseTaskSelectors('all'), 'trai
   task: p.task,
   seed: p.seed,
   noiseSeed: i,
-  maxRobotSeconds: familyDef(p.task.family).horizon / arm.controlHz,
+  maxRobotSeconds: familyDef(p.task.family).seconds,
 }));
 
 // Open every robot's env first: connecting is set-up, not schedule time.

@@ -13,7 +13,7 @@ import { RandomController } from '../src/envs/randomController.ts';
 import { runEpisode } from '../src/envs/rollout.ts';
 import { ScriptedExpert } from '../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../src/tasks/episodePlan.ts';
-import { TASK_FAMILIES } from '../src/tasks/families.ts';
+import { BUILT_IN } from '../src/tasks/families.ts';
 import { sampleTask } from '../src/tasks/sampleTask.ts';
 
 const { values } = parseArgs({ options: { episodes: { type: 'string' }, out: { type: 'string' } } });
@@ -28,7 +28,7 @@ async function controlStepsPerSecond(cameras: string[], ticks: number): Promise<
     let done = 0;
     const t0 = performance.now();
     for (let seed = 0; done < ticks; seed++) {
-      const task = sampleTask({ family: TASK_FAMILIES[seed % 3]! }, 'train', new Rng(seed));
+      const task = sampleTask({ family: BUILT_IN[seed % 3]! }, 'train', new Rng(seed));
       let obs = await env.reset({ task, seed });
       random.reset(task, seed);
       for (;;) {
@@ -62,7 +62,7 @@ async function expertSuccess(noise: number) {
   const expert = await ScriptedExpert.create({ robot, noise });
   const rows = [];
   try {
-    for (const family of TASK_FAMILIES) {
+    for (const family of BUILT_IN) {
       for (const split of ['train', 'test'] as const) {
         const plan = planEpisodes([{ family }], split, perCell, split === 'train' ? 10_000 : 20_000);
         let successes = 0;

@@ -21,7 +21,7 @@ import type { Controller } from '../src/core/controller.ts';
 import { runEpisode } from '../src/envs/rollout.ts';
 import { ScriptedExpert } from '../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../src/tasks/episodePlan.ts';
-import { TASK_FAMILIES } from '../src/tasks/families.ts';
+import { BUILT_IN } from '../src/tasks/families.ts';
 import { WorldModel } from '../src/worldmodel/worldModel.ts';
 import { WORLD_MODEL_KERNELS, worldModelConfigSchema } from '../src/worldmodel/worldModelConfig.ts';
 import type { ImaginationPolicy } from '../src/worldmodel/imagine.ts';
@@ -47,7 +47,7 @@ async function simulatorSpeed(ticks: number): Promise<number> {
     let done = 0;
     const t0 = performance.now();
     for (let seed = 0; done < ticks; seed++) {
-      const [p] = planEpisodes([{ family: TASK_FAMILIES[seed % 3]! }], 'train', 1, seed);
+      const [p] = planEpisodes([{ family: BUILT_IN[seed % 3]! }], 'train', 1, seed);
       let obs = await env.reset(p!);
       random.reset(p!.task, seed);
       for (;;) {
@@ -74,9 +74,9 @@ async function collect(): Promise<{ episodes: Episode[] }> {
   try {
     for (const [i, { c, n }] of controllers.entries()) {
       const plan = planEpisodes(
-        TASK_FAMILIES.map((family) => ({ family })),
+        BUILT_IN.map((family) => ({ family })),
         'both',
-        n * TASK_FAMILIES.length,
+        n * BUILT_IN.length,
         50_000 + 10_000 * i,
       );
       for (const p of plan) {

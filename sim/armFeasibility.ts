@@ -7,28 +7,29 @@
  * reports it; `wmrl collect --policy expert` refuses a family the arm cannot do, with the same words.
  */
 import type { RobotDescription } from '../src/core/robotDescription.ts';
-import type { TaskFamily } from '../src/tasks/families.ts';
+import { familyDef, sceneFamilies, type TaskFamily } from '../src/tasks/families.ts';
 import type { ArmKinematics } from './armKinematics.ts';
 import { layoutScale } from './armReach.ts';
 import { approachDirection } from './endEffectorFrame.ts';
 import { holdingLimits, positionFirst } from './experts/ikController.ts';
 import { GRASP_ABOVE_CENTRE, HOVER, PUSH_HEIGHT } from './experts/planners.ts';
 import { OBJECT_HALF_HEIGHT, regionPoints, type TableRegion, tableRegion } from './layout.ts';
-import { REACH_HOVER } from './taskProgress.ts';
 
 type Vec3 = [number, number, number];
 
 /** Pick's grasp point on a block (m above the table); push's paddle height is about the same. */
 export const GRASP_HEIGHT = OBJECT_HALF_HEIGHT.block + GRASP_ABOVE_CENTRE;
 /** Reach's goal: the hover point above a block. */
+/** The reach expert's goal: 4 cm above the object's top (configs/tasks/reach.yaml's goal). */
+const REACH_HOVER = 0.04;
 export const REACH_HEIGHT = 2 * OBJECT_HALF_HEIGHT.block + REACH_HOVER;
 /** Least cosine between the approach axis and straight down for pick and push: the gripper points mostly down. */
 export const MIN_DOWN = 0.7;
 /** How close (m) the end effector must get to a point to count as reaching it. */
 export const POSITION_TOLERANCE = 0.005;
 
-/** What each family's expert needs: arm joints, the heights it moves at, and whether the gripper must point down. */
-export const FAMILY_NEEDS: Record<TaskFamily, { minJoints: number; heights: number[]; down: boolean }> = {
+/** What each scripted expert needs: arm joints, the heights it moves at, and whether the gripper must point down. */
+export const EXPERT_NEEDS: Record<string, { minJoints: number; heights: number[]; down: boolean }> = {
   // A point in space takes 3 joints.
   reach: { minJoints: 3, heights: [REACH_HEIGHT, HOVER], down: false },
   // One more points the gripper down.
@@ -169,16 +170,29 @@ export interface ArmFeasibility {
   families: FamilyFeasibility[];
 }
 
+/** The registered families a scripted expert demonstrates. */
+export function expertFamilies(): TaskFamily[] {
+  return sceneFamilies().filter((f) => familyDef(f).scene?.expert !== undefined);
+}
+
+/** What the expert of `family` needs of an arm. */
+function needsOf(family: TaskFamily): { minJoints: number; heights: number[]; down: boolean } {
+  const expert = familyDef(family).scene?.expert;
+  const needs = expert === undefined ? undefined : EXPERT_NEEDS[expert];
+  if (!needs) throw new Error(`task family '${family}' has no scripted expert whose needs are known`);
+  return needs;
+}
+
 /** Which families the scripted experts can run with this arm, and why not where they cannot. */
 export function armFeasibility(
   kinematics: ArmKinematics,
   robot: RobotDescription,
-  families: readonly TaskFamily[] = ['reach', 'push', 'pick'],
+  families: readonly TaskFamily[] = expertFamilies(),
 ): ArmFeasibility {
   const { scale, region } = armRegion(kinematics);
-  const heights = [...new Set(families.flatMap((f) => FAMILY_NEEDS[f].heights))].sort((a, b) => a - b);
+  const heights = [...new Set(families.flatMap((f) => needsOf(f).heights))].sort((a, b) => a - b);
   const points: PointReach[] = [];
-  if (families.some((f) => kinematics.nArm >= FAMILY_NEEDS[f].minJoints))
+  if (families.some((f) => kinematics.nArm >= needsOf(f).minJoints))
     for (const z of heights)
       for (const p of regionPoints(region)) {
         const target: Vec3 = [p.xy[0], p.xy[1], z];
@@ -188,7 +202,7 @@ export function armFeasibility(
 }
 
 function familyFeasibility(family: TaskFamily, nArm: number, points: PointReach[]): FamilyFeasibility {
-  const needs = FAMILY_NEEDS[family];
+  const needs = needsOf(family);
   if (nArm < needs.minJoints) {
     const why = needs.down ? '3 for the position, 1 more to point the gripper down' : 'one for each coordinate';
     return {

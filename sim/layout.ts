@@ -1,12 +1,14 @@
 /**
- * Random scene layouts for a task: where the target, the distractors and the goal zones go.
- * The target object is always objects[0]; for push, zones[0] is the goal zone. The table region
- * the push distances and the goal zones were sized for vx300 and scale with the arm's reach (armReach.ts);
- * objects and their spacing keep their size, since they are the objects' own.
+ * Random scene layouts for a task: where the target, the distractors and the goal zones go. The target object is
+ * always objects[0]; in a family whose scene has a zone, zones[0] is the goal zone. The table region the push
+ * distances and the goal zones were sized for vx300 and scale with the arm's reach (armReach.ts); objects and their
+ * spacing keep their size, since they are the objects' own.
  */
 import type { TaskSpec } from '../src/core/types.ts';
 import type { Rng } from '../src/core/rng.ts';
-import { taskFamily, type TaskFamily } from '../src/tasks/families.ts';
+import { familyDef } from '../src/tasks/families.ts';
+import type { FamilyScene } from '../src/tasks/familyDef.ts';
+import { TaskError } from '../src/tasks/taskError.ts';
 import { COLOR_NAMES, OBJECT_KINDS, type ColorName, type ObjectKind } from '../src/tasks/vocabulary.ts';
 
 export interface PlacedObject {
@@ -71,13 +73,19 @@ export function regionPoints(region: TableRegion): { name: string; xy: [number, 
   ];
 }
 
-const DISTRACTORS: Record<TaskFamily, number> = { reach: 3, push: 2, pick: 2 };
-
 /** A layout for `task`; `scale` is the arm's layout scale (1 for vx300: the numbers it has always had). */
 export function sampleLayout(task: TaskSpec, rng: Rng, scale = 1): SceneLayout {
   if (!(scale > 0)) throw new Error(`layout scale must be positive, got ${scale}`);
+  const def = familyDef(task.family);
+  const scene = def.scene;
+  if (!scene || task.color === undefined || task.object === undefined) {
+    throw new TaskError(
+      `'${task.instruction}' (family ${def.name}, ${def.file}) has no scene the simulator can set up: ` +
+        'run it on a robot',
+    );
+  }
   for (let attempt = 0; attempt < 1000; attempt++) {
-    const layout = tryLayout(task, rng, scale);
+    const layout = tryLayout(task, scene, rng, scale);
     if (layout) return layout;
   }
   throw new Error(
@@ -86,7 +94,7 @@ export function sampleLayout(task: TaskSpec, rng: Rng, scale = 1): SceneLayout {
   );
 }
 
-function tryLayout(task: TaskSpec, rng: Rng, scale: number): SceneLayout | undefined {
+function tryLayout(task: TaskSpec, scene: FamilyScene, rng: Rng, scale: number): SceneLayout | undefined {
   const region = tableRegion(scale);
   const points: [number, number][] = [];
   const place = (minDist = MIN_SEPARATION): [number, number] | undefined => {
@@ -103,7 +111,7 @@ function tryLayout(task: TaskSpec, rng: Rng, scale: number): SceneLayout | undef
   const target = place();
   if (!target) return undefined;
   const zones: PlacedZone[] = [];
-  if (task.family === 'push') {
+  if (scene.zone) {
     // The goal zone sits 0.12–0.2 m (at scale 1) from the block so every push is a real push.
     const dist = rng.uniform(VX300_PUSH.min * scale, VX300_PUSH.max * scale);
     const angle = rng.uniform(-Math.PI, Math.PI);
@@ -122,7 +130,7 @@ function tryLayout(task: TaskSpec, rng: Rng, scale: number): SceneLayout | undef
   }
   const used = new Set<ColorName>([task.color as ColorName, ...zones.map((z) => z.color)]);
   const objects: PlacedObject[] = [object(targetKind, task.color as ColorName, target, rng)];
-  for (let i = 0; i < DISTRACTORS[taskFamily(task.family)]; i++) {
+  for (let i = 0; i < scene.distractors; i++) {
     const p = place();
     if (!p) return undefined;
     // Every object and zone in a scene has its own colour: the colour word alone names the

@@ -210,6 +210,18 @@ export class Simulator {
     return (this.data.mocap_pos as Float64Array).slice(3 * id, 3 * id + 3);
   }
 
+  /** The world position of a site or body of the robot's model, by its name in the MJCF. */
+  namedPosition(kind: 'site' | 'body', name: string): Float64Array {
+    const mj = this.#mj;
+    const { model } = this.#current();
+    const type = kind === 'site' ? mj.mjtObj.mjOBJ_SITE : mj.mjtObj.mjOBJ_BODY;
+    const id = mj.mj_name2id(model, type.value, name);
+    if (id < 0)
+      throw new Error(`robot '${this.robot.name}' has no ${kind} '${name}' (a task family's ${kind}:${name})`);
+    const xpos = (kind === 'site' ? this.data.site_xpos : this.data.xpos) as Float64Array;
+    return xpos.slice(3 * id, 3 * id + 3);
+  }
+
   /** End-effector site position (world) and orientation (row-major 3×3). */
   endEffector(): { pos: Float64Array; mat: Float64Array } {
     const site = this.#current().index.eeSite;

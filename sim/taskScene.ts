@@ -4,7 +4,7 @@
  */
 import { Rng } from '../src/core/rng.ts';
 import type { TaskSpec } from '../src/core/types.ts';
-import { taskFamily } from '../src/tasks/families.ts';
+import { familyDef } from '../src/tasks/families.ts';
 import { sampleLayout, type SceneLayout } from './layout.ts';
 import type { Simulator } from './simulator.ts';
 import { TaskProgress } from './taskProgress.ts';
@@ -16,5 +16,5 @@ export function loadTaskScene(
 ): { layout: SceneLayout; progress: TaskProgress } {
   const layout = sampleLayout(task, new Rng(seed), sim.layoutScale);
   sim.load(layout);
-  return { layout, progress: new TaskProgress(taskFamily(task.family), layout, sim) };
+  return { layout, progress: new TaskProgress(familyDef(task.family), layout, sim) };
 }

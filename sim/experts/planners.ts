@@ -1,8 +1,8 @@
 /**
- * Phase logic of the scripted experts, one planner per task family. Each returns the next
- * Cartesian target for the IK controller; they keep only their phase between ticks.
+ * Phase logic of the scripted experts, one planner per kind of task (a family's file names its expert:
+ * `scene.expert`). Each returns the next Cartesian target for the IK controller; they keep only their phase
+ * between ticks.
  */
-import type { TaskFamily } from '../../src/tasks/families.ts';
 import type { CartesianTarget } from './ikController.ts';
 import type { ExpertView } from './expertView.ts';
 
@@ -122,14 +122,18 @@ class PushPlanner implements Planner {
   }
 }
 
-/** The planner of `family`; a slip applies to pick only (the other families' planners ignore it). */
-export function createPlanner(family: TaskFamily, slip?: PlannerSlip): Planner {
-  switch (family) {
-    case 'reach':
-      return new ReachPlanner();
-    case 'pick':
-      return new PickPlanner(slip);
-    case 'push':
-      return new PushPlanner();
-  }
+const PLANNERS: Readonly<Record<string, (slip?: PlannerSlip) => Planner>> = {
+  reach: () => new ReachPlanner(),
+  pick: (slip) => new PickPlanner(slip),
+  push: () => new PushPlanner(),
+};
+
+/** The scripted experts a family file may name. */
+export const EXPERTS = Object.keys(PLANNERS);
+
+/** The planner named `expert`; a slip applies to pick only (the other planners ignore it). */
+export function createPlanner(expert: string, slip?: PlannerSlip): Planner {
+  const make = PLANNERS[expert];
+  if (!make) throw new Error(`no scripted expert '${expert}'; known: ${EXPERTS.join(', ')}`);
+  return make(slip);
 }

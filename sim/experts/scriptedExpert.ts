@@ -7,7 +7,7 @@
 import type { RobotDescription } from '../../src/core/robotDescription.ts';
 import { Rng } from '../../src/core/rng.ts';
 import type { Action, Observation, TaskSpec } from '../../src/core/types.ts';
-import { taskFamily } from '../../src/tasks/families.ts';
+import { familyDef } from '../../src/tasks/families.ts';
 import type { Controller } from '../../src/core/controller.ts';
 import { ArmKinematics } from '../armKinematics.ts';
 import { IkController } from './ikController.ts';
@@ -62,7 +62,15 @@ export class ScriptedExpert implements Controller {
 
   /** Start an episode; `seed` reseeds the action noise. */
   reset(task: TaskSpec, seed: number): void {
-    this.#planner = createPlanner(taskFamily(task.family), this.#slip(seed));
+    const def = familyDef(task.family);
+    const expert = def.scene?.expert;
+    if (!expert) {
+      throw new Error(
+        `task family '${def.name}' names no scripted expert (scene.expert in ${def.file}): ` +
+          'collect it with --policy random, or record demonstrations on a robot',
+      );
+    }
+    this.#planner = createPlanner(expert, this.#slip(seed));
     this.#rng = new Rng(seed ^ 0xe4be47);
     this.#t = 0;
   }

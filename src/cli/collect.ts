@@ -2,13 +2,14 @@
  * `wmrl collect`: run the expert or a random policy in the simulator (or on a rosbridge robot) and store the episodes.
  */
 import { join } from 'node:path';
-import { DEFAULT_ROBOT, loadRobot, robotRef } from '../core/robotDescription.ts';
+import { DEFAULT_ROBOT, robotRef } from '../core/robotDescription.ts';
+import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
 import { CONTROLLERS, ExpertNeedingState, makeController, makeEnv } from '../envs/makeEnv.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
-import { taskFamily } from '../tasks/families.ts';
+import { familyDef, taskFamily } from '../tasks/families.ts';
 import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { choiceFlag, intFlag, numberFlag, parseFlags, UsageError } from './args.ts';
 import { ENV_FLAGS, ENV_HELP, envChoice } from './envFlags.ts';
@@ -75,13 +76,21 @@ export const command = {
     if (config.miss > 0 && config.policy !== 'expert')
       throw new UsageError(`--miss aims the scripted expert's grasps off the block; --policy is '${config.policy}'`);
     // Validate everything before touching the output folder.
-    const robot = loadRobot(config.robot);
+    const robot = loadRobotWithTasks(config.robot);
     const plan = planEpisodes(parseTaskSelectors(config.task), config.split, config.episodes, config.seed);
     const controller = await makeController(config.policy, robot, { noise: config.noise, miss: config.miss });
     const expert = controller instanceof ExpertNeedingState ? controller.expert : undefined;
     if (expert) {
       // A family the arm cannot do is refused before anything runs (`wmrl robot check` shows the same reasons).
       const families = [...new Set(plan.map((e) => taskFamily(e.task.family)))];
+      const without = families.filter((f) => familyDef(f).scene?.expert === undefined);
+      if (without.length > 0) {
+        controller.close?.();
+        throw new UsageError(
+          `no scripted expert demonstrates ${without.join(', ')} (its file names no scene.expert): ` +
+            'collect it with --policy random, or record demonstrations on a robot',
+        );
+      }
       const infeasible = armFeasibility(expert.kinematics, robot, families).families.filter((f) => !f.feasible);
       if (infeasible.length > 0) {
         controller.close?.();

@@ -2,7 +2,8 @@
 import { resolve } from 'node:path';
 import { EpisodeStore, type EpisodeFilter } from '../data/episodeStore.ts';
 import type { Episode } from '../core/types.ts';
-import { loadRobot, type RobotDescription } from '../core/robotDescription.ts';
+import type { RobotDescription } from '../core/robotDescription.ts';
+import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import { isBackendName, selectBackend } from '../backend/selectBackend.ts';
 import { parseDottedOverrides } from '../core/config.ts';
 import { UsageError } from './args.ts';
@@ -52,7 +53,7 @@ export async function datasetRobot(dirs: string[]): Promise<RobotDescription> {
     );
   const [[ref, dir]] = [...refs] as [[string, string]];
   try {
-    return loadRobot(ref);
+    return loadRobotWithTasks(ref);
   } catch (err) {
     throw new Error(`${dir} was recorded with robot ${ref}, which does not load: ${(err as Error).message}`);
   }

@@ -13,7 +13,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveConfig } from '../core/config.ts';
 import type { Episode } from '../core/types.ts';
-import { CONFIGS_DIR, DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
+import { CONFIGS_DIR, DEFAULT_ROBOT } from '../core/robotDescription.ts';
+import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import { readRunLog, RunLog, runStamp } from '../core/runLog.ts';
 import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
@@ -30,7 +31,7 @@ import { wilsonInterval } from '../eval/proportion.ts';
 import { learningCurveSvg, learningCurveText } from '../eval/learningCurvePlot.ts';
 import { compareAtRobotTime, type EvaluatedPoint, type RobotTimeComparison } from '../eval/robotTimeComparison.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
-import { TASK_FAMILIES } from '../tasks/families.ts';
+import { BUILT_IN } from '../tasks/families.ts';
 import { intFlag, parseFlags } from './args.ts';
 import { readEpisodes, useBackend } from './common.ts';
 import { demoEvaluator } from './demoEvaluator.ts';
@@ -95,7 +96,7 @@ export const command = {
     const evalEpisodes = intFlag(values['eval-episodes'], 'eval-episodes', 200, 10);
     const seed = intFlag(values.seed, 'seed', 0);
     const out = values.out ?? join('runs', `demo-${runStamp()}`);
-    const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
+    const robot = loadRobotWithTasks(values.robot ?? DEFAULT_ROBOT);
     const policyConfig = resolveConfig(policyConfigSchema, {
       files: [join(CONFIGS_DIR, 'policy', 'tiny.yaml')],
       overrides: { seed: String(seed), 'bc.epochs': '10', 'bc.batchSize': '64', 'bc.shiftAugment': 'false' },
@@ -390,7 +391,7 @@ function signed(x: number, unit = true): string {
 }
 
 async function collectDemos(
-  robot: ReturnType<typeof loadRobot>,
+  robot: ReturnType<typeof loadRobotWithTasks>,
   out: string,
   experts: number,
   seed: number,
@@ -404,7 +405,7 @@ async function collectDemos(
       const store = await EpisodeStore.openForAppend(join(out, b.folder), storeRobot(robot));
       try {
         const plan = planEpisodes(
-          TASK_FAMILIES.map((family) => ({ family })),
+          BUILT_IN.map((family) => ({ family })),
           'train',
           behaviourEpisodes(b, experts),
           behaviourSeed(bi, seed),
@@ -436,7 +437,7 @@ async function collectDemos(
 
 /** Episodes of a behaviour: its share of the experts per family, for every family. */
 function behaviourEpisodes(b: (typeof BEHAVIOURS)[number], experts: number): number {
-  return Math.max(1, Math.round(experts * b.share)) * TASK_FAMILIES.length;
+  return Math.max(1, Math.round(experts * b.share)) * BUILT_IN.length;
 }
 
 /** The first episode seed of behaviour `index`: the behaviours' episodes never share a seed. */

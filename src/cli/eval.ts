@@ -1,7 +1,8 @@
 /** `wmrl eval`: run a trained policy in the simulator; success per family and split with 95% intervals. */
 import { join } from 'node:path';
 import { existsSync, writeFileSync } from 'node:fs';
-import { actionDim, DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
+import { actionDim, DEFAULT_ROBOT } from '../core/robotDescription.ts';
+import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import type { Controller } from '../core/controller.ts';
 import { RandomController } from '../envs/randomController.ts';
 import type { EpisodeAbortedError } from '../envs/env.ts';
@@ -16,7 +17,7 @@ import { loadPolicy } from '../policy/policyFiles.ts';
 import { PolicyController } from '../policy/policyController.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { planEpisodes } from '../tasks/episodePlan.ts';
-import { TASK_FAMILIES, taskFamily } from '../tasks/families.ts';
+import { sceneFamilies, taskFamily } from '../tasks/families.ts';
 import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { sampleTask } from '../tasks/sampleTask.ts';
 import { choiceFlag, intFlag, parseFlags, UsageError } from './args.ts';
@@ -50,9 +51,10 @@ const HELP = `usage: wmrl eval --policy DIR [options]
 ${ENV_HELP}
 ${PPI_HELP}`;
 
-/** Another task's instruction: the next family's, about a different colour. */
+/** Another task's instruction: the next family's (of those with a scene), about a different colour. */
 export function swappedInstruction(task: TaskSpec): string {
-  const family = TASK_FAMILIES[(TASK_FAMILIES.indexOf(taskFamily(task.family)) + 1) % TASK_FAMILIES.length]!;
+  const families = sceneFamilies();
+  const family = families[(families.indexOf(taskFamily(task.family)) + 1) % families.length]!;
   for (let seed = 0; ; seed++) {
     const other = sampleTask({ family }, 'train', new Rng(seed));
     if (other.color !== task.color) return other.instruction;
@@ -106,7 +108,7 @@ export const command = {
     if (ppi && values['swap-instructions'])
       throw new UsageError(`${flag} and --swap-instructions do not go together (the prediction reads the instruction)`);
     const policy = random ? undefined : await loadPolicy(dir);
-    const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
+    const robot = loadRobotWithTasks(values.robot ?? DEFAULT_ROBOT);
     // Imagination under the seed's noise pairs with real episodes sampled under it (evaluationEpisodeNoise).
     const noise = values.stochastic ? { seed, correlation: 0 } : null;
     const splits = split === 'both' ? (['train', 'test'] as const) : [split];

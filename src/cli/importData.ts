@@ -1,5 +1,6 @@
 /** `wmrl import lerobot DIR --out DIR`: a LeRobot dataset (v2.1 or v3.0) as a wmrl dataset. */
-import { DEFAULT_ROBOT, listRobots, loadRobot } from '../core/robotDescription.ts';
+import { DEFAULT_ROBOT, listRobots } from '../core/robotDescription.ts';
+import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import { parseMapFlags } from '../data/lerobot/jointMapping.ts';
 import { importLerobot } from '../data/lerobot/lerobotImport.ts';
 import { readLerobotInfo } from '../data/lerobot/lerobotInfo.ts';
@@ -63,7 +64,7 @@ export const command = {
       const type = (await readLerobotInfo(source)).robot_type;
       robotRef = type && listRobots().includes(type) ? type : DEFAULT_ROBOT;
     }
-    const robot = loadRobot(robotRef);
+    const robot = loadRobotWithTasks(robotRef);
     const report = await importLerobot({
       source,
       out,

@@ -4,6 +4,8 @@
  * (`wmrl info DIR | head -2`) is no error: the rest of the output is dropped and the command
  * finishes its work (a collection is never cut short by its reader).
  */
+import { delimiter, resolve } from 'node:path';
+import { addTaskFiles } from '../tasks/families.ts';
 import { UsageError } from './args.ts';
 
 type Command = { summary: string; run: (argv: string[]) => Promise<number> };
@@ -32,7 +34,33 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 async function usage(): Promise<string> {
   const lines = ['usage: wmrl <command> [options]   (wmrl <command> --help for its options)', '', 'commands:'];
   for (const [name, load] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(11)} ${(await load()).summary}`);
+  lines.push(
+    '',
+    'every command takes --tasks PATH (repeatable): a task family file (YAML) or a folder of them to add to the',
+    "built-in families (docs/tasks.md); the robot description's tasks/ folder and a dataset's are read too",
+  );
   return lines.join('\n');
+}
+
+/**
+ * Takes every `--tasks PATH` out of `argv` and registers those families, with the ones WMRL_TASKS names (a parent
+ * wmrl's); WMRL_TASKS then names them all, so the wmrl processes this one starts (a sim server, workers) know them.
+ */
+function takeTaskFiles(argv: string[]): string[] {
+  const paths = (process.env.WMRL_TASKS ?? '').split(delimiter).filter(Boolean);
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--tasks') {
+      const path = argv[++i];
+      if (path === undefined || path.startsWith('--')) throw new UsageError('--tasks needs a file or folder');
+      paths.push(resolve(path));
+    } else if (arg.startsWith('--tasks=')) paths.push(resolve(arg.slice('--tasks='.length)));
+    else rest.push(arg);
+  }
+  for (const path of paths) addTaskFiles(path);
+  if (paths.length > 0) process.env.WMRL_TASKS = [...new Set(paths)].join(delimiter);
+  return rest;
 }
 
 let outputGuarded = false;
@@ -62,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    return await (await load()).run(rest);
+    return await (await load()).run(takeTaskFiles(rest));
   } catch (err) {
     if (process.env.WMRL_DEBUG) console.error(err);
     const message = err instanceof Error ? err.message : String(err);

@@ -140,6 +140,8 @@ export const command = {
               : ''
           }`,
       );
+      if (report.episodesSkipped > 0)
+        console.error(`not cloned: ${report.episodesSkipped} episodes: ${report.skippedBecause.join('; ')}`);
       for (const { family, color } of report.missingColours)
         console.error(
           `warning: '${color}', the held-out colour of ${family}, is in no training instruction, so the policy ` +

@@ -4,7 +4,8 @@
  * with nothing more sent, and the partial episode is kept (marked aborted) when recording.
  */
 import { join } from 'node:path';
-import { DEFAULT_ROBOT, loadRobot, robotRef } from '../core/robotDescription.ts';
+import { DEFAULT_ROBOT, robotRef } from '../core/robotDescription.ts';
+import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import type { Episode } from '../core/types.ts';
 import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
@@ -89,7 +90,7 @@ export const command = {
       ? envChoice({ ...values, env: 'rosbridge' })
       : ({ env: 'sim' } as ReturnType<typeof envChoice>);
     const dir = policyFolder(values.policy);
-    const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
+    const robot = loadRobotWithTasks(values.robot ?? DEFAULT_ROBOT);
     const task = runTask(instruction, values.task, seed);
     const bundleDir = viewPort === undefined ? undefined : requireBundle();
     await useBackend(values.backend ?? 'auto', POLICY_KERNELS);

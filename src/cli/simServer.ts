@@ -1,5 +1,6 @@
 /** `wmrl sim-server`: the simulator as a rosbridge robot (what `--env rosbridge` connects to). */
-import { DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
+import { DEFAULT_ROBOT } from '../core/robotDescription.ts';
+import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import { withImageSize } from '../envs/makeEnv.ts';
 import { RosbridgeSimServer } from '../../sim/rosbridge/simServer.ts';
 import { intFlag, numberFlag, parseFlags, UsageError } from './args.ts';
@@ -51,7 +52,7 @@ export const command = {
       return 0;
     }
     const robot = withImageSize(
-      loadRobot(values.robot ?? DEFAULT_ROBOT),
+      loadRobotWithTasks(values.robot ?? DEFAULT_ROBOT),
       values['image-size'] === undefined ? undefined : intFlag(values['image-size'], 'image-size', 64, 8),
     );
     const list = (v: string | undefined) =>

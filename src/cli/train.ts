@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { describeConfigSchema, resolveConfig } from '../core/config.ts';
 import type { Episode } from '../core/types.ts';
-import { loadRobot } from '../core/robotDescription.ts';
+import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import { makeEnv } from '../envs/makeEnv.ts';
 import { EpisodeAbortedError } from '../envs/env.ts';
 import { EpisodeRerunsExhaustedError } from '../envs/rerunAborted.ts';
@@ -170,7 +170,7 @@ export const command = {
     const read = episodeFolderReader();
     const data = await read(values.data);
     if (data.length === 0) throw new Error(`no episodes in ${values.data.join(', ')}`);
-    const robot = values.robot ? loadRobot(values.robot) : await datasetRobot(values.data);
+    const robot = values.robot ? loadRobotWithTasks(values.robot) : await datasetRobot(values.data);
     refuseOtherRobot('--data', data, robot.name);
     const starts = values.starts ? await read(values.starts) : undefined;
     if (starts) refuseOtherRobot('--starts', starts, robot.name);

@@ -1,5 +1,5 @@
 /** `wmrl view`: the three.js viewer of real and imagined rollouts and training curves, live while a run trains. */
-import { loadRobot } from '../core/robotDescription.ts';
+import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import { requireBundle } from '../viewer/bundle.ts';
 import { ViewerData } from '../viewer/viewerData.ts';
 import { ViewerServer } from '../viewer/viewerServer.ts';
@@ -47,7 +47,7 @@ export const command = {
       ...(values.run ? { runDir: values.run } : {}),
       dataDirs: values.data ?? [],
       ...(values['world-model'] ? { worldModelDir: values['world-model'] } : {}),
-      robots: (values.robot ?? []).map((r) => loadRobot(r)),
+      robots: (values.robot ?? []).map((r) => loadRobotWithTasks(r)),
     });
     try {
       const server = await ViewerServer.start({

@@ -17,7 +17,7 @@ import { type FingerQuantiles, type ReplayRanking, replayRanking } from '../eval
 import { CLOSING_OPENINGS, type ClosingRow, closingSteps } from '../eval/closingSteps.ts';
 import { worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import { featuresOfModel } from '../rl/corrections/worldModelFeatures.ts';
-import { FAMILY_SCORE_RULES } from '../tasks/families.ts';
+import { SCORE_RULES } from '../tasks/familyScoreRules.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { intFlag, parseFlags, UsageError } from './args.ts';
@@ -248,7 +248,7 @@ async function rank(argv: string[]): Promise<number> {
     const rows = ranked.map((r) => ({ ...r, inputSensitivity: inputs, ...(closing ? { closing } : {}) }));
     if (values.json) console.log(JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2));
     else {
-      const ruleNames = Object.keys(FAMILY_SCORE_RULES);
+      const ruleNames = Object.keys(SCORE_RULES);
       const f = (a: { auc: number | null }) => (a.auc === null ? '  n/a' : a.auc.toFixed(3));
       const r = rows[0]!;
       console.log(

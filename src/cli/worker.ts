@@ -5,7 +5,8 @@
  * marked aborted; the request goes back to the queue and the robot rests before the next one.
  */
 import { join } from 'node:path';
-import { DEFAULT_ROBOT, loadRobot } from '../core/robotDescription.ts';
+import { DEFAULT_ROBOT } from '../core/robotDescription.ts';
+import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import type { Episode } from '../core/types.ts';
 import { encodeEpisode } from '../data/episodeCodec.ts';
 import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
@@ -98,7 +99,7 @@ export const command = {
     const maxEpisodes = intFlag(values['max-episodes'], 'max-episodes', Number.MAX_SAFE_INTEGER, 1);
     const idleExitMs = numberFlag(values['idle-exit'], 'idle-exit', Infinity, 0) * 1000;
     await useBackend(values.backend ?? 'auto', POLICY_KERNELS);
-    const robot = loadRobot(values.robot ?? DEFAULT_ROBOT);
+    const robot = loadRobotWithTasks(values.robot ?? DEFAULT_ROBOT);
     const slot = new RobotSlot({ config, open: (): Promise<Env> => openRobotEnv(config, robot) });
     const abortedDir = values.out ?? join('runs', `worker-${config.name}`);
     const keepAborted = async (episode: Episode) => {

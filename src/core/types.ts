@@ -12,15 +12,15 @@ export type Split = 'train' | 'test';
  * families, their rules and the one validating schema live in src/tasks (core sits below it).
  */
 export interface TaskSpec {
-  /** A family registered in src/tasks/families.ts, e.g. 'reach'. */
+  /** A registered family (src/tasks/families.ts), e.g. 'reach', or one a file declares. */
   family: string;
-  /** Colour of the object to reach / push / pick. */
-  color: string;
-  /** Kind of the target object: 'block' | 'ball' | 'cylinder'. */
-  object: string;
-  /** Goal zone colour (push only). */
+  /** Colour of the target object (a family with a scene; a family of fixed texts has none). */
+  color?: string;
+  /** Kind of the target object: 'block' | 'ball' | 'cylinder' (a family with a scene). */
+  object?: string;
+  /** Goal zone colour (a family whose scene has a zone). */
   zoneColor?: string;
-  /** Index of the instruction template within the family. */
+  /** Index of the instruction template (or fixed text) within the family. */
   template: number;
   split: Split;
   /** The rendered instruction text. */

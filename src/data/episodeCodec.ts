@@ -169,14 +169,11 @@ function floatsFrom(field: string, bytes: Uint8Array): Float32Array {
 export function encodeEpisode(episode: Episode): Uint8Array {
   validateEpisode(episode);
   const e = episode;
-  const task: Record<string, unknown> = {
-    family: e.task.family,
-    color: e.task.color,
-    object: e.task.object,
-    template: e.task.template,
-    split: e.task.split,
-    instruction: e.task.instruction,
-  };
+  // A family of fixed texts has no colour or object: keys with no value are left out.
+  const task: Record<string, unknown> = { family: e.task.family };
+  if (e.task.color !== undefined) task.color = e.task.color;
+  if (e.task.object !== undefined) task.object = e.task.object;
+  Object.assign(task, { template: e.task.template, split: e.task.split, instruction: e.task.instruction });
   if (e.task.zoneColor !== undefined) task.zoneColor = e.task.zoneColor;
   const cameras: Record<string, unknown> = {};
   for (const [name, cam] of Object.entries(e.cameras)) {

@@ -13,12 +13,13 @@
  * writer still at work) are read up to their last complete record and the cut-off tail is
  * reported, never thrown.
  */
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { atomicTempTarget } from '../core/durableFs.ts';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { atomicTempTarget, writeFileAtomic } from '../core/durableFs.ts';
 import { join } from 'node:path';
 import { robotRef, type RobotDescription } from '../core/robotDescription.ts';
 import type { Episode, Split } from '../core/types.ts';
-import type { TaskFamily } from '../tasks/families.ts';
+import { addTasksBeside, BUILT_IN, familyDef, type TaskFamily } from '../tasks/families.ts';
 import { ChunkReader, CorruptEpisodeFileError, type ChunkIssue } from './chunkFile.ts';
 import { chunkFileName, listChunkFiles, type ChunkFileRef } from './chunkNames.ts';
 import {
@@ -88,11 +89,17 @@ async function entriesOf(dir: string): Promise<string[] | null> {
 export class EpisodeStore {
   private writer: EpisodeWriter | null = null;
 
+  /** Families whose file this dataset's tasks/ folder is known to hold. */
+  #familyFiles = new Set<string>();
+
   private constructor(
     readonly dir: string,
     readonly manifest: DatasetManifest,
     private readonly options: StoreOptions,
-  ) {}
+  ) {
+    // The families a dataset's episodes were recorded under travel with it (tasks/, copied there on append).
+    addTasksBeside(dir);
+  }
 
   get robot(): string {
     return this.manifest.robot;
@@ -177,7 +184,19 @@ export class EpisodeStore {
       { schema: 1, robot: this.robot, createdAt: new Date().toISOString(), datasetId: this.manifest.datasetId },
       this.options.episodesPerChunk,
     );
+    await this.#keepFamilyFile(episode.task.family);
     await this.writer.append(episode);
+  }
+
+  /** A family not built in gets its file copied into the dataset's tasks/, so the dataset says what its tasks are. */
+  async #keepFamilyFile(family: TaskFamily): Promise<void> {
+    if (this.#familyFiles.has(family) || (BUILT_IN as readonly string[]).includes(family)) return;
+    const target = join(this.dir, 'tasks', `${family}.yaml`);
+    if (!existsSync(target)) {
+      await mkdir(join(this.dir, 'tasks'), { recursive: true });
+      await writeFileAtomic(target, await readFile(familyDef(family).file, 'utf8'));
+    }
+    this.#familyFiles.add(family);
   }
 
   /** Closes the chunk being written, if any. The store can append again afterwards. */

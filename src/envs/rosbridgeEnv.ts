@@ -27,6 +27,7 @@ import type { RobotDescription } from '../core/robotDescription.ts';
 import type { Action, Image, Observation, StepResult, TaskSpec } from '../core/types.ts';
 import { ArmKinematics } from '../../sim/armKinematics.ts';
 import { familyDef } from '../tasks/families.ts';
+import { episodeTicks } from '../tasks/familyDef.ts';
 import { SafetyFilter } from '../safety/safetyFilter.ts';
 import { type AbortFault, EpisodeAbortedError, type Env, type ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
@@ -210,7 +211,7 @@ export class RosbridgeEnv implements Env {
 
   get horizon(): number {
     if (!this.#task) throw new Error('call reset() first');
-    return familyDef(this.#task.family).horizon;
+    return episodeTicks(familyDef(this.#task.family), this.robot.controlHz);
   }
 
   get connected(): boolean {

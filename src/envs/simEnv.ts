@@ -9,6 +9,7 @@ import { privilegedState } from '../../sim/privilegedState.ts';
 import { loadTaskScene } from '../../sim/taskScene.ts';
 import type { TaskProgress } from '../../sim/taskProgress.ts';
 import { familyDef } from '../tasks/families.ts';
+import { episodeTicks } from '../tasks/familyDef.ts';
 import type { Env, ResetOptions } from './env.ts';
 import { JointTargets } from './jointTargets.ts';
 
@@ -47,7 +48,7 @@ export class SimEnv implements Env {
 
   get horizon(): number {
     if (!this.#task) throw new Error('call reset() first');
-    return familyDef(this.#task.family).horizon;
+    return episodeTicks(familyDef(this.#task.family), this.robot.controlHz);
   }
 
   /** The underlying simulator, for experts and tools that need privileged access. */

@@ -21,7 +21,7 @@ import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
 import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from '../worldmodel/imagine.ts';
 import { rolloutScores } from '../worldmodel/imagine.ts';
 import type { FamilyScoreRule } from '../tasks/familyDef.ts';
-import { FAMILY_SCORE_RULES } from '../tasks/families.ts';
+import { SCORE_RULES } from '../tasks/familyScoreRules.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { statesAt } from '../worldmodel/statesAt.ts';
 
@@ -100,7 +100,7 @@ export function replayRanking(
     ...(object
       ? {
           object: Object.fromEntries(
-            Object.entries(FAMILY_SCORE_RULES).map(([name, rule]) => [
+            Object.entries(SCORE_RULES).map(([name, rule]) => [
               name,
               objectRanking(replayed, usable, end, horizon, rule, success, groupSize),
             ]),

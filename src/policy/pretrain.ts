@@ -34,6 +34,8 @@ export interface PretrainHooks {
 export interface PretrainReport {
   episodesUsed: number;
   episodesSkipped: number;
+  /** Why the skipped episodes were not cloned: `reason (N episodes)`, most common first. */
+  skippedBecause: string[];
   trainEpisodes: number;
   validationEpisodes: number;
   samples: number;
@@ -47,21 +49,44 @@ export interface PretrainReport {
   seconds: number;
 }
 
+/** Who records demonstrations: the scripted expert (`expert…`) and imported datasets (`lerobot:…`), whoever
+ * recorded those. The random controller and learned policies (their evaluations, training rollouts) do not. */
+const DEMONSTRATORS = /^(expert|lerobot:)/;
+
 /**
- * Episodes fit for cloning under the config. An expert recorded with deliberate misses (`wmrl collect --miss`,
- * world-model data) is never cloned: its grasps were aimed off the block on purpose, some still lifting it.
+ * Why an episode is not cloned under the config, or undefined when it is a demonstration to clone. An expert
+ * recorded with deliberate misses (`wmrl collect --miss`, world-model data) is never cloned: its grasps were aimed
+ * off the block on purpose, some still lifting it.
  */
+export function demonstrationExclusion(e: Episode, config: PolicyConfig): string | undefined {
+  if (e.status !== 'complete') return `aborted (${e.status})`;
+  if (e.steps === 0) return 'no steps';
+  if (e.task.split !== 'train') return `test split: '${e.task.instruction}' is held out for evaluation`;
+  if (!DEMONSTRATORS.test(e.policy))
+    return `recorded by '${e.policy}': demonstrations come from the scripted expert or an imported dataset`;
+  if (recordedNoise(e.policy) > config.bc.maxNoise)
+    return `expert with action noise ${recordedNoise(e.policy)} > bc.maxNoise ${config.bc.maxNoise}`;
+  if (recordedMiss(e.policy) > 0) return 'expert aiming its grasps off the block on purpose (--miss)';
+  if (config.bc.successOnly && !e.success)
+    return e.outcome === undefined && e.policy.startsWith('lerobot:')
+      ? 'not successful: the dataset records no success (label it: wmrl label DIR; or --bc.successOnly=false)'
+      : 'not successful (bc.successOnly)';
+  return undefined;
+}
+
+/** Episodes fit for cloning under the config (demonstrationExclusion says why the others are not). */
 export function selectDemonstrations(episodes: Episode[], config: PolicyConfig): Episode[] {
-  return episodes.filter(
-    (e) =>
-      e.status === 'complete' &&
-      e.task.split === 'train' &&
-      e.policy.startsWith('expert') &&
-      recordedNoise(e.policy) <= config.bc.maxNoise &&
-      recordedMiss(e.policy) === 0 &&
-      (!config.bc.successOnly || e.success) &&
-      e.steps > 0,
-  );
+  return episodes.filter((e) => demonstrationExclusion(e, config) === undefined);
+}
+
+/** The reasons episodes are not cloned, most common first: `reason (N episodes)`. */
+export function exclusionSummary(episodes: Episode[], config: PolicyConfig): string[] {
+  const counts = new Map<string, number>();
+  for (const e of episodes) {
+    const why = demonstrationExclusion(e, config);
+    if (why !== undefined) counts.set(why, (counts.get(why) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([why, n]) => `${why} (${n} episode${n === 1 ? '' : 's'})`);
 }
 
 export async function pretrainPolicy(
@@ -74,10 +99,11 @@ export async function pretrainPolicy(
   const hooks = options.hooks ?? {};
   const demos = selectDemonstrations(episodes, requested);
   if (demos.length < 2) {
+    const why = exclusionSummary(episodes, requested).slice(0, 5);
     throw new Error(
-      `only ${demos.length} usable demonstrations (train split, expert with noise ` +
-        `<= ${requested.bc.maxNoise}${requested.bc.successOnly ? ', successful' : ''}); ` +
-        `collect more with: wmrl collect --policy expert --split train`,
+      `only ${demos.length} usable demonstration${demos.length === 1 ? '' : 's'} of ${episodes.length} episodes; ` +
+        `not cloned:\n  ${why.join('\n  ')}\n` +
+        'record more (wmrl collect --policy expert --split train, or import a dataset: docs/lerobot.md)',
     );
   }
   // A config naming no camera sees the robot's first; the checkpoint records which.
@@ -136,6 +162,7 @@ export async function pretrainPolicy(
     const report: PretrainReport = {
       episodesUsed: demos.length,
       episodesSkipped: episodes.length - demos.length,
+      skippedBecause: exclusionSummary(episodes, config),
       trainEpisodes: trainEps.length,
       validationEpisodes: valEps.length,
       samples: train.count,

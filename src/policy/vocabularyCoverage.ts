@@ -5,7 +5,7 @@
  * the policy cannot tell which object the instruction names: a pick-only clone scored 0/24 on
  * 'yellow' pick episodes, against 11/14 once reach demos (where yellow is a train colour) joined.
  */
-import { FAMILIES, type TaskFamily } from '../tasks/families.ts';
+import { familyDef, type TaskFamily } from '../tasks/families.ts';
 import type { ColorName } from '../tasks/vocabulary.ts';
 
 export interface MissingColour {
@@ -18,6 +18,6 @@ export function heldOutColoursMissing(vocab: readonly string[], families: Iterab
   const words = new Set(vocab);
   const missing: MissingColour[] = [];
   for (const family of new Set(families))
-    for (const color of FAMILIES[family].heldOutColors) if (!words.has(color)) missing.push({ family, color });
+    for (const color of familyDef(family).heldOutColors) if (!words.has(color)) missing.push({ family, color });
   return missing;
 }

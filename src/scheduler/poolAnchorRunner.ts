@@ -101,7 +101,7 @@ export function poolAnchorRunner(o: PoolAnchorOptions): { run(request: PoolAncho
             noiseSeed: rolloutNoiseSeed(noise.seed, k * rollouts + m),
             noiseCorrelation: noise.correlation,
             ...(maxSteps !== undefined ? { maxSteps } : {}),
-            maxRobotSeconds: Math.min(familyDef(spec.task.family).horizon, maxSteps ?? Infinity) / o.robot.controlHz,
+            maxRobotSeconds: Math.min(familyDef(spec.task.family).seconds, (maxSteps ?? Infinity) / o.robot.controlHz),
             ...(policyDir ? { policy: policyDir } : {}),
           });
         }

@@ -1,14 +1,16 @@
 /**
- * The world model's task context: a one-hot of the task family, in the registry's order, so a
- * new family widens it with no edit elsewhere (and the existing families keep their vectors).
+ * The world model's task context: a one-hot of the task family over the built-in families (families.ts BUILT_IN,
+ * in that order), so the built-in families keep their vectors. A family added from a file has no slot of its own:
+ * its context is all zeros, and the world model learns it from the episodes themselves.
  */
-import { TASK_FAMILIES, taskFamily } from './families.ts';
+import { BUILT_IN, taskFamily } from './families.ts';
 
-export const CONTEXT_DIM = TASK_FAMILIES.length;
+export const CONTEXT_DIM = BUILT_IN.length;
 
 /** Throws a TaskError for a family the registry does not know. */
 export function familyOneHot(family: string): Float32Array {
   const out = new Float32Array(CONTEXT_DIM);
-  out[TASK_FAMILIES.indexOf(taskFamily(family))] = 1;
+  const slot = (BUILT_IN as readonly string[]).indexOf(taskFamily(family));
+  if (slot >= 0) out[slot] = 1;
   return out;
 }

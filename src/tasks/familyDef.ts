@@ -1,7 +1,10 @@
 /**
- * What a task family is (src/tasks/<family>/family.ts holds each one's): what it asks of a scene, its
- * instructions and split, its episode length, and any score rule of its own that imagination can rank its
- * rollouts by. The registry (families.ts) lists them; the generic method asks it by name and never branches on one.
+ * What a task family is: a file (configs/tasks/<family>.yaml for the built-in ones, any YAML a user gives with
+ * `--tasks`, or `tasks/` beside a robot description or in a dataset; familyFile.ts reads them). A family says its
+ * instructions and how their train/test split is drawn, its episode length in seconds, and, when the simulator can
+ * set it up, its scene: the objects it needs, the scripted expert that demonstrates it, and its success condition,
+ * progress and goal declared over named points of the scene. The registry (families.ts) lists them; the generic
+ * method asks it by name and never branches on one.
  */
 import type { ColorName, ObjectKind } from './vocabulary.ts';
 
@@ -34,15 +37,71 @@ export interface FamilyScoreRule {
   at(states: Float32Array, actions: Float32Array, end: number, D: number, A: number): number;
 }
 
-export interface FamilyDef {
-  /** Object kinds the target may be. */
+/**
+ * A point of the scene: `gripper` (the robot's end-effector site), `target` (the instructed object's centre),
+ * `target.top` (the centre of its top face), `target.start` (where its centre stood when the episode began), `zone`
+ * (the instructed goal zone's centre, at the height the target's centre rests at), `site:NAME` or `body:NAME` (a
+ * site or body of the robot's model), plus an offset in metres (world axes).
+ */
+export interface ScenePoint {
+  at: string;
+  offset: readonly [number, number, number];
+}
+
+/** Distances over all three axes, or over the table's plane only. */
+export type Axes = 'xyz' | 'xy';
+
+/** One part of a success condition; every one must hold at once. */
+export type SuccessCondition =
+  /** The two points are closer than `within` metres. */
+  | { near: readonly [ScenePoint, ScenePoint]; within: number; axes: Axes }
+  /** The point lies inside the zone's disc (table plane), at least `margin` metres in from its rim. */
+  | { inside: readonly [ScenePoint, 'zone']; margin: number }
+  /** The first point is more than `by` metres above the second. */
+  | { above: readonly [ScenePoint, ScenePoint]; by: number };
+
+/** One term of the dense progress in [0, 1] (terms are summed by weight; the weights sum to 1). */
+export type ProgressTerm =
+  /** 1 − distance / the distance when the episode began, clamped to [0, 1]. */
+  | { closer: readonly [ScenePoint, ScenePoint]; axes: Axes; weight: number }
+  /** How far the first point has risen above the second, over `to` metres, clamped to [0, 1]. */
+  | { rise: readonly [ScenePoint, ScenePoint]; to: number; weight: number };
+
+/** What the simulator sets up for a family, and how it tells success. */
+export interface FamilyScene {
+  /** Object kinds the target may be (`{object}`). */
   objects: readonly ObjectKind[];
-  /** Templates: `{color}`, `{object}`, `{zone}` are filled in. The last is test-only. */
+  /** Whether the scene has the instructed goal zone (`{zone}`, zones[0]) and one more zone. */
+  zone: boolean;
+  /** Objects beside the target, each of its own colour. */
+  distractors: number;
+  /** The scripted expert that demonstrates it (sim/experts/planners.ts), if one does. */
+  expert?: string;
+  /** The point the privileged state reports as the goal. */
+  goal: ScenePoint;
+  success: { all: readonly SuccessCondition[]; hold: number };
+  progress: readonly ProgressTerm[];
+}
+
+export interface FamilyDef {
+  name: string;
+  /** The file it was read from. */
+  file: string;
+  /** Templates (`{color}`, `{object}`, `{zone}` are filled in) or fixed texts (none of those). */
   templates: readonly string[];
   /** Target colours whose every instruction is test-only. */
   heldOutColors: readonly ColorName[];
-  /** Control ticks before the episode ends. */
-  horizon: number;
-  /** Score rules of its own, by the name a training config gives (`score: <name>`). */
-  scoreRules?: Readonly<Record<string, FamilyScoreRule>>;
+  /** Templates (indices) that are test-only for every colour. */
+  heldOutTemplates: readonly number[];
+  /** Episode length. */
+  seconds: number;
+  /** What the simulator sets up; absent for a family only a robot (or a recorded dataset) does. */
+  scene?: FamilyScene;
+  /** Score rules of its own, by the name a training config gives (`score: <name>`; familyScoreRules.ts). */
+  scores: readonly string[];
+}
+
+/** Control ticks in an episode of `family` at `controlHz`. */
+export function episodeTicks(family: FamilyDef, controlHz: number): number {
+  return Math.round(family.seconds * controlHz);
 }

@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRobot, type RobotDescription } from '../core/robotDescription.ts';
+import type { RobotDescription } from '../core/robotDescription.ts';
+import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import { readManifest } from '../data/datasetManifest.ts';
 import { LabelStore, type OperatorLabel } from '../operator/labelStore.ts';
 import { confirmResetPrompt, readPending, type PendingItem } from '../operator/pendingItems.ts';
@@ -298,7 +299,7 @@ export class ViewerData {
       const manifest = existsSync(join(dir, 'dataset.json')) ? await readManifest(dir) : null;
       if (manifest?.robot === name && manifest.robotPath) ref = manifest.robotPath;
     }
-    robot = loadRobot(ref);
+    robot = loadRobotWithTasks(ref);
     this.#robots.set(name, robot);
     return robot;
   }

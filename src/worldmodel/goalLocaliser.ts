@@ -81,7 +81,7 @@ export class GoalLocaliser {
           `goal localiser: episode ${e.id} has ${e.stateDim} state numbers, not a ${latentDim}-wide latent`,
         );
       const rows = byFamily.get(e.task.family) ?? [];
-      rows.push({ latent: e.state.slice(0, latentDim), kind: e.task.object, goal: goal.xyz });
+      rows.push({ latent: e.state.slice(0, latentDim), kind: e.task.object ?? '', goal: goal.xyz });
       byFamily.set(e.task.family, rows);
     });
     if (byFamily.size === 0)
@@ -128,7 +128,7 @@ export class GoalLocaliser {
   }
 
   /** The goal of a task whose first frame the policy perceives as `latent`. */
-  estimate(latent: ArrayLike<number>, task: { family: string; object: string }): [number, number, number] {
+  estimate(latent: ArrayLike<number>, task: { family: string; object?: string }): [number, number, number] {
     const fit = this.families[task.family];
     if (!fit)
       throw new Error(
@@ -139,7 +139,7 @@ export class GoalLocaliser {
     const terms = fit.terms ?? (this.latentDim <= POLYNOMIAL_UP_TO ? 'cubic' : 'plane');
     const x = features(
       Array.from({ length: this.latentDim }, (_, i) => latent[i]!),
-      task.object,
+      task.object ?? '',
       fit.kinds,
       terms,
     );

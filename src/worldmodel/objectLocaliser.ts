@@ -82,7 +82,7 @@ export class ObjectLocaliser {
       for (let t = 0; t <= e.steps; t += FRAME_STRIDE)
         rows.push({
           inputs: inputsAt(e, t, latentDim, gripper(i, t)),
-          kind: e.task.object,
+          kind: e.task.object ?? '',
           xyz: objectAt(i, t)!,
           episode: i,
         });
@@ -149,7 +149,7 @@ export class ObjectLocaliser {
         `object localiser: fitted on ${Object.keys(this.families).join(', ')}; ` +
           `it has no object for family '${perceived.task.family}'`,
       );
-    const x = features(inputsAt(perceived, t, this.latentDim, at), perceived.task.object, fit.kinds, fit.terms);
+    const x = features(inputsAt(perceived, t, this.latentDim, at), perceived.task.object ?? '', fit.kinds, fit.terms);
     return [dot(fit.weights[0]!, x), dot(fit.weights[1]!, x), dot(fit.weights[2]!, x)];
   }
 }

@@ -8,7 +8,7 @@
  * included. A task family may add rules of its own (src/tasks/<family>/family.ts, FamilyDef.scoreRules), read off
  * the state's object features.
  */
-import { FAMILY_SCORE_RULES } from '../tasks/families.ts';
+import { SCORE_RULES as FAMILY_RULES } from '../tasks/familyScoreRules.ts';
 import type { ImaginedRollouts } from './imagine.ts';
 
 /** What a rule reads of a batch of rollouts (imagine.ts): H steps × R rows (member-major rows: K × B). */
@@ -35,7 +35,7 @@ const HEAD_RULES: Record<string, ScoreRule> = {
 const RULES: Record<string, ScoreRule> = {
   ...HEAD_RULES,
   ...Object.fromEntries(
-    Object.entries(FAMILY_SCORE_RULES).map(([name, rule]) => [
+    Object.entries(FAMILY_RULES).map(([name, rule]) => [
       name,
       {
         needs: rule.needs,

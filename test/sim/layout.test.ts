@@ -11,7 +11,7 @@ import { sampleLayout, tableRegion, type SceneLayout } from '../../sim/layout.ts
 import { buildSceneXml } from '../../sim/sceneBuilder.ts';
 import { Simulator } from '../../sim/simulator.ts';
 import { sampleTask } from '../../src/tasks/sampleTask.ts';
-import { TASK_FAMILIES, taskFamily } from '../../src/tasks/families.ts';
+import { BUILT_IN, taskFamily } from '../../src/tasks/families.ts';
 
 /** Layouts recorded before the layout learnt to scale (18 tasks and seeds; the benchmarks ran on these). */
 const GOLDEN = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'vx300Layouts.json'), 'utf8')) as {
@@ -47,7 +47,7 @@ test('a larger or smaller arm gets the region scaled; objects keep their size an
   assert.equal(layoutScale(VX300_REACH * 1.00004), 1, 'steps of 0.01: an arm of vx300 size is scale 1');
   for (const scale of [0.7, 1.4]) {
     const region = tableRegion(scale);
-    for (const family of TASK_FAMILIES) {
+    for (const family of BUILT_IN) {
       for (const seed of [0, 1, 2, 3]) {
         const task = sampleTask({ family }, 'train', new Rng(seed));
         const layout = sampleLayout(task, new Rng(seed), scale);

@@ -9,7 +9,7 @@ import { runEpisode } from '../../src/envs/rollout.ts';
 import { NonFiniteActionError } from '../../src/envs/jointTargets.ts';
 import { ScriptedExpert } from '../../sim/experts/scriptedExpert.ts';
 import { planEpisodes } from '../../src/tasks/episodePlan.ts';
-import { TASK_FAMILIES } from '../../src/tasks/families.ts';
+import { BUILT_IN } from '../../src/tasks/families.ts';
 import { sampleTask } from '../../src/tasks/sampleTask.ts';
 import type { Observation } from '../../src/core/types.ts';
 
@@ -44,7 +44,7 @@ function assertSaneObservation(o: Observation, label: string) {
 
 test('every family resets and steps for several seeds with finite, non-blank observations', async () => {
   const random = new RandomController(robot.arm.joints.length + 1);
-  for (const family of TASK_FAMILIES) {
+  for (const family of BUILT_IN) {
     for (const seed of [0, 1, 2]) {
       const task = sampleTask({ family }, seed % 2 ? 'test' : 'train', new Rng(seed));
       assertSaneObservation(await env.reset({ task, seed }), `${family}/${seed} reset`);
@@ -61,7 +61,7 @@ test('every family resets and steps for several seeds with finite, non-blank obs
 });
 
 test('the same task and seed give bit-identical episodes', async () => {
-  for (const family of TASK_FAMILIES) {
+  for (const family of BUILT_IN) {
     const [planned] = planEpisodes([{ family }], 'train', 1, 42);
     const a = await runEpisode(env, expert, { ...planned!, initialStatus: () => env.status() });
     const b = await runEpisode(env, expert, { ...planned!, initialStatus: () => env.status() });
@@ -79,7 +79,7 @@ test('the same task and seed give bit-identical episodes', async () => {
 });
 
 test('scripted experts succeed on every family, on both splits', async () => {
-  for (const family of TASK_FAMILIES) {
+  for (const family of BUILT_IN) {
     // 12 episodes: the pusher sometimes wedges the block between its fingers (~5%; see bench:sim).
     const plan = planEpisodes([{ family }], 'both', 12, 1000);
     let successes = 0;

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/rng.ts';
-import { TASK_FAMILIES } from '../../src/tasks/families.ts';
+import { BUILT_IN } from '../../src/tasks/families.ts';
 import { sampleTask } from '../../src/tasks/sampleTask.ts';
 import { taskOfInstruction } from '../../src/tasks/instructionTask.ts';
 
 test('every sampled task is found again from its instruction', () => {
-  for (const family of TASK_FAMILIES)
+  for (const family of BUILT_IN)
     for (const split of ['train', 'test'] as const)
       for (let seed = 0; seed < 40; seed++) {
         const task = sampleTask({ family }, split, new Rng(seed));

@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/rng.ts';
-import { TASK_FAMILIES } from '../../src/tasks/families.ts';
+import { BUILT_IN } from '../../src/tasks/families.ts';
 import { sampleTask } from '../../src/tasks/sampleTask.ts';
 import { parseTaskSelectors, taskMatches } from '../../src/tasks/selectors.ts';
 import { TaskError } from '../../src/tasks/taskError.ts';
 
 test('selectors: unknown family, colour, object or zone is a clear error', () => {
   assert.deepEqual(parseTaskSelectors('reach:red:ball'), [{ family: 'reach', color: 'red', third: 'ball' }]);
-  assert.equal(parseTaskSelectors('all').length, TASK_FAMILIES.length);
+  assert.equal(parseTaskSelectors('all').length, BUILT_IN.length);
   assert.throws(
     () => parseTaskSelectors('stack'),
     (e: Error) => e instanceof TaskError && /unknown task family 'stack'/.test(e.message),

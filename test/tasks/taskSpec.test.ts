@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Rng } from '../../src/core/rng.ts';
-import { TASK_FAMILIES } from '../../src/tasks/families.ts';
+import { BUILT_IN } from '../../src/tasks/families.ts';
 import { sampleTask } from '../../src/tasks/sampleTask.ts';
 import { taskSpecSchema } from '../../src/tasks/taskSpec.ts';
 
@@ -23,7 +23,7 @@ const push = {
 };
 
 test('TaskSpec schema: every sampled task passes unchanged', () => {
-  for (const family of TASK_FAMILIES) {
+  for (const family of BUILT_IN) {
     for (const split of ['train', 'test'] as const) {
       for (let seed = 0; seed < 50; seed++) {
         const task = sampleTask({ family }, split, new Rng(seed));
@@ -36,12 +36,14 @@ test('TaskSpec schema: every sampled task passes unchanged', () => {
 test('TaskSpec schema: refuses an unknown family, a push without zone colour and other bad tasks', () => {
   assert.match(refusal({ ...push, family: 'stack' }).join(), /^family: /);
   const { zoneColor: _, ...noZone } = push;
-  const needZone = 'zoneColor: push tasks need a zoneColor different from color; other families have none';
+  const needZone = 'zoneColor: a family with a zone needs a zoneColor different from color; other families have none';
   assert.deepEqual(refusal(noZone), [needZone]);
-  assert.match(refusal({ ...push, zoneColor: 'blue' }).join(), /^zoneColor: push tasks need/);
+  assert.match(refusal({ ...push, zoneColor: 'blue' }).join(), /^zoneColor: a family with a zone needs/);
   assert.match(refusal({ ...push, family: 'pick', instruction: 'pick up the blue block' }).join(), /^zoneColor: /);
   assert.match(refusal({ ...push, color: 'magenta' }).join(), /^color: /);
-  assert.deepEqual(refusal({ ...push, object: 'ball' }), ['object: object is not one of the family’s objects']);
+  assert.deepEqual(refusal({ ...push, object: 'ball' }), [
+    'object: a family with a scene needs a colour and one of its objects; one of fixed texts has neither',
+  ]);
   assert.deepEqual(refusal({ ...push, template: 4 }), ['template: template index is out of range for the family']);
   assert.match(refusal({ ...push, template: -1 }).join(), /^template: /);
   assert.match(refusal({ ...push, split: 'val' }).join(), /^split: /);

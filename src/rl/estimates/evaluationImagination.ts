@@ -14,6 +14,7 @@ import type { Episode } from '../../core/types.ts';
 import { RolloutNoise, rolloutNoiseSeed, type NoiseSpec } from '../../policy/rolloutNoise.ts';
 import type { VlaPolicy } from '../../policy/vlaPolicy.ts';
 import { familyDef } from '../../tasks/families.ts';
+import { episodeTicks } from '../../tasks/familyDef.ts';
 import type { EndEffectorFeatures } from '../../worldmodel/endEffectorFeatures.ts';
 import type { ImaginationPolicy, ImaginedRollouts, ImagineOptions } from '../../worldmodel/imagine.ts';
 import { worldModelEpisodes } from '../../worldmodel/perceptionWorldModel.ts';
@@ -46,7 +47,7 @@ export function imagineEvaluationScores(
   const byFamily = new Map<string, number[]>();
   starts.forEach((e, i) => byFamily.set(e.task.family, [...(byFamily.get(e.task.family) ?? []), i]));
   for (const [family, indices] of byFamily) {
-    const horizon = o.horizon ?? familyDef(family).horizon;
+    const horizon = o.horizon ?? episodeTicks(familyDef(family), starts[indices[0]!]!.controlHz);
     for (let c = 0; c < indices.length; c += chunk) {
       const batch = indices.slice(c, c + chunk);
       const { score } = imagineFromStarts(
