@@ -91,7 +91,7 @@ export const command = {
       : ({ env: 'sim' } as ReturnType<typeof envChoice>);
     const dir = policyFolder(values.policy);
     const robot = loadRobotWithTasks(values.robot ?? DEFAULT_ROBOT);
-    const task = runTask(instruction, values.task, seed);
+    const task = runTask(instruction, values.task, seed, choice.env);
     const bundleDir = viewPort === undefined ? undefined : requireBundle();
     await useBackend(values.backend ?? 'auto', POLICY_KERNELS);
     const policy = await loadPolicy(dir);
@@ -101,7 +101,7 @@ export const command = {
     };
     try {
       checkPolicyFitsRobot(policy, dir, robot);
-      for (const w of instructionWarnings(policy, instruction)) console.error(`warning: ${w}`);
+      for (const w of instructionWarnings(policy, instruction, task)) console.error(`warning: ${w}`);
       console.error(
         choice.env === 'sim'
           ? `no --url: running in the embedded simulator (robot ${robot.name}), not on a robot`

@@ -2,6 +2,7 @@
  * What `wmrl run` checks before it moves a robot: the policy folder, that the policy fits the
  * robot, the instruction against the policy's vocabulary, and the task the robot is set up for.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { actionDim, type RobotDescription } from '../core/robotDescription.ts';
@@ -10,6 +11,7 @@ import type { TaskSpec } from '../core/types.ts';
 import { UNK } from '../policy/tokenizer.ts';
 import { policyCamera } from '../policy/policyConfig.ts';
 import type { VlaPolicy } from '../policy/vlaPolicy.ts';
+import { addFamily, familyDef } from '../tasks/families.ts';
 import { taskOfInstruction } from '../tasks/instructionTask.ts';
 import { sampleTask } from '../tasks/sampleTask.ts';
 import { parseTaskSelectors } from '../tasks/selectors.ts';
@@ -43,20 +45,29 @@ export function checkPolicyFitsRobot(policy: VlaPolicy, dir: string, robot: Robo
 }
 
 /**
- * Warnings about how the policy will read the instruction; an instruction it cannot read at all
- * (no word it was trained on) is an error.
+ * Warnings about how the policy will read the instruction of `task`: words it never saw, an instruction it cannot
+ * read at all, a task of a family its demonstrations did not show.
  */
-export function instructionWarnings(policy: VlaPolicy, instruction: string): string[] {
+export function instructionWarnings(policy: VlaPolicy, instruction: string, task?: TaskSpec): string[] {
   const tokenizer = policy.tokenizer;
   const words = tokenizer.wordCount(instruction);
   if (words === 0) throw new UsageError('--instruction has no words');
   const unknown = tokenizer.unknownWords(instruction);
   const known = tokenizer.vocab.slice(UNK + 1);
-  if (!tokenizer.encode(instruction).some((id) => id > UNK))
-    throw new UsageError(
-      `the policy knows none of the words of "${instruction}"; it was trained on: ${known.join(' ')}`,
-    );
   const warnings: string[] = [];
+  const families = policy.meta.families;
+  if (task && families && !families.includes(task.family))
+    warnings.push(
+      `the policy was not trained on this task: its demonstrations were of ${families.join(', ')}, ` +
+        `this is ${task.family}`,
+    );
+  if (!tokenizer.encode(instruction).some((id) => id > UNK)) {
+    warnings.push(
+      `the policy knows none of the words of "${instruction}", so it acts as if given no instruction; ` +
+        `it was trained on: ${known.join(' ')}`,
+    );
+    return warnings;
+  }
   if (unknown.length > 0)
     warnings.push(
       `the policy never saw the word${unknown.length > 1 ? 's' : ''} ${unknown.map((w) => `'${w}'`).join(', ')} ` +
@@ -67,19 +78,30 @@ export function instructionWarnings(policy: VlaPolicy, instruction: string): str
   return warnings;
 }
 
+/** How long an episode of an instruction no family phrases may last on a robot (--max-steps ends it sooner). */
+export const FREE_TEXT_SECONDS = 60;
+
 /**
- * The task the robot is reset to and scored on: `--task` when given (the instruction is then only
- * what the policy reads), else the task the instruction names.
+ * The task the robot is reset to and scored on: `--task` when given (the instruction is then only what the policy
+ * reads), else the task the instruction names. On a robot any text is a task (a family of that one text, with no
+ * scene: the person at the robot sets it up); the simulator needs a family with a scene to know what to set up.
  */
-export function runTask(instruction: string, taskFlag: string | undefined, seed: number): TaskSpec {
+export function runTask(
+  instruction: string,
+  taskFlag: string | undefined,
+  seed: number,
+  env: 'sim' | 'rosbridge' = 'sim',
+): TaskSpec {
   if (taskFlag === undefined) {
     const task = taskOfInstruction(instruction);
-    if (!task)
+    if (task && (env === 'rosbridge' || familyDef(task.family).scene)) return task;
+    if (env === 'sim')
       throw new UsageError(
-        `"${instruction}" is not one of the task families' phrasings (\`wmrl tasks\` lists them), so it ` +
-          'says nothing about the scene to set up: add --task family[:colour[:object|zone]]',
+        `"${instruction}" is no phrasing of a task family with a scene (\`wmrl tasks\` lists them), so the ` +
+          'simulator cannot tell what to set up: add --task family[:colour[:object|zone]] (the instruction is then ' +
+          'only what the policy reads), or run it on your robot (--url), where any instruction is a task',
       );
-    return task;
+    return freeTextTask(instruction);
   }
   const selectors = parseTaskSelectors(taskFlag);
   if (selectors.length !== 1) throw new UsageError(`--task names one task, got ${selectors.length}: '${taskFlag}'`);
@@ -93,6 +115,22 @@ export function runTask(instruction: string, taskFlag: string | undefined, seed:
     task = sampleTask(selectors[0]!, 'test', rng());
   }
   return { ...task, instruction: instruction.trim() };
+}
+
+/** A task of `instruction` alone: a family of that one fixed text, registered under a name its words give. */
+function freeTextTask(instruction: string): TaskSpec {
+  const text = instruction.trim().slice(0, 500);
+  const name = `said-${createHash('sha256').update(text).digest('hex').slice(0, 8)}`;
+  addFamily({
+    name,
+    file: '(wmrl run --instruction)',
+    templates: [text],
+    heldOutColors: [],
+    heldOutTemplates: [],
+    seconds: FREE_TEXT_SECONDS,
+    scores: [],
+  });
+  return { family: name, template: 0, split: 'train', instruction: text };
 }
 
 /** `--view` may come without its port: give it the default, so that parseArgs sees a value. */

@@ -127,7 +127,13 @@ export async function pretrainPolicy(
   const proprio = Normalizer.fitStats(concat(proprioRows), P);
   const policy = new VlaPolicy(
     config,
-    { actionDim: trainEps[0]!.actionDim, proprioDim: P, tokenizer: tokenizer.toJSON(), proprio },
+    {
+      actionDim: trainEps[0]!.actionDim,
+      proprioDim: P,
+      tokenizer: tokenizer.toJSON(),
+      proprio,
+      families: [...new Set(demos.map((e) => e.task.family))].sort(),
+    },
     encoder,
   );
   try {

@@ -47,6 +47,8 @@ export interface PolicyMeta {
   proprioDim: number;
   tokenizer: { vocab: string[]; maxTokens: number };
   proprio: NormalizerStats;
+  /** The task families of its demonstrations (absent in checkpoints from before it was kept). */
+  families?: string[];
 }
 
 export class VlaPolicy {

@@ -19,6 +19,8 @@ import { loadRobot } from '../../src/core/robotDescription.ts';
 import type { Episode } from '../../src/core/types.ts';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { command as runCommand } from '../../src/cli/run.ts';
+import { instructionWarnings, runTask } from '../../src/cli/runInputs.ts';
+import { loadPolicy } from '../../src/policy/policyFiles.ts';
 import { POLICY_KERNELS } from '../../src/policy/policyConfig.ts';
 import type { ServerMessage } from '../../src/viewer/messages.ts';
 import { startSimServerProcess } from '../../sim/rosbridge/simServerProcess.ts';
@@ -138,12 +140,29 @@ test('a missing or unknown policy and an unusable instruction are refused, namin
   await assert.rejects(run('--policy', policyDir), /--instruction "…" is required/);
   await assert.rejects(
     run('--policy', policyDir, '--instruction', 'wave hello'),
-    /"wave hello" is not one of the task families' phrasings .* add --task/,
+    /"wave hello" is no phrasing of a task family with a scene .* add --task .* or run it on your robot \(--url\)/,
   );
-  await assert.rejects(
-    run('--policy', policyDir, '--instruction', 'wave hello', '--task', 'reach'),
-    /the policy knows none of the words of "wave hello"; it was trained on: ball blue reach red the touch/,
+  // On a robot any text is a task; words the policy never saw are read as <unk>, with a warning.
+  const said = runTask('wave hello', undefined, 0, 'rosbridge');
+  assert.deepEqual(
+    { ...said, family: said.family.slice(0, 5) },
+    {
+      family: 'said-',
+      template: 0,
+      split: 'train',
+      instruction: 'wave hello',
+    },
   );
+  const policy = await loadPolicy(policyDir);
+  try {
+    assert.deepEqual(instructionWarnings(policy, 'wave hello', runTask('touch the red ball', undefined, 0)), [
+      'the policy knows none of the words of "wave hello", so it acts as if given no instruction; ' +
+        'it was trained on: ball blue reach red the touch',
+    ]);
+    assert.match(instructionWarnings(policy, 'wave hello', said).join(), /never|knows none/);
+  } finally {
+    policy.dispose();
+  }
   await assert.rejects(run('--policy', policyDir, ...instruction, '--task', 'fly'), /unknown task family 'fly'/);
   await assert.rejects(run('--policy', policyDir, ...instruction, '--speed', '2'), /give its --url/);
   await assert.rejects(run('--policy', policyDir, ...instruction, '--robot', 'nosuch'), /nosuch/);
