@@ -97,8 +97,8 @@ const MARGIN = 0.1;
 /**
  * The likely units of a dataset's arm positions (`rows × dim` values, arm joints then the gripper): radians
  * when every arm value lies within ±2π; degrees when some lie beyond ±100 (LeRobot's calibrated range stops
- * there); otherwise whichever of degrees and range100 puts fewer positions outside the limits, and on a
- * tie the robot's `lerobot.units`, else range100.
+ * there); range100 when degrees would put over 1% of the positions outside the limits (range100 cannot:
+ * it spans them); otherwise the robot's `lerobot.units`, else degrees.
  */
 export function guessUnits(robot: RobotDescription, values: Float32Array, dim: number): UnitGuess {
   let largest = 0;
@@ -110,19 +110,21 @@ export function guessUnits(robot: RobotDescription, values: Float32Array, dim: n
   const outside = (units: JointUnits) => {
     const v = new Float32Array(values);
     toWmrl(unitConversion(robot, units), v, dim, 'position');
-    return outsideLimits(robot, v, dim, MARGIN);
+    return outsideLimits(robot, v, dim);
   };
+  const positions = (values.length / dim) * (dim - 1);
   const asDegrees = outside('degrees');
-  const asRange = outside('range100');
-  if (asDegrees !== asRange) {
-    const units = asDegrees < asRange ? 'degrees' : 'range100';
+  if (asDegrees > 0.01 * positions) {
     return {
-      units,
-      reason: `${size}, beyond ±2π; read as degrees ${asDegrees} positions fall outside the limits, as range100 ${asRange}`,
+      units: 'range100',
+      reason: `${size}, beyond ±2π and within ±100; read as degrees ${asDegrees} of ${positions} positions fall outside the limits`,
     };
   }
-  const units = robot.lerobot?.units === 'degrees' ? 'degrees' : 'range100';
-  return { units, reason: `${size}: degrees and range100 both fit; took robot '${robot.name}''s ${units}` };
+  const units = robot.lerobot?.units === 'range100' ? 'range100' : 'degrees';
+  return {
+    units,
+    reason: `${size}: degrees and range100 both fit; took ${units} (robot '${robot.name}''s lerobot.units or degrees)`,
+  };
 }
 
 /**

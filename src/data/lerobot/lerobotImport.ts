@@ -186,7 +186,7 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
   if (envState) used.add(envState);
   if (stride > 1) {
     notes.push(
-      `${src.info.fps} fps dataset, robot '${robot.name}' at ${robot.controlHz} Hz: every ${stride}th frame kept ` +
+      `${src.info.fps} fps dataset, robot '${robot.name}' at ${robot.controlHz} Hz: 1 frame in ${stride} kept ` +
         '(actions are the targets recorded at the kept frames; the frames between are not imported)',
     );
   }
