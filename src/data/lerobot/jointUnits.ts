@@ -117,7 +117,9 @@ export function guessUnits(robot: RobotDescription, values: Float32Array, dim: n
   if (asDegrees > 0.01 * positions) {
     return {
       units: 'range100',
-      reason: `${size}, beyond ±2π and within ±100; read as degrees ${asDegrees} of ${positions} positions fall outside the limits`,
+      reason:
+        `${size}, beyond ±2π and within ±100; ` +
+        `read as degrees ${asDegrees} of ${positions} positions fall outside the limits`,
     };
   }
   const units = robot.lerobot?.units === 'range100' ? 'range100' : 'degrees';

@@ -105,7 +105,7 @@ function endEpisode(feature: FrameFeature): FeatureStats {
   return stats;
 }
 
-/** How an export names and scales joints: the source's (imported from LeRobot), the robot's LeRobot naming, or wmrl's. */
+/** How an export names and scales joints: as the imported LeRobot source, the robot's LeRobot driver, or wmrl. */
 interface JointLayout {
   stateNames: string[];
   actionNames: string[];
@@ -350,7 +350,7 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
       const size = videoSize.get(cam.name)!;
       infoFeatures[`observation.images.${cam.name}`] = {
         dtype: 'video',
-        shape: [cam.height, cam.width, 3],
+        shape: [size.height, size.width, 3],
         names: ['height', 'width', 'channels'],
         info: encodedVideoInfo({ size, fps, quality: options.quality }),
       };
