@@ -10,8 +10,10 @@ const HELP = `usage: wmrl export lerobot DIR --out DIR [--video standard|lossles
                     lossless: H.264 4:4:4 at crf 0, frames within 2 of the source (LeRobot's
                     decoders read it, browsers may not)
 
-Complete episodes only (aborted ones never train). 'action' holds the absolute joint targets,
-'wmrl.action' wmrl's normalised actions; 'wmrl import lerobot' reads the export back exactly.`;
+Complete episodes only (aborted ones never train). 'observation.state' and 'action' (the absolute joint
+targets) are named and scaled as the robot's LeRobot driver (robot.yaml 'lerobot'), or as the LeRobot
+dataset the wmrl dataset was imported from; 'wmrl.*' columns (normalised actions, velocities, privileged
+state) are no policy inputs and let 'wmrl import lerobot' read the export back exactly.`;
 
 export const command = {
   summary: 'export a dataset for LeRobot: wmrl export lerobot DIR --out DIR',
@@ -40,6 +42,7 @@ export const command = {
         `as LeRobot v3.0 to ${report.out}` +
         (report.aborted ? `; ${report.aborted} aborted episodes left out` : ''),
     );
+    for (const n of report.notes) console.log(`note: ${n}`);
     return 0;
   },
 };

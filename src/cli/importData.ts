@@ -1,23 +1,30 @@
 /** `wmrl import lerobot DIR --out DIR`: a LeRobot dataset (v2.1 or v3.0) as a wmrl dataset. */
-import { DEFAULT_ROBOT, listRobots } from '../core/robotDescription.ts';
+import { DEFAULT_ROBOT, JOINT_UNITS, listRobots, loadRobot } from '../core/robotDescription.ts';
 import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
 import { parseMapFlags } from '../data/lerobot/jointMapping.ts';
 import { importLerobot } from '../data/lerobot/lerobotImport.ts';
 import { readLerobotInfo } from '../data/lerobot/lerobotInfo.ts';
-import { conversionTarget, parseFlags, UsageError } from './args.ts';
+import { choiceFlag, conversionTarget, parseFlags, UsageError } from './args.ts';
 
 const HELP = `usage: wmrl import lerobot DIR --out DIR [options]
 
   DIR               a LeRobot dataset folder (meta/info.json, codebase v2.1 or v3.0)
   --out DIR         the wmrl dataset to create (absent or empty; written whole or not at all)
-  --robot R         robot description (default: the dataset's robot_type when robots/ has it, else ${DEFAULT_ROBOT})
+  --robot R         robot description (default: the robot whose name or lerobot.robotType is the dataset's
+                    robot_type, else ${DEFAULT_ROBOT})
   --map A=B         wmrl joint, 'gripper' or camera A takes the dataset's dimension or feature B, e.g.
                     --map waist=shoulder_pan.pos --map scene=observation.images.top (repeatable);
                     by default a joint takes the dimension named like it or <name>.pos, a camera
                     observation.images.<camera>
   --task SPEC       family:colour:object[:zone] for episodes whose task string is no wmrl instruction
-  --degrees         the dataset's arm joints are in degrees (default radians)
-  --gripper-range C,O  the dataset's gripper value fully closed and fully open (default 0,1)
+  --units U         the joints' units: radians, degrees (LeRobot's DEGREES: from the middle of the
+                    calibrated range) or range100 (LeRobot's RANGE_M100_100: -100..100 across it);
+                    detected from the values when not given (the report says which and why)
+  --degrees         the same as --units degrees
+  --gripper-range C,O  the dataset's gripper value fully closed and fully open (default 0,1 in radians,
+                    else 0,100 as LeRobot's RANGE_0_100)
+
+A dataset recorded at k times the robot's controlHz keeps every k-th frame; another ratio is refused.
 
 Actions are read as absolute joint targets (LeRobot's convention) and turned into wmrl's normalised
 steps; what does not map is listed. A dataset written by 'wmrl export lerobot' imports exactly.`;
@@ -32,6 +39,7 @@ export const command = {
         robot: { type: 'string' },
         map: { type: 'string', multiple: true },
         task: { type: 'string' },
+        units: { type: 'string' },
         degrees: { type: 'boolean' },
         'gripper-range': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -59,10 +67,19 @@ export const command = {
       }
       gripperRange = { closed, open };
     }
+    if (values.degrees && values.units && values.units !== 'degrees') {
+      throw new UsageError(`--degrees and --units ${values.units} disagree: give one`);
+    }
+    const units = values.degrees
+      ? 'degrees'
+      : values.units
+        ? choiceFlag(values.units, 'units', JOINT_UNITS, 'radians')
+        : undefined;
     let robotRef = values.robot;
     if (!robotRef) {
       const type = (await readLerobotInfo(source)).robot_type;
-      robotRef = type && listRobots().includes(type) ? type : DEFAULT_ROBOT;
+      const named = listRobots().find((r) => r === type || (type && loadRobot(r).lerobot?.robotType === type));
+      robotRef = named ?? DEFAULT_ROBOT;
     }
     const robot = loadRobotWithTasks(robotRef);
     const report = await importLerobot({
@@ -71,7 +88,7 @@ export const command = {
       robot,
       map: parseMapFlags(values.map ?? []),
       ...(values.task ? { task: values.task } : {}),
-      degrees: values.degrees ?? false,
+      ...(units ? { units } : {}),
       ...(gripperRange ? { gripperRange } : {}),
       onEpisode: (i) => process.stderr.write(`\rimported episode ${i + 1}`),
     });
@@ -81,6 +98,7 @@ export const command = {
         `${source} into ${out} for robot ${robot.name}` +
         (report.exact ? ' (written by wmrl: restored exactly)' : ''),
     );
+    console.log(`units: ${report.units.units} (${report.units.how})`);
     console.log(`mapped: ${report.mapped.join(', ')}`);
     for (const u of report.unused) console.log(`not imported: ${u}`);
     for (const n of report.notes) console.log(`note: ${n}`);

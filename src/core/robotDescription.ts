@@ -130,6 +130,32 @@ const urdfAdditionsSchema = z
 
 export type UrdfAdditions = z.infer<typeof urdfAdditionsSchema>;
 
+/**
+ * Units of joint positions in a LeRobot dataset: radians; degrees from the middle of the joint's calibrated
+ * range (LeRobot's `MotorNormMode.DEGREES`); or LeRobot's calibrated range, −100…100 across it
+ * (`MotorNormMode.RANGE_M100_100`). The gripper is 0 (closed)…100 (open) in the last two (`RANGE_0_100`).
+ */
+export const JOINT_UNITS = ['radians', 'degrees', 'range100'] as const;
+export type JointUnits = (typeof JOINT_UNITS)[number];
+
+/** How LeRobot's driver for this robot names and scales it (`wmrl import/export lerobot`). */
+const lerobotSchema = z
+  .object({
+    /** LeRobot's `robot_type` (info.json), e.g. so101_follower. */
+    robotType: z.string().min(1),
+    /** Dimension names of observation.state and action: the arm joints in order, then the gripper. */
+    names: z.array(z.string().min(1)),
+    /** The units LeRobot's driver records joints in (what an export writes). */
+    units: z.enum(JOINT_UNITS),
+    /**
+     * Per arm joint, the radians LeRobot's calibrated range spans (−100 and 100; degrees count from its
+     * middle). Default: the joint's limits.
+     */
+    calibratedRange: z.array(z.tuple([z.number(), z.number()])).optional(),
+  })
+  .strict();
+export type LerobotNaming = z.infer<typeof lerobotSchema>;
+
 export const robotDescriptionSchema = z
   .object({
     /** Must equal the folder name. */
@@ -189,6 +215,8 @@ export const robotDescriptionSchema = z
         params: { fix: 'write min: [x, y, z] below max: [x, y, z] (metres, world frame)' },
       }),
     cameras: z.array(cameraSchema).min(1),
+    /** Optional: how LeRobot names and scales this robot (its robot_type, `.pos` names, units). */
+    lerobot: lerobotSchema.optional(),
     ros: z
       .object({
         jointStates: rosTopic,
@@ -225,6 +253,14 @@ export const robotDescriptionSchema = z
   .refine((d) => (d.mjcf === undefined) !== (d.urdf === undefined), {
     message: 'give either mjcf or urdf',
     params: { fix: 'keep one line: mjcf: FILE.xml or urdf: FILE.urdf (relative to robot.yaml)' },
+  })
+  .refine((d) => !d.lerobot || d.lerobot.names.length === d.arm.joints.length + 1, {
+    message: 'lerobot.names must name every arm joint and then the gripper',
+    params: { fix: 'write one name per arm joint in order, then the gripper, e.g. [shoulder_pan.pos, …, gripper.pos]' },
+  })
+  .refine((d) => !d.lerobot?.calibratedRange || d.lerobot.calibratedRange.length === d.arm.joints.length, {
+    message: 'lerobot.calibratedRange must give one [low, high] per arm joint',
+    params: { fix: 'write [low, high] radians for each arm joint, in order' },
   })
   .refine((d) => (d.urdf === undefined) === (d.urdfAdditions === undefined), {
     message: 'urdfAdditions goes with urdf (a URDF has no actuators, sites or cameras), and only with it',

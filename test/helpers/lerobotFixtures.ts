@@ -31,6 +31,10 @@ export interface FixtureOptions {
   episodes: FixtureEpisode[];
   /** An extra per-frame feature wmrl has no place for. */
   effort?: boolean;
+  /** info.json's robot_type (default fixture_arm). */
+  robotType?: string;
+  /** Leave out next.reward and next.success (LeRobot's recorder writes neither). */
+  noRewards?: boolean;
 }
 
 /** A synthetic scene: a coloured square moving over a gradient, different per frame. */
@@ -85,8 +89,7 @@ function features(o: FixtureOptions, videoInfo: Record<string, unknown>, withFps
       names: ['height', 'width', 'channels'],
       info: videoInfo,
     },
-    'next.reward': scalar('float32'),
-    'next.success': scalar('bool'),
+    ...(o.noRewards ? {} : { 'next.reward': scalar('float32'), 'next.success': scalar('bool') }),
     timestamp: scalar('float32'),
     frame_index: scalar('int64'),
     episode_index: scalar('int64'),
@@ -117,8 +120,10 @@ function dataColumns(
           'observation.effort',
           s.map(() => 0.5),
         );
-      add('next.reward', ep.reward[t]);
-      add('next.success', ep.success[t]);
+      if (!o.noRewards) {
+        add('next.reward', ep.reward[t]);
+        add('next.success', ep.success[t]);
+      }
       add('timestamp', Math.fround(t / o.fps));
       add('frame_index', BigInt(t));
       add('episode_index', BigInt(index));
@@ -167,7 +172,7 @@ export async function writeV3Fixture(dir: string, o: FixtureOptions): Promise<vo
     JSON.stringify(
       {
         codebase_version: 'v3.0',
-        robot_type: 'fixture_arm',
+        robot_type: o.robotType ?? 'fixture_arm',
         total_episodes: o.episodes.length,
         total_frames: total,
         total_tasks: tasks.length,

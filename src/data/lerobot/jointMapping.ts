@@ -1,7 +1,8 @@
 /**
  * Which dimension of a LeRobot vector feature (`observation.state`, `action`, …) feeds which wmrl
  * slot: the robot's arm joints in order, then `gripper`. By default a slot takes the dimension named
- * exactly like it, or `<name>.pos` (LeRobot's own robots name motors `shoulder_pan.pos`);
+ * exactly like it, `<name>.pos` (LeRobot's own robots name motors `shoulder_pan.pos`) or the robot
+ * description's `lerobot.names` entry;
  * `--map slot=name` picks another. A slot that finds nothing is an error that lists the names there
  * are; dimensions no slot takes are reported, never dropped silently.
  */
@@ -31,13 +32,14 @@ export class MappingError extends Error {
 
 /**
  * Maps `slots` onto the dimensions of `feature` (named `names`). `overrides` are `slot → name` from
- * `--map`; an override naming no dimension is an error.
+ * `--map`; an override naming no dimension is an error. `aliases[i]` is another default name for slot i.
  */
 export function mapVector(
   feature: string,
   names: readonly string[],
   slots: readonly string[],
   overrides: Readonly<Record<string, string>>,
+  aliases: readonly string[] = [],
 ): VectorMapping {
   const indices: number[] = [];
   const pairs: string[] = [];
@@ -55,7 +57,8 @@ export function mapVector(
       pairs.push(`${slot} ← ${wanted}`);
       continue;
     }
-    const at = [slot, `${slot}.pos`].map((n) => names.indexOf(n)).find((i) => i >= 0);
+    const candidates = [slot, `${slot}.pos`, aliases[slots.indexOf(slot)] ?? slot];
+    const at = candidates.map((n) => names.indexOf(n)).find((i) => i >= 0);
     if (at === undefined) {
       missing.push(slot);
       continue;

@@ -8,25 +8,35 @@
  * meta/wmrl_episodes.jsonl   (wmrl's own: what LeRobot has no field for; LeRobot ignores it)
  * ```
  *
- * Every observation is one frame (`steps + 1` per episode). `observation.state` / `.velocity` are
- * wmrl's qpos / qvel (arm radians, gripper opening in [0, 1]), `observation.environment_state` the
- * simulator's privileged state, `action` the absolute joint targets each action asked for (the last
- * frame holds them), `wmrl.action` the normalised action itself, `next.reward` / `next.success` /
- * `next.done` the progress and success after it. Aborted episodes are left out (they never train).
- * One data file and one video per camera are written; LeRobot reads files of any size.
+ * Every observation is one frame (`steps + 1` per episode). `observation.state` is wmrl's qpos and `action`
+ * the absolute joint targets each action asked for (the last frame holds them), named and scaled as LeRobot
+ * names and scales the robot (its description's `lerobot` section: robot_type, `.pos` names, units), else
+ * radians with the gripper an opening in [0, 1]. Only they and the cameras start with `observation.` or
+ * `action`, the prefixes LeRobot's `dataset_to_policy_features` makes policy inputs and outputs of;
+ * what wmrl's exact re-import needs besides is under `wmrl.`: `wmrl.action` (the normalised action),
+ * `wmrl.velocity` (qvel), `wmrl.environment_state` (the simulator's privileged state) and, when the
+ * state is not in radians, `wmrl.state`. `next.reward` / `next.success` / `next.done` are the progress and
+ * success after the frame's action. A dataset imported from LeRobot (`lerobot_source.json`) is given back
+ * with its own names, robot_type, units, recorded targets (the last frame's included) and, while its source
+ * videos are where the import read them, frames re-encoded from them at their own size. Aborted episodes
+ * are left out (they never train). One data file and one video per camera are written; LeRobot reads
+ * files of any size.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { loadRobot, type RobotDescription } from '../../core/robotDescription.ts';
 import type { Episode } from '../../core/types.ts';
 import { EpisodeStore } from '../episodeStore.ts';
 import { targetsFromActions } from './actionConversion.ts';
-import { channelShaped, StatsAccumulator } from './featureStats.ts';
+import { aggregateStats, channelShaped, episodeStats, imageStats, type FeatureStats } from './featureStats.ts';
+import { fromWmrl, unitConversion, type UnitConversion } from './jointUnits.ts';
+import { readOrigin, type LerobotOrigin } from './lerobotOrigin.ts';
+import { LerobotSource, type LerobotEpisode } from './lerobotSource.ts';
 import { robotSlots } from './jointMapping.ts';
 import { formatPath, INFO_PATH, type LerobotFeature } from './lerobotInfo.ts';
 import { writeThenMove } from './outputFolder.ts';
 import { writeParquet, type ParquetColumn, type ParquetLeaf } from './parquetTable.ts';
-import { encodedVideoInfo, VideoEncoder, type VideoQuality } from './videoFrames.ts';
+import { decodeVideoFrames, encodedVideoInfo, VideoEncoder, type VideoQuality } from './videoFrames.ts';
 import { episodeMeta, writeEpisodeMeta, type WmrlEpisodeMeta } from './wmrlEpisodeMeta.ts';
 
 export const DATA_PATH = 'data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet';
@@ -52,6 +62,8 @@ export interface ExportReport {
   aborted: number;
   cameras: string[];
   fps: number;
+  /** What was given back from the LeRobot dataset the wmrl dataset was imported from, or could not be. */
+  notes: string[];
 }
 
 /** A per-frame feature: how it is stored in info.json and the parquet, and its values so far. */
@@ -63,26 +75,68 @@ interface FrameFeature {
   dim: number;
   names: string[] | null;
   values: unknown[];
-  all: StatsAccumulator;
-  episode: StatsAccumulator;
+  /** The current episode's values, row-major, and the statistics of the episodes before. */
+  episodeValues: number[];
+  episodes: FeatureStats[];
 }
 
 function vectorFeature(key: string, dim: number, names: string[] | null): FrameFeature {
-  return { key, leaf: 'float32', vector: true, dim, names, values: [], ...accumulators(dim) };
+  return { key, leaf: 'float32', vector: true, dim, names, values: [], episodeValues: [], episodes: [] };
 }
 
 function scalarFeature(key: string, leaf: ParquetLeaf): FrameFeature {
-  return { key, leaf, vector: false, dim: 1, names: null, values: [], ...accumulators(1) };
+  return { key, leaf, vector: false, dim: 1, names: null, values: [], episodeValues: [], episodes: [] };
 }
-
-const accumulators = (dim: number) => ({ all: new StatsAccumulator(dim), episode: new StatsAccumulator(dim) });
 
 /** Appends one frame's value (a vector for dim > 1 or named features, else a scalar). */
 function push(feature: FrameFeature, value: ArrayLike<number> | number | bigint | boolean): void {
-  const numbers: number[] = typeof value === 'object' ? Array.from(value) : [Number(value)];
-  feature.values.push(feature.vector ? numbers : value);
-  feature.all.add(numbers, 1);
-  feature.episode.add(numbers, 1);
+  const numbers: number[] = typeof value === 'object' ? Array.from(value, Number) : [Number(value)];
+  // float32 columns hold float32 values: statistics of what LeRobot will read.
+  const stored = feature.leaf === 'float32' ? numbers.map(Math.fround) : numbers;
+  feature.values.push(feature.vector ? stored : feature.leaf === 'float32' ? stored[0] : value);
+  feature.episodeValues.push(...stored);
+}
+
+/** Closes the episode's statistics of a feature. */
+function endEpisode(feature: FrameFeature): FeatureStats {
+  const stats = episodeStats(feature.episodeValues, feature.dim);
+  feature.episodes.push(stats);
+  feature.episodeValues = [];
+  return stats;
+}
+
+/** How an export names and scales joints: as the imported LeRobot source, the robot's LeRobot driver, or wmrl. */
+interface JointLayout {
+  stateNames: string[];
+  actionNames: string[];
+  conversion: UnitConversion;
+  /** Not radians with a [0, 1] gripper: the radians go along as wmrl.state. */
+  converted: boolean;
+  robotType: string;
+}
+
+function jointLayout(robot: RobotDescription, origin: LerobotOrigin | null): JointLayout {
+  const slots = robotSlots(robot);
+  const conversion = origin
+    ? unitConversion(robot, origin.units, origin.gripper)
+    : unitConversion(robot, robot.lerobot?.units ?? 'radians');
+  const names = robot.lerobot?.names ?? slots;
+  const { closed, open } = conversion.gripper;
+  return {
+    stateNames: origin?.stateNames ?? names,
+    actionNames: origin?.actionNames ?? names,
+    conversion,
+    converted: conversion.units !== 'radians' || closed !== 0 || open !== 1,
+    robotType: origin?.robotType ?? robot.lerobot?.robotType ?? robot.name,
+  };
+}
+
+/** Where to re-read a camera at its own size: the source's video segment of an episode, when still there. */
+interface SourceVideo {
+  file: string;
+  fromSeconds: number;
+  width: number;
+  height: number;
 }
 
 interface Layout {
@@ -137,11 +191,16 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
   const store = await EpisodeStore.open(options.source);
   const robot = loadRobot(store.robotRef);
   const slots = robotSlots(robot);
+  const origin = await readOrigin(options.source);
+  const joints = jointLayout(robot, origin);
+  const notes: string[] = [];
+  const sourceVideos = await originVideos(origin, notes);
   return writeThenMove(options.out, async (dir) => {
     let layout: Layout | null = null;
     let features: FrameFeature[] = [];
     const encoders = new Map<string, VideoEncoder>();
-    const cameraStats = new Map<string, { all: StatsAccumulator; episode: StatsAccumulator }>();
+    const cameraStats = new Map<string, FeatureStats[]>();
+    const videoSize = new Map<string, { width: number; height: number }>();
     const taskIndex = new Map<string, number>();
     const episodeRows: Record<string, unknown>[] = [];
     const metas: WmrlEpisodeMeta[] = [];
@@ -156,10 +215,11 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
         if (!layout) {
           layout = layoutOf(robot, episode);
           features = [
-            vectorFeature('observation.state', slots.length, slots),
-            vectorFeature('observation.velocity', slots.length, slots),
-            ...(layout.stateDim ? [vectorFeature('observation.environment_state', layout.stateDim, null)] : []),
-            vectorFeature('action', slots.length, slots),
+            vectorFeature('observation.state', slots.length, joints.stateNames),
+            vectorFeature('action', slots.length, joints.actionNames),
+            ...(joints.converted ? [vectorFeature('wmrl.state', slots.length, slots)] : []),
+            vectorFeature('wmrl.velocity', slots.length, slots),
+            ...(layout.stateDim ? [vectorFeature('wmrl.environment_state', layout.stateDim, null)] : []),
             vectorFeature('wmrl.action', slots.length, slots),
             scalarFeature('next.reward', 'float32'),
             scalarFeature('next.success', 'bool'),
@@ -174,31 +234,38 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
             const key = `observation.images.${cam.name}`;
             const file = join(dir, formatPath(VIDEO_PATH, { video_key: key, chunk_index: 0, file_index: 0 }));
             await mkdir(dirname(file), { recursive: true });
-            const size = { width: cam.width, height: cam.height };
+            const source = sourceVideos?.cameras.get(cam.name);
+            const size = source ?? { width: cam.width, height: cam.height };
+            videoSize.set(cam.name, size);
             encoders.set(cam.name, new VideoEncoder(file, { size, fps: layout.fps, quality: options.quality }));
-            cameraStats.set(cam.name, { all: new StatsAccumulator(3), episode: new StatsAccumulator(3) });
+            cameraStats.set(cam.name, []);
           }
         } else checkLayout(layout, episode, robot);
         const k = metas.length;
         const fps = layout.fps;
         const byKey = new Map(features.map((f) => [f.key, f]));
         const f = (key: string) => byKey.get(key)!;
-        for (const feature of features) feature.episode = new StatsAccumulator(feature.dim);
         const task = taskIndex.get(episode.task.instruction) ?? taskIndex.size;
         taskIndex.set(episode.task.instruction, task);
-        const targets = targetsFromActions(robot, episode);
         const T = episode.steps;
         const d = slots.length;
+        const recorded = origin?.episodes.find((e) => e.id === episode.id && e.kept === T + 1);
+        const targets = recorded
+          ? recorded.targets.flat()
+          : fromWmrl(joints.conversion, targetsFromActions(robot, episode), d, 'position');
+        const conv = joints.conversion;
         const hold = new Float32Array(d);
         hold[d - 1] = T > 0 ? episode.actions[T * d - 1]! : -1;
         for (let t = 0; t <= T; t++) {
-          push(f('observation.state'), episode.qpos.subarray(t * d, (t + 1) * d));
-          push(f('observation.velocity'), episode.qvel.subarray(t * d, (t + 1) * d));
+          const qpos = episode.qpos.subarray(t * d, (t + 1) * d);
+          push(f('observation.state'), joints.converted ? fromWmrl(conv, qpos, d, 'position') : qpos);
+          push(f('action'), targets.slice(t * d, (t + 1) * d));
+          if (joints.converted) push(f('wmrl.state'), qpos);
+          push(f('wmrl.velocity'), episode.qvel.subarray(t * d, (t + 1) * d));
           if (layout.stateDim) {
             const s = layout.stateDim;
-            push(f('observation.environment_state'), episode.state.subarray(t * s, (t + 1) * s));
+            push(f('wmrl.environment_state'), episode.state.subarray(t * s, (t + 1) * s));
           }
-          push(f('action'), targets.subarray(t * d, (t + 1) * d));
           push(f('wmrl.action'), t < T ? episode.actions.subarray(t * d, (t + 1) * d) : hold);
           const after = Math.min(t + 1, T);
           push(f('next.reward'), episode.progress[after]!);
@@ -222,23 +289,20 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
         for (const cam of layout.cameras) {
           const key = `observation.images.${cam.name}`;
           const encoder = encoders.get(cam.name)!;
-          const stats = cameraStats.get(cam.name)!;
-          stats.episode = new StatsAccumulator(3);
-          const pixels = episode.cameras[cam.name]!.frames;
+          const size = videoSize.get(cam.name)!;
+          const pixels =
+            (await sourceFrames(sourceVideos, cam.name, episode.id, T + 1)) ?? episode.cameras[cam.name]!.frames;
           row[`videos/${key}/chunk_index`] = 0n;
           row[`videos/${key}/file_index`] = 0n;
           row[`videos/${key}/from_timestamp`] = encoder.frames / fps;
           await encoder.write(pixels);
           row[`videos/${key}/to_timestamp`] = encoder.frames / fps;
-          stats.all.addFrames(pixels, cam.width * cam.height);
-          stats.episode.addFrames(pixels, cam.width * cam.height);
-          for (const [stat, value] of Object.entries(channelShaped(stats.episode.stats()))) {
-            row[`stats/${key}/${stat}`] = value;
-          }
+          const stats = imageStats(pixels, size.width, size.height);
+          cameraStats.get(cam.name)!.push(stats);
+          for (const [stat, value] of Object.entries(channelShaped(stats))) row[`stats/${key}/${stat}`] = value;
         }
         for (const feature of features) {
-          for (const [stat, value] of Object.entries(feature.episode.stats()))
-            row[`stats/${feature.key}/${stat}`] = value;
+          for (const [stat, value] of Object.entries(endEpisode(feature))) row[`stats/${feature.key}/${stat}`] = value;
         }
         row['meta/episodes/chunk_index'] = 0n;
         row['meta/episodes/file_index'] = 0n;
@@ -259,7 +323,8 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
     const hfFeatures = Object.fromEntries(
       features.map((f) => [
         f.key,
-        f.vector ? { feature: hfValue(f.leaf), length: f.dim, _type: 'Sequence' } : hfValue(f.leaf),
+        // LeRobot's get_hf_features_from_features: a fixed-size datasets.List (pyarrow fixed_size_list).
+        f.vector ? { feature: hfValue(f.leaf), length: f.dim, _type: 'List' } : hfValue(f.leaf),
       ]),
     );
     await writeParquet(
@@ -271,8 +336,8 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
     await writeTasksParquet(join(dir, 'meta/tasks.parquet'), [...taskIndex.keys()]);
 
     const stats: Record<string, unknown> = {};
-    for (const f of features) stats[f.key] = f.all.stats();
-    for (const [name, s] of cameraStats) stats[`observation.images.${name}`] = channelShaped(s.all.stats());
+    for (const f of features) stats[f.key] = aggregateStats(f.episodes);
+    for (const [name, s] of cameraStats) stats[`observation.images.${name}`] = channelShaped(aggregateStats(s));
     await writeFile(join(dir, 'meta/stats.json'), `${JSON.stringify(stats, null, 4)}\n`);
     await writeEpisodeMeta(dir, metas);
 
@@ -282,17 +347,17 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
       infoFeatures[f.key] = { dtype: f.leaf, shape: [f.dim], names: f.names, fps };
     }
     for (const cam of layout.cameras) {
-      const size = { width: cam.width, height: cam.height };
+      const size = videoSize.get(cam.name)!;
       infoFeatures[`observation.images.${cam.name}`] = {
         dtype: 'video',
-        shape: [cam.height, cam.width, 3],
+        shape: [size.height, size.width, 3],
         names: ['height', 'width', 'channels'],
         info: encodedVideoInfo({ size, fps, quality: options.quality }),
       };
     }
     const info = {
       codebase_version: 'v3.0',
-      robot_type: robot.name,
+      robot_type: joints.robotType,
       total_episodes: metas.length,
       total_frames: frames,
       total_tasks: taskIndex.size,
@@ -316,6 +381,7 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
       aborted,
       cameras: layout.cameras.map((c) => c.name),
       fps,
+      notes,
     };
   });
 }
@@ -368,4 +434,78 @@ async function writeTasksParquet(file: string, tasks: string[]): Promise<void> {
     ],
     { pandas: JSON.stringify(pandas) },
   );
+}
+
+interface OriginVideos {
+  /** Per camera, the source's frame size. */
+  cameras: Map<string, { width: number; height: number }>;
+  /** Per wmrl episode id and camera, where its frames lie in the source. */
+  segments: Map<string, Map<string, SourceVideo & { stride: number; fps: number }>>;
+}
+
+/**
+ * The source videos of a dataset imported from LeRobot, when every one is still where the import read
+ * it; null (and a note) otherwise, and then the wmrl frames, at the robot camera's size, are exported.
+ */
+async function originVideos(origin: LerobotOrigin | null, notes: string[]): Promise<OriginVideos | null> {
+  const videos = origin?.cameras.filter((c) => c.kind === 'video') ?? [];
+  if (!origin || videos.length === 0) return null;
+  let src: LerobotSource;
+  try {
+    src = await LerobotSource.open(origin.source);
+  } catch (err) {
+    notes.push(`source ${origin.source} unreadable (${(err as Error).message}): frames at the robot camera's size`);
+    return null;
+  }
+  const byIndex = new Map<number, LerobotEpisode>(src.episodes.map((e) => [e.index, e]));
+  const segments: OriginVideos['segments'] = new Map();
+  for (const ep of origin.episodes) {
+    const source = byIndex.get(ep.sourceEpisode);
+    const perCamera = new Map<string, SourceVideo & { stride: number; fps: number }>();
+    for (const cam of videos) {
+      const segment = source?.videos[cam.feature];
+      const there = segment
+        ? await access(segment.file).then(
+            () => true,
+            () => false,
+          )
+        : false;
+      if (!segment || !there) {
+        notes.push(`source video of episode ${ep.id} (${cam.feature}) missing: frames at the robot camera's size`);
+        return null;
+      }
+      const first = (await src.frames(source!)).rows[0]?.timestamp;
+      const fromSeconds = segment.fromSeconds + (typeof first === 'number' ? first : 0);
+      perCamera.set(cam.camera, {
+        ...segment,
+        fromSeconds,
+        width: cam.width,
+        height: cam.height,
+        stride: origin.stride,
+        fps: origin.fps,
+      });
+    }
+    segments.set(ep.id, perCamera);
+  }
+  notes.push(`frames re-encoded from ${origin.source}'s videos at their own size`);
+  return { cameras: new Map(videos.map((c) => [c.camera, { width: c.width, height: c.height }])), segments };
+}
+
+/** An episode's frames of `camera` from the source videos (every stride-th), or null to use wmrl's. */
+async function sourceFrames(
+  videos: OriginVideos | null,
+  camera: string,
+  id: string,
+  count: number,
+): Promise<Uint8Array | null> {
+  const segment = videos?.segments.get(id)?.get(camera);
+  if (!segment) return null;
+  const { width, height } = segment;
+  return decodeVideoFrames(segment.file, {
+    fromSeconds: segment.fromSeconds,
+    count,
+    fps: segment.fps,
+    stride: segment.stride,
+    size: { width, height },
+  });
 }

@@ -1,24 +1,29 @@
 /**
  * `wmrl import lerobot`: a LeRobot dataset (v2.1 or v3.0) as wmrl episodes.
  *
- * A LeRobot episode of N frames becomes a wmrl episode of N − 1 steps (wmrl keeps T + 1 observations
- * and T actions; the last frame's action has no observation after it). Joint positions come from
- * `observation.state`, velocities from `observation.velocity` (or finite differences when there is
- * none), actions from the absolute targets in `action` (actionConversion.ts), progress and success
- * from `next.reward` / `next.success`, frames from the camera features named after the robot's
+ * A LeRobot episode at the robot's control rate, N frames, becomes a wmrl episode of N observations and
+ * N − 1 steps; the last frame's action (wmrl has no observation after it) is kept with the dataset's
+ * other particulars in `lerobot_source.json` (lerobotOrigin.ts), so that an export gives it back. A
+ * dataset recorded k times faster than the robot's controlHz keeps every k-th frame; another ratio is
+ * refused. Joint positions come from `observation.state` in the dataset's units (declared or detected:
+ * jointUnits.ts), velocities from `observation.velocity` (or finite differences when there is none),
+ * actions from the absolute targets in `action` (actionConversion.ts), progress, success and done from
+ * `next.reward` / `next.success` / `next.done`, frames from the camera features named after the robot's
  * cameras (`observation.images.<camera>`), scaled to the robot description's size. A dataset written
  * by `wmrl export lerobot` (it has `meta/wmrl_episodes.jsonl` and `wmrl.action`) imports exactly:
  * the same actions, joint states and episode fields. Everything that does not map is reported.
  */
-import { basename } from 'node:path';
-import type { RobotDescription } from '../../core/robotDescription.ts';
+import { basename, resolve } from 'node:path';
+import type { JointUnits, RobotDescription } from '../../core/robotDescription.ts';
 import type { Episode, TaskSpec } from '../../core/types.ts';
 import { EpisodeStore, storeRobot } from '../episodeStore.ts';
 import { actionsFromTargets } from './actionConversion.ts';
 import { imageColumn, scalarColumn, vectorColumn } from './frameColumns.ts';
 import { assignedTask, taskOfInstruction } from './instructionTasks.ts';
 import { mapVector, MappingError, robotSlots, type VectorMapping } from './jointMapping.ts';
+import { checkUnits, guessUnits, outsideLimits, toWmrl, unitConversion, type UnitConversion } from './jointUnits.ts';
 import type { LerobotFeature } from './lerobotInfo.ts';
+import { writeOrigin, type LerobotOrigin } from './lerobotOrigin.ts';
 import { LerobotSource, type EpisodeFrames, type LerobotEpisode } from './lerobotSource.ts';
 import { writeThenMove } from './outputFolder.ts';
 import { decodeImages, decodeVideoFrames } from './videoFrames.ts';
@@ -34,9 +39,9 @@ export interface ImportOptions {
   map?: Readonly<Record<string, string>>;
   /** `family:colour:object[:zone]` for episodes whose task string is no wmrl instruction. */
   task?: string;
-  /** The dataset's arm joints are in degrees (LeRobot's SO-100/Koch robots record degrees). */
-  degrees?: boolean;
-  /** The dataset's gripper values when fully closed and fully open (default 0 and 1: an opening). */
+  /** The units of the dataset's joints (jointUnits.ts); detected from the values when absent. */
+  units?: JointUnits;
+  /** The dataset's gripper values when fully closed and fully open (default 0 and 1 in radians, else 0 and 100). */
   gripperRange?: { closed: number; open: number };
   onEpisode?: (index: number, episode: Episode) => void;
 }
@@ -45,6 +50,10 @@ export interface ImportReport {
   version: string;
   episodes: number;
   steps: number;
+  /** The units the joints were read in, and how they were chosen. */
+  units: { units: JointUnits; how: string };
+  /** Every `stride`-th frame was kept (the dataset's fps over the robot's controlHz). */
+  stride: number;
   /** Written by `wmrl export lerobot`: restored exactly. */
   exact: boolean;
   /** `wmrl ← lerobot` lines: joints, gripper, cameras. */
@@ -64,6 +73,24 @@ interface CameraMapping {
   kind: 'video' | 'image';
   width: number;
   height: number;
+  /** The dataset's own frame size and codec. */
+  source: { width: number; height: number; codec: string | null };
+}
+
+/**
+ * Every how-many-th frame of a dataset at `fps` the robot's control rate keeps: a whole ratio, or an
+ * error naming both rates and the fix.
+ */
+export function frameStride(fps: number, robot: RobotDescription): number {
+  const ratio = fps / robot.controlHz;
+  const stride = Math.round(ratio);
+  if (stride >= 1 && Math.abs(ratio - stride) < 1e-6) return stride;
+  throw new MappingError(
+    `the dataset runs at ${fps} fps, robot '${robot.name}' at controlHz ${robot.controlHz}: ` +
+      `${fps}/${robot.controlHz} is not a whole number, so frames cannot be kept at the robot's rate. ` +
+      `Record or resample the dataset at a whole multiple of ${robot.controlHz} fps, or import onto a robot ` +
+      `description whose controlHz divides ${fps} (a copy of robots/${robot.name} with controlHz changed, via --robot)`,
+  );
 }
 
 /**
@@ -106,6 +133,8 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
   const features = src.info.features;
   const exact = sidecar !== null && features['wmrl.action'] !== undefined;
   const slots = robotSlots(robot);
+  const aliases = robot.lerobot?.names ?? [];
+  const stride = frameStride(src.info.fps, robot);
   const overrides = split(robot, options.map ?? {});
   const notes: string[] = [];
   const unused: string[] = [];
@@ -130,34 +159,68 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
       return null;
     }
     used.add(feature);
-    const mapping = mapVector(feature, names, slots, overrides.joints);
+    const mapping = mapVector(feature, names, slots, overrides.joints, aliases);
     if (mapping.unused.length > 0) unused.push(`${feature}: ${mapping.unused.join(', ')}`);
     return mapping;
   };
-  const state = vector('observation.state', true)!;
+  // wmrl's exports keep radians, velocities and privileged state under wmrl.* (older ones: observation.*).
+  const wmrlOr = (key: string, old: string) => (exact && features[key] ? key : old);
+  const stateFeature = wmrlOr('wmrl.state', 'observation.state');
+  if (stateFeature !== 'observation.state') used.add('observation.state');
+  const state = vector(stateFeature, true)!;
   const actionFeature = exact ? 'wmrl.action' : 'action';
   const action = vector(actionFeature, true)!;
   if (exact) used.add('action'); // the same actions as absolute targets
+  const velocityFeature = wmrlOr('wmrl.velocity', 'observation.velocity');
   let velocity: VectorMapping | null = null;
   try {
-    velocity = vector('observation.velocity', false);
+    velocity = vector(velocityFeature, false);
   } catch (err) {
     if (!(err instanceof MappingError)) throw err;
-    notes.push(`observation.velocity does not map (${err.message}): qvel from finite differences instead`);
+    notes.push(`${velocityFeature} does not map (${err.message}): qvel from finite differences instead`);
   }
   if (!velocity)
     notes.push('qvel: finite differences of observation.state (the dataset has no usable observation.velocity)');
-  const envState = exact && features['observation.environment_state'] ? 'observation.environment_state' : null;
+  const envFeature = wmrlOr('wmrl.environment_state', 'observation.environment_state');
+  const envState = exact && features[envFeature] ? envFeature : null;
   if (envState) used.add(envState);
+  if (stride > 1) {
+    notes.push(
+      `${src.info.fps} fps dataset, robot '${robot.name}' at ${robot.controlHz} Hz: 1 frame in ${stride} kept ` +
+        '(actions are the targets recorded at the kept frames; the frames between are not imported)',
+    );
+  }
+
+  // Units: declared, else detected from the positions; positions the units contradict stop the import.
+  const rawStates: Float32Array[] = [];
+  for (const ep of src.episodes) rawStates.push(pickRaw(await src.frames(ep), src, state));
+  const raw = concat(rawStates);
+  const guess = exact ? { units: 'radians' as const, reason: 'written by wmrl' } : guessUnits(robot, raw, slots.length);
+  const units = options.units ?? guess.units;
+  const conversion = unitConversion(robot, units, options.gripperRange);
+  if (!exact) {
+    const qpos = new Float32Array(raw);
+    toWmrl(conversion, qpos, slots.length, 'position');
+    checkUnits(robot, conversion, qpos, slots.length, raw);
+  }
+  const how = options.units ? 'declared (--units)' : `detected: ${guess.reason}`;
+  const { closed, open } = conversion.gripper;
+  notes.push(`joints read as ${units}, ${how}; gripper ${closed} closed … ${open} open`);
 
   const cameras: CameraMapping[] = [];
+  const imageKeys = Object.keys(features).filter((k) => ['video', 'image'].includes(features[k]!.dtype));
+  const cameraChoices =
+    `the dataset's image and video features: ${imageKeys.join(', ') || 'none'}; ` +
+    `robot '${robot.name}''s cameras: ${robot.cameras.map((c) => c.name).join(', ')}`;
   for (const cam of robot.cameras) {
     const wanted = overrides.cameras[cam.name];
     const key = wanted ?? `observation.images.${cam.name}`;
     const feature = features[key];
     if (!feature || (feature.dtype !== 'video' && feature.dtype !== 'image')) {
       if (wanted)
-        throw new MappingError(`--map ${cam.name}=${wanted}: the dataset has no video or image feature '${wanted}'`);
+        throw new MappingError(
+          `--map ${cam.name}=${wanted}: the dataset has no video or image feature '${wanted}' (${cameraChoices})`,
+        );
       continue;
     }
     used.add(key);
@@ -167,17 +230,30 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
         `${key}: ${size.width}×${size.height} frames scaled to camera ${cam.name}'s ${cam.width}×${cam.height}`,
       );
     }
-    cameras.push({ camera: cam.name, feature: key, kind: feature.dtype, width: cam.width, height: cam.height });
+    const codec = feature.info?.['video.codec'];
+    cameras.push({
+      camera: cam.name,
+      feature: key,
+      kind: feature.dtype,
+      width: cam.width,
+      height: cam.height,
+      source: { ...size, codec: typeof codec === 'string' ? codec : null },
+    });
   }
-  if (cameras.length === 0)
-    notes.push('no camera feature maps to a robot camera: episodes carry no frames (--map CAMERA=KEY)');
+  if (cameras.length === 0 && imageKeys.length > 0) {
+    throw new MappingError(
+      `no camera feature is named after a robot camera (observation.images.<camera>): ${cameraChoices}. ` +
+        `Name one with --map ${robot.cameras[0]!.name}=${imageKeys[0]}`,
+    );
+  }
+  if (cameras.length === 0) notes.push('the dataset has no camera features: episodes carry no frames');
   for (const key of ['next.reward', 'next.success', 'next.done']) if (features[key]) used.add(key);
   for (const [key, f] of Object.entries(features)) {
     if (!used.has(key) && !BOOKKEEPING.has(key)) unused.push(`${key} (${f.dtype} ${JSON.stringify(f.shape)})`);
   }
   if (!features['next.reward']) notes.push('no next.reward: progress stored as 0');
   if (!features['next.success'] && !exact) notes.push('no next.success: success unknown, stored as false');
-  if (!exact) notes.push('the last frame of each episode has no next observation: its action is dropped');
+  if (features['next.done']) used.add('next.done');
 
   // Tasks first: an instruction that maps nowhere stops the import before anything is written.
   const taskOf = new Map<number, TaskSpec>();
@@ -202,7 +278,7 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
   }
   if (assigned > 0) notes.push(`${assigned} episodes assigned --task ${options.task} (their own task text kept)`);
 
-  const counts = { clipped: 0, outsideLimits: 0, rewardClamped: 0 };
+  const counts = { clipped: 0, outsideLimits: 0, rewardClamped: 0, earlyDone: 0, noDone: 0, tail: 0 };
   const mapped = [...state.pairs, ...cameras.map((c) => `${c.camera} ← ${c.feature}`)];
   let steps = 0;
   const convert: EpisodeConverter = {
@@ -216,20 +292,47 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
     cameras,
     exact,
     counts,
+    conversion,
+    stride,
+  };
+  const origin: LerobotOrigin = {
+    source: resolve(options.source),
+    codebaseVersion: src.version,
+    robotType: src.info.robot_type ?? null,
+    fps: src.info.fps,
+    stride,
+    units,
+    gripper: conversion.gripper,
+    stateNames: state.indices.map((i) => src.names(state.feature)![i]!),
+    actionNames: action.indices.map((i) => src.names(action.feature)![i]!),
+    cameras: cameras.map((c) => ({ camera: c.camera, feature: c.feature, kind: c.kind, ...c.source })),
+    episodes: [],
   };
   await writeThenMove(options.out, async (dir) => {
     const store = await EpisodeStore.create(dir, storeRobot(robot));
     try {
       for (const [n, ep] of src.episodes.entries()) {
-        const episode = await toEpisode(convert, ep, taskOf.get(ep.index)!, sidecar?.get(ep.index));
+        const { episode, targets } = await toEpisode(convert, ep, taskOf.get(ep.index)!, sidecar?.get(ep.index));
         await store.append(episode);
+        const kept = episode.steps + 1;
+        origin.episodes.push({ id: episode.id, sourceEpisode: ep.index, length: ep.length, kept, targets });
         steps += episode.steps;
         options.onEpisode?.(n, episode);
       }
     } finally {
       await store.close();
     }
+    if (!exact) await writeOrigin(dir, origin);
   });
+  if (!exact)
+    notes.push("the last frame's action and the dataset's names, units and sizes kept in lerobot_source.json");
+  if (counts.tail > 0) {
+    notes.push(`${counts.tail} frames at episode ends past the last whole ${stride}-frame step not imported`);
+  }
+  if (counts.noDone > 0) notes.push(`${counts.noDone} episodes have no next.done at their last frame`);
+  if (counts.earlyDone > 0) {
+    notes.push(`${counts.earlyDone} episodes have next.done before their last frame (all frames kept)`);
+  }
   if (counts.clipped > 0) {
     notes.push(
       `${counts.clipped} arm action values clipped to ±1: the target moved more than the joint's maxStep in a tick`,
@@ -239,7 +342,30 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
     notes.push(`${counts.outsideLimits} joint positions lie outside robot '${robot.name}' limits (kept as recorded)`);
   }
   if (counts.rewardClamped > 0) notes.push(`${counts.rewardClamped} next.reward values clamped into [0, 1]`);
-  return { version: src.version, episodes: src.episodes.length, steps, exact, mapped, unused, notes };
+  const report = { version: src.version, episodes: src.episodes.length, steps, exact, mapped, unused, notes };
+  return { ...report, units: { units, how }, stride };
+}
+
+/** The mapped dimensions of a vector feature, every frame, in the dataset's units. */
+function pickRaw(frames: EpisodeFrames, src: LerobotSource, mapping: VectorMapping): Float32Array {
+  const width = src.names(mapping.feature)!.length;
+  const all = vectorColumn(frames, mapping.feature, width);
+  const dim = mapping.indices.length;
+  const out = new Float32Array(frames.rows.length * dim);
+  for (let t = 0; t < frames.rows.length; t++) {
+    for (let i = 0; i < dim; i++) out[t * dim + i] = all[t * width + mapping.indices[i]!]!;
+  }
+  return out;
+}
+
+function concat(parts: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 interface EpisodeConverter {
@@ -252,32 +378,31 @@ interface EpisodeConverter {
   envState: string | null;
   cameras: CameraMapping[];
   exact: boolean;
-  counts: { clipped: number; outsideLimits: number; rewardClamped: number };
+  counts: {
+    clipped: number;
+    outsideLimits: number;
+    rewardClamped: number;
+    earlyDone: number;
+    noDone: number;
+    tail: number;
+  };
+  conversion: UnitConversion;
+  stride: number;
 }
 
-/** Picks the mapped dimensions of a `rows × names` column and converts them to wmrl's units. */
+/** The mapped dimensions of the kept frames (`keep`), converted to wmrl's units unless `raw`. */
 function pick(
   c: EpisodeConverter,
   frames: EpisodeFrames,
   mapping: VectorMapping,
-  rows: number,
+  keep: readonly number[],
   kind: 'position' | 'rate' | 'raw',
 ): Float32Array {
-  const width = c.src.names(mapping.feature)!.length;
-  const all = vectorColumn(frames, mapping.feature, width);
+  const all = pickRaw(frames, c.src, mapping);
   const dim = mapping.indices.length;
-  const out = new Float32Array(rows * dim);
-  const { closed, open } = c.options.gripperRange ?? { closed: 0, open: 1 };
-  const toRad = c.options.degrees && kind !== 'raw' ? Math.PI / 180 : 1;
-  for (let t = 0; t < rows; t++) {
-    for (let i = 0; i < dim; i++) {
-      const v = all[t * width + mapping.indices[i]!]!;
-      if (kind === 'raw') out[t * dim + i] = v;
-      else if (i === dim - 1)
-        out[t * dim + i] = kind === 'position' ? (v - closed) / (open - closed) : v / (open - closed);
-      else out[t * dim + i] = v * toRad;
-    }
-  }
+  const out = new Float32Array(keep.length * dim);
+  keep.forEach((f, t) => out.set(all.subarray(f * dim, (f + 1) * dim), t * dim));
+  if (kind !== 'raw' && !c.exact) toWmrl(c.conversion, out, dim, kind);
   return out;
 }
 
@@ -286,74 +411,87 @@ async function toEpisode(
   ep: LerobotEpisode,
   task: TaskSpec,
   meta: WmrlEpisodeMeta | undefined,
-): Promise<Episode> {
+): Promise<{ episode: Episode; targets: number[][] }> {
   const frames = await c.src.frames(ep);
   const n = frames.rows.length;
-  const T = n - 1;
+  const s = c.stride;
+  // Frames 0, s, 2s, …: step t runs from kept frame t to t + 1; frames past the last whole step are left.
+  const keep = Array.from({ length: Math.floor((n - 1) / s) + 1 }, (_, k) => k * s);
+  c.counts.tail += n - 1 - keep.at(-1)!;
+  const K = keep.length;
+  const T = K - 1;
   const dim = c.state.indices.length;
   const fps = c.src.info.fps;
-  const qpos = pick(c, frames, c.state, n, 'position');
-  const joints = c.robot.arm.joints;
-  for (let t = 0; t < n; t++) {
-    joints.forEach((j, i) => {
-      const v = qpos[t * dim + i]!;
-      if (v < j.lower || v > j.upper) c.counts.outsideLimits++;
-    });
-  }
+  const qpos = pick(c, frames, c.state, keep, 'position');
+  c.counts.outsideLimits += outsideLimits(c.robot, qpos, dim);
   let qvel: Float32Array;
-  if (c.velocity) qvel = pick(c, frames, c.velocity, n, 'rate');
+  if (c.velocity) qvel = pick(c, frames, c.velocity, keep, 'rate');
   else {
-    qvel = new Float32Array(n * dim);
-    for (let t = 1; t < n; t++) {
-      for (let i = 0; i < dim; i++) qvel[t * dim + i] = (qpos[t * dim + i]! - qpos[(t - 1) * dim + i]!) * fps;
+    qvel = new Float32Array(K * dim);
+    for (let t = 1; t < K; t++) {
+      for (let i = 0; i < dim; i++) qvel[t * dim + i] = ((qpos[t * dim + i]! - qpos[(t - 1) * dim + i]!) * fps) / s;
     }
   }
+  const recorded = pick(c, frames, c.action, keep, 'raw');
+  const targets = Array.from({ length: K }, (_, t) => Array.from(recorded.subarray(t * dim, (t + 1) * dim)));
   let actions: Float32Array;
-  if (c.exact) actions = pick(c, frames, c.action, T, 'raw');
+  if (c.exact) actions = recorded.subarray(0, T * dim);
   else {
-    const targets = pick(c, frames, c.action, T, 'position');
-    const converted = actionsFromTargets(c.robot, { steps: T, qpos, qposDim: dim, targets });
+    const wmrlTargets = pick(c, frames, c.action, keep.slice(0, T), 'position');
+    const converted = actionsFromTargets(c.robot, { steps: T, qpos, qposDim: dim, targets: wmrlTargets });
     actions = converted.actions;
     c.counts.clipped += converted.clipped;
   }
-  const state = c.envState ? vectorColumn(frames, c.envState, c.src.names(c.envState)!.length) : new Float32Array(0);
-  const progress = new Float32Array(n);
-  const successes = new Uint8Array(n);
+  const envWidth = c.envState ? c.src.names(c.envState)!.length : 0;
+  const envAll = c.envState ? vectorColumn(frames, c.envState, envWidth) : new Float32Array(0);
+  const state = new Float32Array(K * envWidth);
+  keep.forEach((f, t) => state.set(envAll.subarray(f * envWidth, (f + 1) * envWidth), t * envWidth));
+  const progress = new Float32Array(K);
+  const successes = new Uint8Array(K);
   progress[0] = meta?.progress0 ?? 0;
   successes[0] = meta?.success0 ? 1 : 0;
   const features = c.src.info.features;
+  // next.* of step t: the value after its last source frame, (t + 1)·s − 1.
   if (features['next.reward']) {
     const reward = scalarColumn(frames, 'next.reward');
     for (let t = 0; t < T; t++) {
-      const r = reward[t]!;
+      const r = reward[(t + 1) * s - 1]!;
       if (r < 0 || r > 1) c.counts.rewardClamped++;
       progress[t + 1] = Math.min(1, Math.max(0, r));
     }
   }
   if (features['next.success']) {
     const success = scalarColumn(frames, 'next.success');
-    for (let t = 0; t < T; t++) successes[t + 1] = success[t]! > 0 ? 1 : 0;
+    for (let t = 0; t < T; t++) successes[t + 1] = success[(t + 1) * s - 1]! > 0 ? 1 : 0;
+  }
+  if (features['next.done']) {
+    const done = scalarColumn(frames, 'next.done');
+    if (!(done[n - 1]! > 0)) c.counts.noDone++;
+    if (done.subarray(0, n - 1).some((d) => d > 0)) c.counts.earlyDone++;
   }
   const cameras: Episode['cameras'] = {};
   for (const cam of c.cameras) {
     const size = { width: cam.width, height: cam.height };
+    let pixels: Uint8Array;
     if (cam.kind === 'video') {
       const segment = ep.videos[cam.feature]!;
       const first = features.timestamp ? scalarColumn(frames, 'timestamp')[0]! : 0;
-      const pixels = await decodeVideoFrames(segment.file, {
+      pixels = await decodeVideoFrames(segment.file, {
         fromSeconds: segment.fromSeconds + first,
         count: n,
         fps,
         size,
       });
-      cameras[cam.camera] = { ...size, frames: pixels };
     } else {
-      const pixels = await decodeImages(imageColumn(frames, cam.feature), size, `${frames.file} ${cam.feature}`);
-      cameras[cam.camera] = { ...size, frames: pixels };
+      pixels = await decodeImages(imageColumn(frames, cam.feature), size, `${frames.file} ${cam.feature}`);
     }
+    const frameBytes = cam.width * cam.height * 3;
+    const kept = new Uint8Array(K * frameBytes);
+    keep.forEach((f, t) => kept.set(pixels.subarray(f * frameBytes, (f + 1) * frameBytes), t * frameBytes));
+    cameras[cam.camera] = { ...size, frames: kept };
   }
   const name = basename(c.options.source);
-  return {
+  const episode: Episode = {
     id: meta?.id ?? `lerobot-${name}-${ep.index}`,
     robot: c.robot.name,
     task,
@@ -362,11 +500,11 @@ async function toEpisode(
     policy: meta?.policy ?? `lerobot:${name}`,
     status: 'complete',
     success: meta?.success ?? successes.includes(1),
-    controlHz: fps,
+    controlHz: fps / s,
     steps: T,
     createdAt: meta?.createdAt ?? new Date().toISOString(),
     qposDim: dim,
-    stateDim: c.envState ? state.length / n : 0,
+    stateDim: envWidth,
     actionDim: dim,
     qpos,
     qvel,
@@ -376,4 +514,5 @@ async function toEpisode(
     successes,
     cameras,
   };
+  return { episode, targets };
 }

@@ -15,10 +15,10 @@ export interface FrameSize {
   height: number;
 }
 
-/** Decodes `count` frames of `file` from `fromSeconds` on, scaled to `size`. */
+/** Decodes `count` frames of `file` from `fromSeconds` on (every `stride`-th, default all), scaled to `size`. */
 export async function decodeVideoFrames(
   file: string,
-  options: { fromSeconds: number; count: number; fps: number; size: FrameSize },
+  options: { fromSeconds: number; count: number; fps: number; size: FrameSize; stride?: number },
 ): Promise<Uint8Array> {
   const { width, height } = options.size;
   const frameBytes = width * height * 3;
@@ -33,7 +33,7 @@ export async function decodeVideoFrames(
     '-vsync',
     '0',
     '-vf',
-    `scale=${width}:${height}:flags=area`,
+    `${(options.stride ?? 1) > 1 ? `select=not(mod(n\\,${options.stride})),` : ''}scale=${width}:${height}:flags=area`,
     '-f',
     'rawvideo',
     '-pix_fmt',
