@@ -16,7 +16,10 @@ const HELP = `usage: wmrl import lerobot DIR --out DIR [options]
                     --map waist=shoulder_pan.pos --map scene=observation.images.top (repeatable);
                     by default a joint takes the dimension named like it or <name>.pos, a camera
                     observation.images.<camera>
-  --task SPEC       family:colour:object[:zone] for episodes whose task string is no wmrl instruction
+  --task SPEC       family:colour:object[:zone] for episodes whose task text no task family phrases (to run
+                    them in the simulator); without it they keep their text, under a family of the
+                    dataset's own texts declared in DIR/tasks/ (docs/tasks.md)
+  --family NAME     that family's name (default: the dataset folder's name)
   --units U         the joints' units: radians, degrees (LeRobot's DEGREES: from the middle of the
                     calibrated range) or range100 (LeRobot's RANGE_M100_100: -100..100 across it);
                     detected from the values when not given (the report says which and why)
@@ -39,6 +42,7 @@ export const command = {
         robot: { type: 'string' },
         map: { type: 'string', multiple: true },
         task: { type: 'string' },
+        family: { type: 'string' },
         units: { type: 'string' },
         degrees: { type: 'boolean' },
         'gripper-range': { type: 'string' },
@@ -88,6 +92,7 @@ export const command = {
       robot,
       map: parseMapFlags(values.map ?? []),
       ...(values.task ? { task: values.task } : {}),
+      ...(values.family ? { family: values.family } : {}),
       ...(units ? { units } : {}),
       ...(gripperRange ? { gripperRange } : {}),
       onEpisode: (i) => process.stderr.write(`\rimported episode ${i + 1}`),

@@ -36,14 +36,14 @@ async function usage(): Promise<string> {
   for (const [name, load] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(11)} ${(await load()).summary}`);
   lines.push(
     '',
-    'every command takes --tasks PATH (repeatable): a task family file (YAML) or a folder of them to add to the',
+    'every command takes --task-file PATH (repeatable): a task family file (YAML) or a folder of them to add to the',
     "built-in families (docs/tasks.md); the robot description's tasks/ folder and a dataset's are read too",
   );
   return lines.join('\n');
 }
 
 /**
- * Takes every `--tasks PATH` out of `argv` and registers those families, with the ones WMRL_TASKS names (a parent
+ * Takes every `--task-file PATH` out of `argv` and registers those families, with the ones WMRL_TASKS names (a parent
  * wmrl's); WMRL_TASKS then names them all, so the wmrl processes this one starts (a sim server, workers) know them.
  */
 function takeTaskFiles(argv: string[]): string[] {
@@ -51,11 +51,11 @@ function takeTaskFiles(argv: string[]): string[] {
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--tasks') {
+    if (arg === '--task-file') {
       const path = argv[++i];
-      if (path === undefined || path.startsWith('--')) throw new UsageError('--tasks needs a file or folder');
+      if (path === undefined || path.startsWith('--')) throw new UsageError('--task-file needs a file or folder');
       paths.push(resolve(path));
-    } else if (arg.startsWith('--tasks=')) paths.push(resolve(arg.slice('--tasks='.length)));
+    } else if (arg.startsWith('--task-file=')) paths.push(resolve(arg.slice('--task-file='.length)));
     else rest.push(arg);
   }
   for (const path of paths) addTaskFiles(path);

@@ -115,13 +115,17 @@ export const command = {
         onEpoch: (s, m) => {
           progress?.stop();
           log.log({ stage: s, ...m });
+          // Demonstrations without the simulator's object state (a robot's, an imported dataset's) have no
+          // positions to check the auxiliary heads against: those figures are left out, not printed as NaN.
+          const aux = Number.isFinite(m.validationAuxRmseCm as number)
+            ? `, object/goal position RMSE ${(m.validationAuxRmseCm as number).toFixed(1)} cm, ` +
+              `in the image ${(m.validationImageRmsePx as number).toFixed(1)} px`
+            : '';
           if (s === 'bc')
             console.error(
               `bc epoch ${(m.epoch as number) + 1}: train NLL ${(m.trainNll as number).toFixed(3)}, ` +
                 `validation NLL ${(m.validationNll as number).toFixed(3)}, ` +
-                `action MSE ${(m.validationMse as number).toFixed(4)}, object/goal ` +
-                `position RMSE ${(m.validationAuxRmseCm as number).toFixed(1)} cm, ` +
-                `in the image ${(m.validationImageRmsePx as number).toFixed(1)} px`,
+                `action MSE ${(m.validationMse as number).toFixed(4)}${aux}`,
             );
           else
             console.error(

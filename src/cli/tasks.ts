@@ -10,8 +10,8 @@ export const command = {
     const { values } = parseFlags(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
     if (values.help) {
       console.log(
-        'usage: wmrl tasks [--tasks PATH] [--json]\n\nLists every family × colour × template and its split.\n\n' +
-          '  --tasks PATH   a task family file (YAML), or a folder of them, to add (docs/tasks.md); repeatable',
+        'usage: wmrl tasks [--task-file PATH] [--json]\n\nLists every family × colour × template and its split.\n\n' +
+          '  --task-file PATH   a task family file (YAML), or a folder of them, to add (docs/tasks.md); repeatable',
       );
       return 0;
     }

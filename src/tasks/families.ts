@@ -1,6 +1,6 @@
 /**
  * The task family registry. The built-in families are files in configs/tasks/ (BUILT_IN, in the world model's
- * one-hot order: append, never reorder); a user adds one with a file (`--tasks PATH`, a `tasks/` folder beside a
+ * one-hot order: append, never reorder); a user adds one with a file (`--task-file PATH`, a `tasks/` folder beside a
  * robot description or in a dataset) and no code change. Everything per family (selectors, sampling, splits, the
  * scene and its success condition, score rules) reads it from here.
  */
@@ -46,7 +46,7 @@ function register(def: FamilyDef): void {
  */
 export function addTaskFiles(path: string): string[] {
   const full = resolve(path);
-  if (!existsSync(full)) throw new TaskError(`--tasks ${path}: no such file or folder`);
+  if (!existsSync(full)) throw new TaskError(`--task-file ${path}: no such file or folder`);
   const files = statSync(full).isDirectory()
     ? readdirSync(full)
         .filter((f) => ['.yaml', '.yml'].includes(extname(f)))
@@ -94,7 +94,7 @@ export function taskFamily(name: string): TaskFamily {
 function unknownFamily(name: string): string {
   return (
     `unknown task family '${name}'; known: ${taskFamilies().join(', ')} ` +
-    `(a family of your own is a YAML file: --tasks FILE, docs/tasks.md)`
+    `(a family of your own is a YAML file: --task-file FILE, docs/tasks.md)`
   );
 }
 

@@ -1,6 +1,6 @@
 /**
  * What a task family is: a file (configs/tasks/<family>.yaml for the built-in ones, any YAML a user gives with
- * `--tasks`, or `tasks/` beside a robot description or in a dataset; familyFile.ts reads them). A family says its
+ * `--task-file`, or `tasks/` beside a robot description or in a dataset; familyFile.ts reads them). A family says its
  * instructions and how their train/test split is drawn, its episode length in seconds, and, when the simulator can
  * set it up, its scene: the objects it needs, the scripted expert that demonstrates it, and its success condition,
  * progress and goal declared over named points of the scene. The registry (families.ts) lists them; the generic

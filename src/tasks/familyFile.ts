@@ -166,3 +166,17 @@ export function readFamilyFile(path: string): FamilyDef {
   }
   return parseFamily(text, path);
 }
+
+/**
+ * The YAML of a family of fixed texts (a dataset's own words): all in the train split, `seconds` long, with a
+ * comment saying where it came from (`about`) and how to hold texts out.
+ */
+export function textFamilyYaml(texts: readonly string[], seconds: number, about: string): string {
+  const body = YAML.stringify({ instructions: { texts: [...texts] }, split: { templates: [] }, seconds });
+  return (
+    `# ${about}\n` +
+    '# Every text is in the train split; to hold some out for evaluation, list their indices under\n' +
+    '# split.templates (docs/tasks.md) before the episodes are recorded or imported.\n' +
+    body
+  );
+}

@@ -20,7 +20,7 @@ export function parseTaskSelectors(text: string): TaskSelector[] {
     if (family === undefined || !isTaskFamily(family)) {
       throw new TaskError(
         `unknown task family '${family}'; known: ${taskFamilies().join(', ')} (or 'all'); ` +
-          'a family of your own is a YAML file: --tasks FILE (docs/tasks.md)',
+          'a family of your own is a YAML file: --task-file FILE (docs/tasks.md)',
       );
     }
     if (rest.length > 0) throw new TaskError(`task '${part}': expected family[:color[:object-or-zone]]`);

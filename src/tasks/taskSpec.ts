@@ -12,7 +12,7 @@ import { COLOR_NAMES } from './vocabulary.ts';
 const fields = {
   family: z.string().refine(isTaskFamily, {
     error: (i) =>
-      `unknown task family '${String(i.input)}'; known: ${taskFamilies().join(', ')} (--tasks FILE adds one)`,
+      `unknown task family '${String(i.input)}'; known: ${taskFamilies().join(', ')} (--task-file FILE adds one)`,
     abort: true,
   }),
   color: z.enum(COLOR_NAMES).optional(),

@@ -5,7 +5,7 @@
  * picks up every step's noise: on 160 anchor episodes of a tiny reach run the replayed `max` ranked failures above
  * successes where `final` separated them. Success is labelled only at the step an episode first succeeds (episodes
  * end there), so a success head rarely sees a held success; progress is labelled at every step, near misses
- * included. A task family may add rules of its own (src/tasks/<family>/family.ts, FamilyDef.scoreRules), read off
+ * included. A task family's file may name rules of its own (`scores:`, src/tasks/familyScoreRules.ts), read off
  * the state's object features.
  */
 import { SCORE_RULES as FAMILY_RULES } from '../tasks/familyScoreRules.ts';

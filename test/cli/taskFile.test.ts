@@ -41,16 +41,16 @@ function liftHold(by: number): string {
 test('a task family added with a YAML file alone: listed, collected, evaluated with its own success', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wmrl-taskfile-'));
   try {
-    let r = await wmrl('tasks', '--tasks', HOLD);
+    let r = await wmrl('tasks', '--task-file', HOLD);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^hold {2}\(6 s; objects: block; .*hold\.yaml\)/m);
     assert.match(r.stdout, /template 2 \[test only\]: carry the \{color\} block/);
 
-    // Random episodes of it; the dataset keeps the family's file, so later commands need no --tasks.
+    // Random episodes of it; the dataset keeps the family's file, so later commands need no --task-file.
     const data = join(dir, 'hold');
     r = await wmrl(
       'collect',
-      '--tasks',
+      '--task-file',
       HOLD,
       '--task',
       'hold',
@@ -69,27 +69,47 @@ test('a task family added with a YAML file alone: listed, collected, evaluated w
       JSON.parse(r.stdout).groups.map((g: { family: string }) => g.family),
       ['hold'],
     );
-    r = await wmrl('collect', '--tasks', HOLD, '--task', 'hold', '--episodes', '1', '--out', join(dir, 'x'));
+    r = await wmrl('collect', '--task-file', HOLD, '--task', 'hold', '--episodes', '1', '--out', join(dir, 'x'));
     assert.equal(r.code, 2);
     assert.match(r.stderr, /no scripted expert demonstrates hold .* --policy random/);
 
     // Its own success condition decides, in the simulator: the pick expert holds the block 5 cm up, not 50.
     const reachable = join(dir, 'liftable.yaml');
     writeFileSync(reachable, liftHold(0.05));
-    r = await wmrl('collect', '--tasks', reachable, '--task', 'liftable', '--episodes', '2', '--out', join(dir, 'ok'));
+    r = await wmrl(
+      'collect',
+      '--task-file',
+      reachable,
+      '--task',
+      'liftable',
+      '--episodes',
+      '2',
+      '--out',
+      join(dir, 'ok'),
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /collected 2 episodes/);
     assert.equal(JSON.parse((await wmrl('info', join(dir, 'ok'), '--json')).stdout).successRate, 1);
     const unreachable = join(dir, 'toohigh.yaml');
     writeFileSync(unreachable, liftHold(0.5));
-    r = await wmrl('collect', '--tasks', unreachable, '--task', 'toohigh', '--episodes', '2', '--out', join(dir, 'no'));
+    r = await wmrl(
+      'collect',
+      '--task-file',
+      unreachable,
+      '--task',
+      'toohigh',
+      '--episodes',
+      '2',
+      '--out',
+      join(dir, 'no'),
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse((await wmrl('info', join(dir, 'no'), '--json')).stdout).successRate, 0);
 
     // A policy evaluated on it: both splits, as the file declares them.
     r = await wmrl(
       'eval',
-      '--tasks',
+      '--task-file',
       HOLD,
       '--policy',
       'random',

@@ -131,7 +131,7 @@ test('a v3.0 dataset laid out as LeRobot writes it (AV1, episodes packed in one 
   );
 });
 
-test('v2.1: ALOHA names need --map, a foreign task needs --task, what does not map is reported', async () => {
+test('v2.1: ALOHA names need --map, a foreign task keeps its words, what does not map is reported', async () => {
   const out = join(dir, 'from-v21');
   await assert.rejects(importLerobot({ source: v21, out, robot }), (err: Error) => {
     assert.match(err.message, /observation\.state: no dimension for wmrl joints waist, shoulder/);
@@ -140,14 +140,24 @@ test('v2.1: ALOHA names need --map, a foreign task needs --task, what does not m
     return true;
   });
   const map = Object.fromEntries([...joints.map((j) => j.name), 'gripper'].map((n) => [n, `left_${n}`]));
-  await assert.rejects(
-    importLerobot({ source: v21, out, robot, map: { ...map, scene: 'observation.images.top' } }),
-    (err: Error) => {
-      assert.match(err.message, /"insert the peg into the socket"/);
-      assert.match(err.message, /--task/);
-      return true;
-    },
-  );
+  // Any text is a task: without --task, episodes go under a family of the dataset's own texts, its file kept.
+  const own = join(dir, 'own-texts');
+  const ownReport = await importLerobot({
+    source: v21,
+    out: own,
+    robot,
+    map: { ...map, scene: 'observation.images.top' },
+    family: 'peg',
+  });
+  assert.ok(ownReport.notes.some((n) => n.includes("under task family 'peg', the dataset's own 1 text")));
+  const [mine] = await read(own);
+  assert.deepEqual(mine?.task, {
+    family: 'peg',
+    template: 0,
+    split: 'train',
+    instruction: 'insert the peg into the socket',
+  });
+  assert.match(readFileSync(join(own, 'tasks', 'peg.yaml'), 'utf8'), /texts:\n\s+- insert the peg into the socket/);
   await assert.rejects(
     importLerobot({ source: v21, out, robot, map: { ...map, wrist_cam: 'x' } }),
     /neither a joint nor a camera/,

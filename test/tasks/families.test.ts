@@ -26,7 +26,7 @@ test('registry lookup: a known family gives its entry, an unknown one a TaskErro
           e instanceof TaskError &&
           e.message ===
             `unknown task family '${name}'; known: reach, push, pick ` +
-              '(a family of your own is a YAML file: --tasks FILE, docs/tasks.md)',
+              '(a family of your own is a YAML file: --task-file FILE, docs/tasks.md)',
       );
     }
   }

@@ -13,9 +13,13 @@
  * by `wmrl export lerobot` (it has `meta/wmrl_episodes.jsonl` and `wmrl.action`) imports exactly:
  * the same actions, joint states and episode fields. Everything that does not map is reported.
  */
-import { basename, resolve } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import type { JointUnits, RobotDescription } from '../../core/robotDescription.ts';
 import type { Episode, TaskSpec } from '../../core/types.ts';
+import { addFamily, familyDef } from '../../tasks/families.ts';
+import type { FamilyDef } from '../../tasks/familyDef.ts';
+import { parseFamily, textFamilyYaml } from '../../tasks/familyFile.ts';
 import { EpisodeStore, storeRobot } from '../episodeStore.ts';
 import { actionsFromTargets } from './actionConversion.ts';
 import { imageColumn, scalarColumn, vectorColumn } from './frameColumns.ts';
@@ -37,8 +41,13 @@ export interface ImportOptions {
   robot: RobotDescription;
   /** `wmrlName → lerobotName`: a joint (or `gripper`) → a dimension name, a camera → a feature key. */
   map?: Readonly<Record<string, string>>;
-  /** `family:colour:object[:zone]` for episodes whose task string is no wmrl instruction. */
+  /**
+   * `family:colour:object[:zone]` for episodes whose task string no registered family phrases; without it they
+   * go under a family of the dataset's own texts (`family`).
+   */
   task?: string;
+  /** The name of the family of the dataset's own texts (default: the dataset folder's name). */
+  family?: string;
   /** The units of the dataset's joints (jointUnits.ts); detected from the values when absent. */
   units?: JointUnits;
   /** The dataset's gripper values when fully closed and fully open (default 0 and 1 in radians, else 0 and 100). */
@@ -255,28 +264,45 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
   if (!features['next.success'] && !exact) notes.push('no next.success: success unknown, stored as false');
   if (features['next.done']) used.add('next.done');
 
-  // Tasks first: an instruction that maps nowhere stops the import before anything is written.
+  // Tasks first: any text is a task. One a registered family phrases is that family's; --task assigns the others
+  // a family of wmrl's, else they go under a family of the dataset's own texts, declared in the dataset's tasks/.
   const taskOf = new Map<number, TaskSpec>();
-  const unmatched = new Set<string>();
+  const unmatched = new Map<number, string>();
   let assigned = 0;
   for (const ep of src.episodes) {
     const meta = sidecar?.get(ep.index);
-    const text = ep.tasks[0] ?? '';
-    const spec = meta?.task ?? taskOfInstruction(text);
+    const text = (ep.tasks[0] ?? '').trim().slice(0, 500);
+    // --task maps a text onto a family the simulator can set up, ahead of a family of fixed texts phrasing it.
+    const found = taskOfInstruction(text);
+    const spec = meta?.task ?? (found && (familyDef(found.family).scene || !options.task) ? found : undefined);
     if (spec) taskOf.set(ep.index, spec);
     else if (options.task) {
       taskOf.set(ep.index, assignedTask(options.task, text || options.task));
       assigned++;
-    } else unmatched.add(text);
-  }
-  if (unmatched.size > 0) {
-    const shown = [...unmatched].slice(0, 5).map((t) => JSON.stringify(t));
-    throw new MappingError(
-      `${unmatched.size} task string${unmatched.size > 1 ? 's are' : ' is'} no wmrl instruction ` +
-        `(${shown.join(', ')}${unmatched.size > 5 ? ', …' : ''}); pass --task family:colour:object to assign one`,
-    );
+    } else if (!text) {
+      throw new MappingError(
+        `episode ${ep.index} of ${options.source} carries no task text: name its task with --task family:colour:object`,
+      );
+    } else unmatched.set(ep.index, text);
   }
   if (assigned > 0) notes.push(`${assigned} episodes assigned --task ${options.task} (their own task text kept)`);
+  const ownTexts = ownTextFamily(options, src.episodes, unmatched, src.info.fps);
+  if (ownTexts) {
+    for (const [index, text] of unmatched)
+      taskOf.set(index, {
+        family: ownTexts.def.name,
+        template: ownTexts.def.templates.indexOf(text),
+        split: 'train',
+        instruction: text,
+      });
+    notes.push(
+      `${unmatched.size} episodes under task family '${ownTexts.def.name}', the dataset's own ` +
+        `${ownTexts.def.templates.length} text${ownTexts.def.templates.length > 1 ? 's' : ''}, ` +
+        `${ownTexts.def.seconds} s long (its longest episode), declared in tasks/${ownTexts.def.name}.yaml; ` +
+        'every text is in the train split (to hold some out, declare the family yourself and import with ' +
+        '--task-file FILE)',
+    );
+  }
 
   const counts = { clipped: 0, outsideLimits: 0, rewardClamped: 0, earlyDone: 0, noDone: 0, tail: 0 };
   const mapped = [...state.pairs, ...cameras.map((c) => `${c.camera} ← ${c.feature}`)];
@@ -310,6 +336,10 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
   };
   await writeThenMove(options.out, async (dir) => {
     const store = await EpisodeStore.create(dir, storeRobot(robot));
+    if (ownTexts) {
+      await mkdir(join(dir, 'tasks'), { recursive: true });
+      await writeFile(join(dir, 'tasks', `${ownTexts.def.name}.yaml`), ownTexts.yaml);
+    }
     try {
       for (const [n, ep] of src.episodes.entries()) {
         const { episode, targets } = await toEpisode(convert, ep, taskOf.get(ep.index)!, sidecar?.get(ep.index));
@@ -515,4 +545,33 @@ async function toEpisode(
     cameras,
   };
   return { episode, targets };
+}
+
+/**
+ * The family of the dataset's own texts that no registered family phrases (registered here; its file is written
+ * into the new dataset's tasks/), or undefined when every episode's text found a family.
+ */
+function ownTextFamily(
+  options: ImportOptions,
+  episodes: readonly LerobotEpisode[],
+  unmatched: ReadonlyMap<number, string>,
+  fps: number,
+): { def: FamilyDef; yaml: string } | undefined {
+  if (unmatched.size === 0) return undefined;
+  const folder = basename(resolve(options.source));
+  const name =
+    options.family ??
+    (folder
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^[^a-z]+/, '') ||
+      'recorded');
+  if (!/^[a-z][a-z0-9_-]*$/.test(name))
+    throw new MappingError(`--family ${name}: a family name is lower-case letters, digits, _ and -`);
+  const texts = [...new Set(unmatched.values())];
+  const longest = Math.max(...episodes.filter((e) => unmatched.has(e.index)).map((e) => e.length));
+  const seconds = Math.max(1, Math.ceil(longest / fps));
+  const yaml = textFamilyYaml(texts, seconds, `The task texts of the LeRobot dataset ${folder}, as recorded.`);
+  addFamily(parseFamily(yaml, join(resolve(options.out), 'tasks', `${name}.yaml`)));
+  return { def: familyDef(name), yaml };
 }

@@ -87,7 +87,7 @@ export const wmrlConfigSchema = z
       .describe(
         "world-model score of a rollout: 'final', the success probability of its final state; 'max', the best " +
           "over its steps; 'progress', the predicted task progress of its final state (dense, so near misses " +
-          "rank above wide ones); or a task family's own rule (src/tasks/<family>/family.ts; it reads the " +
+          "rank above wide ones); or a rule a task family's file names (its scores:; the rule reads the " +
           "state's object numbers, so it needs worldModel.object)",
       ),
     isotonic: z
