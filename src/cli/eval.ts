@@ -8,7 +8,7 @@ import { RandomController } from '../envs/randomController.ts';
 import type { EpisodeAbortedError } from '../envs/env.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import { Rng } from '../core/rng.ts';
-import type { Episode, TaskSpec } from '../core/types.ts';
+import type { Episode, Split, TaskSpec } from '../core/types.ts';
 import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
 import { collectEpisodes } from '../data/collectEpisodes.ts';
 import { makeEnv } from '../envs/makeEnv.ts';
@@ -16,7 +16,7 @@ import { SuccessTable } from '../eval/successTable.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { PolicyController } from '../policy/policyController.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
-import { planEpisodes } from '../tasks/episodePlan.ts';
+import { planEpisodes, type PlannedEpisode } from '../tasks/episodePlan.ts';
 import { sceneFamilies, taskFamily } from '../tasks/families.ts';
 import { parseTaskSelectors } from '../tasks/selectors.ts';
 import { sampleTask } from '../tasks/sampleTask.ts';
@@ -44,6 +44,9 @@ const HELP = `usage: wmrl eval --policy DIR [options]
                         training run's held-out evaluations play the same episodes)
   --stochastic          sample actions instead of taking the mean
   --swap-instructions   give each episode another task's instruction (does language matter?)
+  --instructions-from DATA  evaluate on DATA's own tasks, in its own words (an imported dataset's
+                        instructions, say): each distinct task of DATA in the split, --episodes each,
+                        scenes from --seed (instead of --task)
   --out DIR             where the evaluation episodes are stored (default runs/eval-<time>)
   --outcomes-only       store no episodes, only each one's outcome (the metrics log in DIR/runs/)
                         and success.json: for repeated evaluations whose recordings no one watches
@@ -61,6 +64,28 @@ export function swappedInstruction(task: TaskSpec): string {
   }
 }
 
+/**
+ * Episodes of a dataset's own tasks: each distinct task (family, target, words) of `dir` in `splits`, `perTask`
+ * times, seeds counting up from `seed`.
+ */
+async function ownTaskPlan(
+  dir: string,
+  splits: readonly Split[],
+  perTask: number,
+  seed: number,
+): Promise<PlannedEpisode[]> {
+  const store = await EpisodeStore.open(dir);
+  const tasks = new Map<string, TaskSpec>();
+  for await (const e of store.episodes()) if (splits.includes(e.task.split)) tasks.set(JSON.stringify(e.task), e.task);
+  if (tasks.size === 0)
+    throw new UsageError(
+      `--instructions-from ${dir}: no episode of the ${splits.join(' or ')} split to take tasks from`,
+    );
+  return [...tasks.values()].flatMap((task, i) =>
+    Array.from({ length: perTask }, (_, k) => ({ task, seed: seed + 1000 * i + k })),
+  );
+}
+
 export const command = {
   summary:
     'evaluate a policy (simulator or rosbridge robot): success per family and split with 95% intervals; ' +
@@ -75,6 +100,7 @@ export const command = {
       seed: { type: 'string' },
       stochastic: { type: 'boolean' },
       'swap-instructions': { type: 'boolean' },
+      'instructions-from': { type: 'string' },
       out: { type: 'string' },
       backend: { type: 'string' },
       json: { type: 'boolean' },
@@ -112,9 +138,14 @@ export const command = {
     // Imagination under the seed's noise pairs with real episodes sampled under it (evaluationEpisodeNoise).
     const noise = values.stochastic ? { seed, correlation: 0 } : null;
     const splits = split === 'both' ? (['train', 'test'] as const) : [split];
-    const plan = splits.flatMap((s, si) =>
-      selectors.flatMap((sel, fi) => planEpisodes([sel], s, perCell, seed + 10_000 * si + 1000 * fi)),
-    );
+    const own = values['instructions-from'];
+    if (own && values.task)
+      throw new UsageError('--instructions-from DATA takes its tasks from DATA: leave out --task');
+    const plan = own
+      ? await ownTaskPlan(own, splits, perCell, seed)
+      : splits.flatMap((s, si) =>
+          selectors.flatMap((sel, fi) => planEpisodes([sel], s, perCell, seed + 10_000 * si + 1000 * fi)),
+        );
     const predictor =
       ppi && policy
         ? await ppiPredictor(ppi, policy, robot, noise, plan).catch((err: unknown) => {
@@ -146,7 +177,7 @@ export const command = {
       policy: dir,
       episodesPerCell: perCell,
       split,
-      task: values.task ?? 'all',
+      task: own ? `the tasks of ${own}` : (values.task ?? 'all'),
       seed,
       deterministic: !values.stochastic,
       swapInstructions: swap,

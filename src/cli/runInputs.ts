@@ -68,11 +68,16 @@ export function instructionWarnings(policy: VlaPolicy, instruction: string, task
     );
     return warnings;
   }
-  if (unknown.length > 0)
+  if (unknown.length > 0) {
+    const readings = unknown.map((w) => {
+      const as = tokenizer.readAs(w);
+      return as === undefined ? `'${w}' (as <unk>)` : `'${w}' (as '${as}', by its spelling)`;
+    });
     warnings.push(
-      `the policy never saw the word${unknown.length > 1 ? 's' : ''} ${unknown.map((w) => `'${w}'`).join(', ')} ` +
-        `(read as <unk>); its vocabulary: ${known.join(' ')}`,
+      `the policy never saw the word${unknown.length > 1 ? 's' : ''} ${readings.join(', ')}; ` +
+        `its vocabulary: ${known.join(' ')}`,
     );
+  }
   if (words > tokenizer.maxTokens)
     warnings.push(`the instruction has ${words} words; the policy reads only the first ${tokenizer.maxTokens}`);
   return warnings;

@@ -59,7 +59,7 @@ test('an episode on a sim-server robot, recorded as a dataset that wmrl info ope
     const code = await run.exited;
     const { stdout, stderr } = run.output();
     assert.equal(code, 0, stderr);
-    assert.match(stderr, /warning: the policy never saw the word 'block' \(read as <unk>\); its vocabulary: .*ball/);
+    assert.match(stderr, /warning: the policy never saw the word 'block' \(as <unk>\); its vocabulary: .*ball/);
     assert.match(stderr, /robot vx300 at ws:\/\/.* over rosbridge; every command through the safety filter/);
     assert.match(stdout, /^episode 1\/2 \(seed 7\): (no )?success in \d+ steps \(progress \d\.\d\d\)$/m);
     assert.match(stdout, /^episode 2\/2 \(seed 8\): /m);
