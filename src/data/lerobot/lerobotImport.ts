@@ -176,7 +176,8 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
     if (!used.has(key) && !BOOKKEEPING.has(key)) unused.push(`${key} (${f.dtype} ${JSON.stringify(f.shape)})`);
   }
   if (!features['next.reward']) notes.push('no next.reward: progress stored as 0');
-  if (!features['next.success'] && !exact) notes.push('no next.success: success unknown, stored as false');
+  if (!features['next.success'] && !exact)
+    notes.push('no next.success: success unknown, episodes stored unlabelled (label them: wmrl label DIR)');
   if (!exact) notes.push('the last frame of each episode has no next observation: its action is dropped');
 
   // Tasks first: an instruction that maps nowhere stops the import before anything is written.
@@ -362,6 +363,8 @@ async function toEpisode(
     policy: meta?.policy ?? `lerobot:${name}`,
     status: 'complete',
     success: meta?.success ?? successes.includes(1),
+    // Nothing says whether it succeeded: unlabelled until a person labels it (wmrl label).
+    ...(!meta && !features['next.success'] ? { successUnknown: true as const } : {}),
     controlHz: fps,
     steps: T,
     createdAt: meta?.createdAt ?? new Date().toISOString(),
