@@ -28,6 +28,11 @@ export class TerminalPrompt {
   #lines: Interface;
   #queue: Asked[] = [];
   #closed = false;
+  #onClosed: () => void = () => {};
+  /** Settles once the input has ended (after its last line was answered) or close() was called. */
+  readonly closed = new Promise<void>((resolve) => {
+    this.#onClosed = resolve;
+  });
 
   constructor(options: { input: Readable; output: Writable }) {
     this.#output = options.output;
@@ -63,6 +68,7 @@ export class TerminalPrompt {
       a.signal?.removeEventListener('abort', a.onAbort);
       a.reject(new Error('the operator terminal is closed (its input ended)'));
     }
+    this.#onClosed();
   }
 
   #show(asked: Asked): void {
