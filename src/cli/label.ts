@@ -56,7 +56,12 @@ export const command = {
         closers.push(() => server.close());
         viewer = server.url;
       }
-      const terminal = new TerminalPrompt({ input: process.stdin, output: process.stderr });
+      // Answers piped in (not a terminal) arrive before the first question: kept for the questions.
+      const terminal = new TerminalPrompt({
+        input: process.stdin,
+        output: process.stderr,
+        typeAhead: !process.stdin.isTTY,
+      });
       // stdin held open would keep the process alive.
       closers.push(() => terminal.close());
       const desk = await OperatorDesk.open({ runDir: dir, terminal, viewer: viewer ?? `wmrl view --data ${dir}` });
