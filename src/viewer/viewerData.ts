@@ -205,7 +205,13 @@ export class ViewerData {
     // A label given on the asking terminal (the trainer's, wmrl label's) shows too.
     let labelled = 0;
     for (const dir of this.#operatorDirs) labelled += (await (await this.#labelStore(dir)).refresh()).length;
-    relist = changes.pending || labelled > 0;
+    // Datasets a session asks about (answered questions included, until the desk takes them off its list).
+    const labelling = new Set(
+      listed.flatMap((p) => (p.kind === 'label' && dirs.get(p.id) !== this.run?.dir ? [dirs.get(p.id)!] : [])),
+    );
+    const labellingChanged = [...labelling].sort().join('\n') !== [...this.#labelling].sort().join('\n');
+    this.#labelling = labelling;
+    relist = changes.pending || labelled > 0 || labellingChanged;
     let liveChanged = false;
     let rescan = changes.episodes;
     if (this.live && this.live.version !== this.#liveSeen.version) {
@@ -231,7 +237,6 @@ export class ViewerData {
     if (pending) {
       this.#pending = pending.items.filter((p) => !this.#answered.has(p.id));
       this.#pendingDir = pending.dirs;
-      this.#labelling = new Set(this.dataDirs.filter((d) => this.#pending.some((p) => pending.dirs.get(p.id) === d)));
     }
     if (relist) this.#list();
     changes.episodes = JSON.stringify(this.#listed) !== previous || liveChanged;
