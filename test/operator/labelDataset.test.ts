@@ -52,8 +52,8 @@ function fileLabels(): { episode: string; verdict: string; by: string }[] {
 before(async () => {
   await selectBackend('wasm', { requiredKernels: POLICY_KERNELS, log: () => {} });
   const store = await EpisodeStore.create(data, { robot: 'vx300' });
+  // Stored as the import stores them: success false, progress 0, and no success information.
   for (const [i, id] of IDS.entries())
-    // Stored as the import stores them: success false, progress 0, and no success information.
     await store.append({
       ...makeTestEpisode({ id, seed: 10 + i, robot: 'vx300', width: 16, height: 16, success: false }),
       successUnknown: true,
