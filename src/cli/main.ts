@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   schedule: async () => (await import('./schedule.ts')).command,
   worker: async () => (await import('./worker.ts')).command,
   success: async () => (await import('./success.ts')).command,
+  label: async () => (await import('./label.ts')).command,
 };
 
 async function usage(): Promise<string> {

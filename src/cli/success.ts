@@ -14,7 +14,8 @@ import { detectorConfigSchema } from '../success/detectorConfig.ts';
 import { loadDetector, saveDetector } from '../success/detectorFiles.ts';
 import { detectorFigures, type DetectorFigures } from '../success/detectorMetrics.ts';
 import { figureLines } from '../success/detectorReport.ts';
-import { labelledEpisodes } from '../success/labelledEpisodes.ts';
+import { datasetOutcomeLabels } from '../success/datasetLabels.ts';
+import { labelledEpisodes, type OperatorOutcomes } from '../success/labelledEpisodes.ts';
 import { trainDetector } from '../success/trainDetector.ts';
 import { numberFlag, parseFlags, UsageError } from './args.ts';
 import { configOverrides, readEpisodes, useBackend } from './common.ts';
@@ -23,8 +24,9 @@ import { detectorDir } from './detectorOutcomes.ts';
 const TRAIN_HELP = `usage: wmrl success train --data DIR --out DIR [--task F] [--config FILE]... [--key.path=value]...
 
   --data DIR     labelled episodes (repeat): demonstrations, noisy or policy rollouts, operator-labelled
-                 episodes. The label is the episode's recorded outcome (the environment's or an operator's);
-                 a detector's own decisions are never labels
+                 episodes. The label is an operator's label given with wmrl label DIR, else the episode's
+                 recorded outcome (the environment's or an operator's); a detector's own decisions are never
+                 labels, and an episode recorded without success information is unlabelled until labelled
   --task F       only episodes of this task family (e.g. reach)
   --out DIR      output folder: detector/ (checkpoint), resolved config, metrics JSONL, validation.json
   --config FILE  YAML preset(s)
@@ -36,7 +38,8 @@ config keys:
 const EVAL_HELP = `usage: wmrl success eval --detector DIR --data DIR [--task F] [--threshold P] [--json FILE]
 
   --detector DIR  a detector (wmrl success train's --out, or its detector/ folder)
-  --data DIR      labelled episodes to measure on (repeat); those the detector was fitted on are left out
+  --data DIR      labelled episodes to measure on (repeat; wmrl label's labels count); those the detector
+                  was fitted on are left out
   --task F        only episodes of this task family
   --threshold P   the decision threshold for the confusion (default: the detector's own)
   --json FILE     also write the figures as JSON
@@ -87,7 +90,7 @@ async function train(argv: string[]): Promise<number> {
   if (existsSync(dir) && !existsSync(join(dir, 'model.json')))
     throw new Error(`${dir} exists and is not a detector checkpoint; refusing to overwrite it`);
   const backend = await useBackend(config.backend, POLICY_KERNELS);
-  const episodes = await readFamily(values.data, values.task);
+  const { episodes, labels } = await readFamily(values.data, values.task);
   const log = new RunLog(values.out, 'success-train', {
     command: 'success train',
     data: values.data,
@@ -95,19 +98,24 @@ async function train(argv: string[]): Promise<number> {
     backend,
     config,
   });
-  const labelled = labelledEpisodes(episodes);
+  const labelled = labelledEpisodes(episodes, labels);
+  const byOperator = labelled.filter((l) => l.source === 'operator').length;
   console.error(
     `training a success detector on ${labelled.length} labelled episodes ` +
-      `(${labelled.filter((l) => l.success).length} successes), backend ${backend}`,
+      `(${labelled.filter((l) => l.success).length} successes` +
+      `${byOperator ? `, ${byOperator} labelled by an operator` : ''}), backend ${backend}`,
   );
-  const trained = await trainDetector(episodes, config, (m) => {
-    log.log({ kind: 'epoch', ...m });
-    console.error(
-      `epoch ${m.epoch + 1}: train loss ${m.trainLoss.toFixed(4)}` +
-        (m.validationLoss === null ? '' : ` validation loss ${m.validationLoss.toFixed(4)}`) +
-        (m.validationAuroc === null ? '' : ` AUROC ${m.validationAuroc.toFixed(3)}`) +
-        ` (${m.seconds.toFixed(0)} s)`,
-    );
+  const trained = await trainDetector(episodes, config, {
+    labels,
+    onEpoch: (m) => {
+      log.log({ kind: 'epoch', ...m });
+      console.error(
+        `epoch ${m.epoch + 1}: train loss ${m.trainLoss.toFixed(4)}` +
+          (m.validationLoss === null ? '' : ` validation loss ${m.validationLoss.toFixed(4)}`) +
+          (m.validationAuroc === null ? '' : ` AUROC ${m.validationAuroc.toFixed(3)}`) +
+          ` (${m.seconds.toFixed(0)} s)`,
+      );
+    },
   });
   try {
     await saveDetector(trained.detector, dir);
@@ -148,7 +156,8 @@ async function evaluate(argv: string[]): Promise<number> {
   try {
     const threshold = numberFlag(values.threshold, 'threshold', detector.meta.threshold, 0, 1);
     const trainedOn = new Set(detector.meta.trainedOn);
-    const all = labelledEpisodes(await readFamily(values.data, values.task));
+    const { episodes, labels } = await readFamily(values.data, values.task);
+    const all = labelledEpisodes(episodes, labels);
     const held = all.filter((l) => !trainedOn.has(l.episode.id));
     if (held.length === 0)
       throw new Error(`every labelled episode in ${values.data.join(', ')} is one the detector was fitted on`);
@@ -181,7 +190,11 @@ async function evaluate(argv: string[]): Promise<number> {
   }
 }
 
-async function readFamily(dirs: string[], task: string | undefined): Promise<Episode[]> {
+/** The datasets' episodes (of one task family when given) and the labels given on them with wmrl label. */
+async function readFamily(
+  dirs: string[],
+  task: string | undefined,
+): Promise<{ episodes: Episode[]; labels: OperatorOutcomes }> {
   const family = task === undefined ? undefined : taskFamily(task);
-  return readEpisodes(dirs, family ? { family } : {});
+  return { episodes: await readEpisodes(dirs, family ? { family } : {}), labels: await datasetOutcomeLabels(dirs) };
 }

@@ -98,6 +98,11 @@ export interface Episode {
   success: boolean;
   /** Set when `success` is a detector's decision or an operator's label (absent: the environment's). */
   outcome?: EpisodeOutcome;
+  /**
+   * The recording says nothing of success (a LeRobot dataset without `next.success`): `success` reads
+   * false and means nothing. Such an episode is unlabelled until a person labels it (`wmrl label`).
+   */
+  successUnknown?: true;
   controlHz: number;
   steps: number;
   createdAt: string;

@@ -59,6 +59,7 @@ function episodeSchema<F extends z.ZodType, B extends z.ZodType>(floats: F, byte
         threshold: z.number().min(0).max(1),
       })
       .optional(),
+    successUnknown: z.literal(true).optional(),
     controlHz: z.number().positive(),
     steps: count(MAX_STEPS),
     createdAt: text,
@@ -190,6 +191,7 @@ export function encodeEpisode(episode: Episode): Uint8Array {
     status: e.status,
     success: e.success,
     ...outcome,
+    ...(e.successUnknown ? { successUnknown: true } : {}),
     controlHz: e.controlHz,
     steps: e.steps,
     createdAt: e.createdAt,
@@ -231,6 +233,7 @@ export function decodeEpisode(payload: Uint8Array): Episode {
     status: w.status,
     success: w.success,
     ...(w.outcome ? { outcome: w.outcome } : {}),
+    ...(w.successUnknown ? { successUnknown: true as const } : {}),
     controlHz: w.controlHz,
     steps: w.steps,
     createdAt: w.createdAt,

@@ -20,6 +20,8 @@ export interface DeskOptions {
   terminal?: TerminalPrompt;
   /** How often the files the viewer writes are read (default 250 ms). */
   pollMs?: number;
+  /** Where the terminal's label question says to watch the episode (default: `wmrl view --run`). */
+  viewer?: string;
 }
 
 export class OperatorDesk {
@@ -27,6 +29,7 @@ export class OperatorDesk {
   readonly labels: LabelStore;
   #terminal: TerminalPrompt | undefined;
   #pollMs: number;
+  #viewer: string;
   #pending: PendingItem[] = [];
   #writes: Promise<void> = Promise.resolve();
   /** Labels asked of the operator by this process, and those found already given. */
@@ -37,6 +40,7 @@ export class OperatorDesk {
     this.labels = labels;
     this.#terminal = options.terminal;
     this.#pollMs = options.pollMs ?? 250;
+    this.#viewer = options.viewer ?? 'wmrl view --run';
   }
 
   static async open(options: DeskOptions): Promise<OperatorDesk> {
@@ -50,8 +54,11 @@ export class OperatorDesk {
     return this.#pending;
   }
 
-  /** An AskOperator over this desk (see askOperator.ts). */
-  readonly ask = async (episode: Episode, context: AskContext): Promise<OperatorVerdict> => {
+  /** An AskOperator over this desk (see askOperator.ts); it needs only the episode's id, task and length. */
+  readonly ask = async (
+    episode: Pick<Episode, 'id' | 'task' | 'steps'>,
+    context: AskContext,
+  ): Promise<OperatorVerdict> => {
     await this.labels.refresh();
     const known = this.labels.get(episode.id);
     if (known) {
@@ -81,7 +88,7 @@ export class OperatorDesk {
         lines: [
           `── operator: label episode ${episode.id} (${step}${episode.steps} steps${why}) ──`,
           `  instruction: ${episode.task.instruction}`,
-          '  did the robot do it? Watch it in the viewer (wmrl view --run) or judge the scene in front of you.',
+          `  did the robot do it? Watch it in the viewer (${this.#viewer}) or judge the scene in front of you.`,
           '  s = success, f = failure, k = skip (cannot tell; never trained on); a note may follow: "f dropped it"',
         ],
         prompt: 'label> ',

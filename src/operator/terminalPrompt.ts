@@ -2,7 +2,8 @@
  * The operator's terminal: questions one at a time on a line-based input (the trainer's stdin, a
  * TTY). A question shows its lines and a prompt; an answer it cannot parse is said so and the
  * prompt repeats. A question answered elsewhere (the viewer) is withdrawn: the terminal says so and
- * moves on to the next one.
+ * moves on to the next one. Lines typed while nothing is asked are dropped, unless `typeAhead` keeps
+ * them for the next questions (answers piped in by a script arrive before the first question).
  */
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
@@ -28,9 +29,18 @@ export class TerminalPrompt {
   #lines: Interface;
   #queue: Asked[] = [];
   #closed = false;
+  #typeAhead: boolean;
+  /** Lines typed ahead of the questions (with `typeAhead`), oldest first. */
+  #ahead: string[] = [];
+  #onClosed: () => void = () => {};
+  /** Settles once the input has ended (or close() was called) and every line typed ahead was used. */
+  readonly closed = new Promise<void>((resolve) => {
+    this.#onClosed = resolve;
+  });
 
-  constructor(options: { input: Readable; output: Writable }) {
+  constructor(options: { input: Readable; output: Writable; typeAhead?: boolean }) {
     this.#output = options.output;
+    this.#typeAhead = options.typeAhead ?? false;
     this.#lines = createInterface({ input: options.input, terminal: false });
     this.#lines.on('line', (line) => this.#answer(line));
     this.#lines.on('close', () => this.close());
@@ -38,7 +48,8 @@ export class TerminalPrompt {
 
   /** Resolves with the parsed answer; rejects with the signal's reason if `signal` aborts first. */
   ask<T>(question: TerminalQuestion<T>, signal?: AbortSignal): Promise<T> {
-    if (this.#closed) return Promise.reject(new Error('the operator terminal is closed (its input ended)'));
+    if (this.#closed && this.#ahead.length === 0)
+      return Promise.reject(new Error('the operator terminal is closed (its input ended)'));
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<T>((resolve, reject) => {
       const asked: Asked = {
@@ -58,25 +69,43 @@ export class TerminalPrompt {
     if (this.#closed) return;
     this.#closed = true;
     this.#lines.close();
+    this.#endIfUsedUp();
+  }
+
+  /** Once the input has ended and its lines are used up, what is still asked can never be answered here. */
+  #endIfUsedUp(): void {
+    if (!this.#closed || this.#ahead.length > 0) return;
     const left = this.#queue.splice(0);
     for (const a of left) {
       a.signal?.removeEventListener('abort', a.onAbort);
       a.reject(new Error('the operator terminal is closed (its input ended)'));
     }
+    this.#onClosed();
   }
 
   #show(asked: Asked): void {
     this.#write([...asked.question.lines, ''].join('\n'));
     this.#write(asked.question.prompt);
+    // Answers typed ahead answer it now (shown as if typed at the prompt).
+    while (this.#ahead.length > 0 && this.#queue[0] === asked) {
+      const line = this.#ahead.shift()!;
+      this.#write(`${line}\n`);
+      this.#answer(line);
+    }
+    this.#endIfUsedUp();
   }
 
   #write(text: string): void {
-    if (!this.#closed && this.#output.writable) this.#output.write(text);
+    if ((!this.#closed || this.#queue.length > 0) && this.#output.writable) this.#output.write(text);
   }
 
   #answer(line: string): void {
     const current = this.#queue[0];
-    if (!current) return; // Nothing asked: typing ahead is ignored.
+    if (!current) {
+      // Nothing asked: typing ahead is kept for the next question, or ignored.
+      if (this.#typeAhead) this.#ahead.push(line);
+      return;
+    }
     const parsed = current.question.parse(line.trim());
     if (isError(parsed)) {
       this.#write(`  ${parsed.error}\n${current.question.prompt}`);

@@ -16,7 +16,7 @@ import type { DetectorConfig } from './detectorConfig.ts';
 import { firstCamera } from '../core/firstCamera.ts';
 import type { DetectorBatch, FrameRef } from './detectorInputs.ts';
 import { chooseThreshold, detectorFigures, type DetectorFigures } from './detectorMetrics.ts';
-import { labelledEpisodes, type LabelledEpisode } from './labelledEpisodes.ts';
+import { labelledEpisodes, unlabelledNote, type LabelledEpisode, type OperatorOutcomes } from './labelledEpisodes.ts';
 import { SuccessDetector } from './successDetector.ts';
 
 export interface DetectorEpoch {
@@ -38,17 +38,24 @@ export interface TrainedDetector {
   validationIds: string[];
 }
 
+export interface TrainDetectorOptions {
+  onEpoch?: (m: DetectorEpoch) => void;
+  /** Operators' labels given beside the datasets (`wmrl label`): they override the recorded outcomes. */
+  labels?: OperatorOutcomes;
+}
+
 export async function trainDetector(
   episodes: readonly Episode[],
   requested: DetectorConfig,
-  onEpoch?: (m: DetectorEpoch) => void,
+  options: TrainDetectorOptions = {},
 ): Promise<TrainedDetector> {
-  const labelled = labelledEpisodes(episodes);
+  const { onEpoch, labels } = options;
+  const labelled = labelledEpisodes(episodes, labels);
   const successes = labelled.filter((l) => l.success).length;
   if (successes === 0 || successes === labelled.length)
     throw new Error(
       `the detector needs labelled successes and failures; the data has ${successes} successes ` +
-        `in ${labelled.length} labelled episodes`,
+        `in ${labelled.length} labelled episodes${unlabelledNote(episodes, labels)}`,
     );
   // A config naming no camera looks at the robot's first; the detector records which.
   const cameras = requested.cameras ?? [firstCamera(episodes, 'the success detector')];

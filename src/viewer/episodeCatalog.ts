@@ -63,6 +63,11 @@ export class EpisodeCatalog {
     return this.#byId.has(id);
   }
 
+  /** The folder (dataset or anchor store) an episode is listed from. */
+  dirOf(id: string): string | undefined {
+    return this.#byId.get(id)?.dir;
+  }
+
   /** Read one episode back from its chunk. */
   async load(id: string): Promise<Episode> {
     const cached = this.#cache.get(id);
@@ -125,7 +130,8 @@ function summarize(e: Episode, origin: EpisodeSummary['origin']): EpisodeSummary
     instruction: e.task.instruction,
     family: e.task.family,
     split: e.task.split,
-    success: e.success,
+    // Recorded without success information: no outcome to list until someone labels it.
+    ...(e.successUnknown ? {} : { success: e.success }),
     steps: e.steps,
     policy: e.policy,
     source: e.source,

@@ -56,7 +56,8 @@ export interface EpisodeSummary {
   split: string;
   /**
    * The outcome: the recorded one, or the operator's label once given. Absent while the episode
-   * waits for that label (`waiting`): the question is blind (src/viewer/waitingForLabel.ts).
+   * waits for that label (`waiting`): the question is blind (src/viewer/waitingForLabel.ts); absent
+   * too when nothing recorded it (an import without success information) and no one labelled it.
    */
   success?: boolean;
   steps: number;

@@ -59,7 +59,17 @@ export class ViewerData {
   #loaded: { step: number | null; value: Promise<Imagination> } | null = null;
   #views = new Map<string, EpisodeView>();
   #pending: PendingItem[] = [];
-  #labels: LabelStore | null = null;
+  /**
+   * Folders whose operator questions are answered here: the run's (its trainer asks) and each
+   * dataset's (`wmrl label` asks); each keeps its questions in operator/pending.json and its labels
+   * in labels.jsonl.
+   */
+  #operatorDirs: string[];
+  /** The folder each pending item came from, where its answer goes. */
+  #pendingDir = new Map<string, string>();
+  /** Datasets a `wmrl label` session asks about now: every episode of theirs without a label waits. */
+  #labelling = new Set<string>();
+  #labelStores = new Map<string, LabelStore>();
   /** Ids answered here: hidden until the trainer, which polls for answers, takes them off its list. */
   #answered = new Set<string>();
   /**
@@ -80,6 +90,7 @@ export class ViewerData {
       if (!existsSync(join(d, 'dataset.json'))) throw new Error(`${d} is not a wmrl dataset (no dataset.json)`);
     this.worldModelDir = options.worldModelDir ? standaloneModelDir(options.worldModelDir) : null;
     this.#robots = new Map((options.robots ?? []).map((r) => [r.name, r]));
+    this.#operatorDirs = [...(this.run ? [this.run.dir] : []), ...this.dataDirs];
   }
 
   get records(): readonly MetricsRecord[] {
@@ -92,21 +103,24 @@ export class ViewerData {
     return live ? [live, ...this.#listed.filter((s) => s.id !== live.id)] : this.#listed;
   }
 
-  /** What waits for the operator in the run (written by the trainer's OperatorDesk). */
+  /** What waits for the operator: the run's questions (its trainer's desk), then each dataset's (wmrl label's). */
   get pending(): readonly PendingItem[] {
     return this.#pending;
   }
 
   /**
-   * Records the operator's label of a pending episode in the run's labels.jsonl (where the trainer
-   * reads it); returns the label that counts (an earlier one, if the episode had been labelled).
+   * Records the operator's label of a pending episode in the labels.jsonl of the folder that asks (the
+   * run's, where the trainer reads it, or the dataset's, where `wmrl label` and `wmrl success train` read
+   * it); returns the label that counts (an earlier one, if the episode had been labelled).
    */
   async label(episode: string, verdict: OperatorLabel['verdict'], note?: string): Promise<OperatorLabel> {
-    if (!this.run) throw new Error('labels need a run folder (--run)');
-    if (!this.#pending.some((p) => p.kind === 'label' && p.id === episode))
-      throw new Error(`episode ${episode} does not wait for a label`);
-    this.#labels ??= await LabelStore.open(this.run.dir);
-    const stored = await this.#labels.add({
+    const dir = this.#pendingDir.get(episode);
+    if (!dir || !this.#pending.some((p) => p.kind === 'label' && p.id === episode))
+      throw new Error(
+        `episode ${episode} does not wait for a label (labels are taken for the episodes that wmrl train ` +
+          'or wmrl label asks about)',
+      );
+    const stored = await (await this.#labelStore(dir)).add({
       episode,
       verdict,
       ...(note?.trim() ? { note: note.trim() } : {}),
@@ -121,10 +135,10 @@ export class ViewerData {
 
   /** Records that the operator set up the scene of pending reset prompt `id`. */
   async resetReady(id: string): Promise<void> {
-    if (!this.run) throw new Error('reset prompts need a run folder (--run)');
-    if (!this.#pending.some((p) => p.kind === 'reset' && p.id === id))
+    const dir = this.#pendingDir.get(id);
+    if (!dir || !this.#pending.some((p) => p.kind === 'reset' && p.id === id))
       throw new Error(`no reset prompt ${id} waits (it was answered, or the trainer stopped)`);
-    await confirmResetPrompt(this.run.dir, id, 'viewer');
+    await confirmResetPrompt(dir, id, 'viewer');
     this.#answered.add(id);
     this.#pending = this.#pending.filter((p) => p.id !== id);
   }
@@ -152,7 +166,7 @@ export class ViewerData {
     // Whether a row's outcome may have changed (asked, answered, labelled) without a rescan.
     let relist = false;
     // A changed pending list is taken at the end, with the rows: the page never sees one without the other.
-    let pending: PendingItem[] | null = null;
+    let pending: { items: PendingItem[]; dirs: Map<string, string> } | null = null;
     if (this.run) {
       const c = await this.run.poll();
       if (c.reset) changes.metrics = { from: 0, records: [...this.run.records] };
@@ -162,29 +176,43 @@ export class ViewerData {
         this.#views.clear();
       }
       if (c.anchorsChanged) changes.episodes = true;
-      const listed = await readPending(this.run.dir);
-      for (const id of this.#answered) if (!listed.some((p) => p.id === id)) this.#answered.delete(id);
-      const next = listed.filter((p) => !this.#answered.has(p.id));
-      if (JSON.stringify(next) !== JSON.stringify(this.#pending)) {
-        pending = next;
-        changes.pending = true;
-        // Newly waiting episodes join the list (the step's anchors are not counted yet).
-        for (const p of next)
-          if (p.kind === 'label' && !this.#asked.has(p.id)) {
-            this.#asked.set(p.id, p.step);
-            changes.episodes = true;
-          }
+    }
+    const dirs = new Map<string, string>();
+    const listed: PendingItem[] = [];
+    for (const dir of this.#operatorDirs)
+      for (const p of await readPending(dir)) {
+        dirs.set(p.id, dir);
+        listed.push(p);
       }
+    for (const id of this.#answered) if (!listed.some((p) => p.id === id)) this.#answered.delete(id);
+    const next = listed.filter((p) => !this.#answered.has(p.id));
+    if (JSON.stringify(next) !== JSON.stringify(this.#pending)) {
+      pending = { items: next, dirs };
+      changes.pending = true;
+      // The run's newly waiting episodes join the list (the step's anchors are not counted yet).
+      for (const p of next)
+        if (p.kind === 'label' && dirs.get(p.id) === this.run?.dir && !this.#asked.has(p.id)) {
+          this.#asked.set(p.id, p.step);
+          changes.episodes = true;
+        }
+    }
+    if (this.run) {
       // A completed step's anchors are the checkpoint's to list.
       const done = this.run.checkpointStep;
-      const waiting = new Set((pending ?? this.#pending).map((p) => p.id));
+      const waiting = new Set((pending?.items ?? this.#pending).map((p) => p.id));
       for (const [id, step] of this.#asked)
         if (step !== null && done !== null && step <= done && !waiting.has(id)) this.#asked.delete(id);
-      this.#labels ??= await LabelStore.open(this.run.dir);
-      // A label given on the trainer's terminal shows too.
-      const labelled = await this.#labels.refresh();
-      relist = changes.pending || labelled.length > 0;
     }
+    // A label given on the asking terminal (the trainer's, wmrl label's) shows too.
+    let labelled = 0;
+    for (const dir of this.#operatorDirs) labelled += (await (await this.#labelStore(dir)).refresh()).length;
+    // Datasets a session asks about (answered questions included, until the desk takes them off its list).
+    const labelling = new Set(
+      listed.flatMap((p) => (p.kind === 'label' && dirs.get(p.id) !== this.run?.dir ? [dirs.get(p.id)!] : [])),
+    );
+    const labellingChanged = [...labelling].sort().join('\n') !== [...this.#labelling].sort().join('\n');
+    this.#labelling = labelling;
+    relist = changes.pending || labelled > 0 || labellingChanged;
     let liveChanged = false;
     let rescan = changes.episodes;
     if (this.live && this.live.version !== this.#liveSeen.version) {
@@ -207,7 +235,10 @@ export class ViewerData {
       await this.#catalog.scan(sources);
     }
     // Without an await in between; an answer given here meanwhile stays answered.
-    if (pending) this.#pending = pending.filter((p) => !this.#answered.has(p.id));
+    if (pending) {
+      this.#pending = pending.items.filter((p) => !this.#answered.has(p.id));
+      this.#pendingDir = pending.dirs;
+    }
     if (relist) this.#list();
     changes.episodes = JSON.stringify(this.#listed) !== previous || liveChanged;
     return changes;
@@ -217,17 +248,31 @@ export class ViewerData {
     return this.#pending.some((p) => p.kind === 'label' && p.id === id);
   }
 
+  async #labelStore(dir: string): Promise<LabelStore> {
+    let store = this.#labelStores.get(dir);
+    if (!store) {
+      store = await LabelStore.open(dir);
+      this.#labelStores.set(dir, store);
+    }
+    return store;
+  }
+
   /** The catalogue as the page may see it (waitingForLabel.ts). */
   #list(): void {
-    this.#listed = this.#catalog.summaries.map((s) =>
-      s.origin === 'anchor'
-        ? listedSummary(s, {
-            waiting: this.#isWaiting(s.id),
-            label: this.#labels?.get(s.id),
-            step: this.#asked.get(s.id) ?? null,
-          })
-        : s,
-    );
+    this.#listed = this.#catalog.summaries.map((s) => {
+      if (s.origin === 'anchor')
+        return listedSummary(s, {
+          waiting: this.#isWaiting(s.id),
+          label: this.run ? this.#labelStores.get(this.run.dir)?.get(s.id) : undefined,
+          step: this.#asked.get(s.id) ?? null,
+        });
+      if (s.origin !== 'data') return s;
+      const dir = this.#catalog.dirOf(s.id);
+      const label = dir === undefined ? undefined : this.#labelStores.get(dir)?.get(s.id);
+      // While wmrl label asks about a dataset, all its episodes without a label are still to be asked: blind too.
+      const waiting = this.#isWaiting(s.id) || (!label && dir !== undefined && this.#labelling.has(dir));
+      return listedSummary(s, { waiting, label, step: null });
+    });
   }
 
   /** The scene, real poses and imagined rollouts of one episode. */

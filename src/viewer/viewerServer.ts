@@ -188,7 +188,8 @@ export class ViewerServer {
         records: () => data.records,
         episodes: () => data.episodes,
         run: () => data.runInfo(true),
-        ...(data.run ? { pending: () => data.pending } : {}),
+        // A run's trainer and a dataset's wmrl label ask the operator; a live episode alone asks nothing.
+        ...(data.run || data.dataDirs.length > 0 ? { pending: () => data.pending } : {}),
       },
       { highWaterMark: this.#highWater },
     );

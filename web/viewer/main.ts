@@ -134,6 +134,7 @@ class ViewerPage {
         break;
       case 'pending': {
         const fresh = this.operator.setItems(m.items);
+        this.#sidebar.setPending(new Set(m.items.flatMap((i) => (i.kind === 'label' ? [i.id] : []))));
         // A new episode to label is shown at once, unless one waiting for a label is open already.
         const showing = this.view?.summary.id ?? this.#wanted?.id;
         if (fresh[0] && !m.items.some((i) => i.kind === 'label' && i.id === showing)) this.openEpisode(fresh[0].id, 0);
@@ -298,7 +299,9 @@ class ViewerPage {
 /** A running episode has no outcome yet: only a success so far is one. A waiting one shows none (blind). */
 function outcomeLabel(s: EpisodeSummary): string {
   if (s.waiting) return 'waiting for your label';
-  return s.success ? 'success' : s.running ? 'no success yet' : 'no success';
+  if (s.success) return 'success';
+  if (s.running) return 'no success yet';
+  return s.success === undefined ? 'outcome not recorded' : 'no success';
 }
 
 /** The episode's last time step (its end-effector path has one point per step, 0…T). */

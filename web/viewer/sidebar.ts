@@ -4,6 +4,7 @@
  * page keeps the selection in the URL hash so it can be linked to.
  */
 import type { EpisodeSummary, MetricsRecord } from '../../src/viewer/messages.ts';
+import { outcomeMark } from './outcomeMark.ts';
 import { stepRecords } from './trainingCharts.ts';
 
 export interface SidebarHandlers {
@@ -20,6 +21,8 @@ export class Sidebar {
   #handlers: SidebarHandlers;
   #current: string | null = null;
   #step: number | null = null;
+  /** Episodes whose label the operator is asked for now: their rows show no outcome. */
+  #pending: ReadonlySet<string> = new Set();
 
   constructor(handlers: SidebarHandlers) {
     this.#handlers = handlers;
@@ -29,6 +32,12 @@ export class Sidebar {
 
   setEpisodes(episodes: EpisodeSummary[]): void {
     this.#episodes = episodes;
+    this.#renderEpisodes();
+  }
+
+  /** The ids of the episodes waiting for the operator's label. */
+  setPending(ids: ReadonlySet<string>): void {
+    this.#pending = ids;
     this.#renderEpisodes();
   }
 
@@ -82,11 +91,12 @@ export class Sidebar {
       }
       const li = document.createElement('li');
       li.dataset.episode = e.id;
-      li.textContent = `${outcomeMark(e)} ${e.instruction}`;
-      if (e.waiting) li.classList.add('waiting');
+      const waiting = e.waiting || this.#pending.has(e.id);
+      li.textContent = `${outcomeMark(e, this.#pending)} ${e.instruction}`;
+      if (waiting) li.classList.add('waiting');
       const small = document.createElement('small');
       small.textContent =
-        `${e.waiting ? 'waiting for your label · ' : ''}` +
+        `${waiting ? 'waiting for your label · ' : ''}` +
         `${e.family} · ${e.split} · ${e.steps} steps · ${e.policy} · ${e.id.slice(0, 8)}`;
       li.append(small);
       li.classList.toggle('selected', e.id === this.#current);
@@ -95,9 +105,4 @@ export class Sidebar {
     }
     this.#list.replaceChildren(...items);
   }
-}
-
-/** ? waiting for the operator's label (blind: no outcome is sent), ● running (none yet), ✓ success, ✗ none. */
-export function outcomeMark(e: EpisodeSummary): string {
-  return e.waiting ? '?' : e.success ? '✓' : e.running ? '●' : '✗';
 }

@@ -261,7 +261,8 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
     if (!used.has(key) && !BOOKKEEPING.has(key)) unused.push(`${key} (${f.dtype} ${JSON.stringify(f.shape)})`);
   }
   if (!features['next.reward']) notes.push('no next.reward: progress stored as 0');
-  if (!features['next.success'] && !exact) notes.push('no next.success: success unknown, stored as false');
+  if (!features['next.success'] && !exact)
+    notes.push('no next.success: success unknown, episodes stored unlabelled (label them: wmrl label DIR)');
   if (features['next.done']) used.add('next.done');
 
   // Tasks first: any text is a task. One a registered family phrases is that family's; --task assigns the others
@@ -530,6 +531,8 @@ async function toEpisode(
     policy: meta?.policy ?? `lerobot:${name}`,
     status: 'complete',
     success: meta?.success ?? successes.includes(1),
+    // Nothing says whether it succeeded: unlabelled until a person labels it (wmrl label).
+    ...(!meta && !features['next.success'] ? { successUnknown: true as const } : {}),
     controlHz: fps / s,
     steps: T,
     createdAt: meta?.createdAt ?? new Date().toISOString(),
