@@ -7,7 +7,8 @@ import { RunLog } from '../core/runLog.ts';
 import { PatchEncoder } from '../vision/patchCodec.ts';
 import { loadWorldModel } from '../worldmodel/worldModelFiles.ts';
 import { POLICY_KERNELS, policyConfigSchema } from '../policy/policyConfig.ts';
-import { pretrainPolicy } from '../policy/pretrain.ts';
+import { demonstrationExclusion, pretrainPolicy } from '../policy/pretrain.ts';
+import { datasetOutcomeLabels } from '../success/datasetLabels.ts';
 import { savePolicy } from '../policy/policyFiles.ts';
 import { parseFlags, UsageError } from './args.ts';
 import { configOverrides, datasetRobot, readEpisodes, useBackend } from './common.ts';
@@ -89,7 +90,14 @@ export const command = {
         wm.dispose();
       }
     }
-    const episodes = await readEpisodes(values.data);
+    // A person's labels on the data (wmrl label DIR) are its outcomes: a labelled failure is not cloned.
+    const labels = await datasetOutcomeLabels(values.data);
+    const episodes = (await readEpisodes(values.data)).map((e) => {
+      const label = labels.get(e.id);
+      if (label === undefined) return e;
+      const { successUnknown: _, ...known } = e;
+      return { ...known, success: label };
+    });
     const robot = await datasetRobot(values.data);
     const log = new RunLog(values.out, 'pretrain', {
       command: 'pretrain',
@@ -144,6 +152,12 @@ export const command = {
               : ''
           }`,
       );
+      const unknown = episodes.filter((e) => e.successUnknown && demonstrationExclusion(e, config) === undefined);
+      if (unknown.length > 0)
+        console.error(
+          `${unknown.length} demonstrations record no success and are cloned as the demonstrations they were ` +
+            `recorded as; mark any failures among them with wmrl label ${values.data.join(' ')}`,
+        );
       if (report.episodesSkipped > 0)
         console.error(`not cloned: ${report.episodesSkipped} episodes: ${report.skippedBecause.join('; ')}`);
       for (const { family, color } of report.missingColours)

@@ -67,14 +67,14 @@ export function demonstrationExclusion(e: Episode, config: PolicyConfig): string
   if (recordedNoise(e.policy) > config.bc.maxNoise)
     return `expert with action noise ${recordedNoise(e.policy)} > bc.maxNoise ${config.bc.maxNoise}`;
   if (recordedMiss(e.policy) > 0) return 'expert aiming its grasps off the block on purpose (--miss)';
-  if (config.bc.successOnly && !e.success)
-    return e.outcome === undefined && e.policy.startsWith('lerobot:')
-      ? 'not successful: the dataset records no success (label it: wmrl label DIR; or --bc.successOnly=false)'
-      : 'not successful (bc.successOnly)';
+  // A recording that says nothing of success (a LeRobot dataset without next.success, not labelled) is taken for
+  // what its recorder meant it to be: a demonstration. `wmrl label DIR` marks the failures among them.
+  if (config.bc.successOnly && !e.success && !e.successUnknown) return 'not successful (bc.successOnly)';
   return undefined;
 }
 
-/** Episodes fit for cloning under the config (demonstrationExclusion says why the others are not). */
+/** Episodes fit for cloning under the config (demonstrationExclusion says why the others are not). Recordings
+ * without success information (`successUnknown`) count as demonstrations unless a label says otherwise. */
 export function selectDemonstrations(episodes: Episode[], config: PolicyConfig): Episode[] {
   return episodes.filter((e) => demonstrationExclusion(e, config) === undefined);
 }
