@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { DEFAULT_ROBOT, robotRef } from '../core/robotDescription.ts';
 import { loadRobotWithTasks } from '../tasks/robotTasks.ts';
+import { addTasksBeside } from '../tasks/families.ts';
 import { RunLog, runStamp } from '../core/runLog.ts';
 import type { Episode } from '../core/types.ts';
 import { EpisodeStore, storeRobot } from '../data/episodeStore.ts';
@@ -90,6 +91,8 @@ export const command = {
       ? envChoice({ ...values, env: 'rosbridge' })
       : ({ env: 'sim' } as ReturnType<typeof envChoice>);
     const dir = policyFolder(values.policy);
+    // The families the policy was made for (its tasks/) phrase its instructions.
+    addTasksBeside(dir);
     const robot = loadRobotWithTasks(values.robot ?? DEFAULT_ROBOT);
     const task = runTask(instruction, values.task, seed, choice.env);
     const bundleDir = viewPort === undefined ? undefined : requireBundle();

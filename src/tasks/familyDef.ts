@@ -71,7 +71,10 @@ export type ProgressTerm =
 export interface FamilyScene {
   /** Object kinds the target may be (`{object}`). */
   objects: readonly ObjectKind[];
-  /** Whether the scene has the instructed goal zone (`{zone}`, zones[0]) and one more zone. */
+  /**
+   * Whether the scene has a goal zone (zones[0], of the colour `{zone}` names, or of a colour drawn when the
+   * instructions leave it unnamed: "put it in the box") and one more zone.
+   */
   zone: boolean;
   /** Objects beside the target, each of its own colour. */
   distractors: number;

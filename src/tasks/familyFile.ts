@@ -105,8 +105,8 @@ export function parseFamily(text: string, file: string): FamilyDef {
   if (scene) {
     if (!templates.every((t) => t.includes('{color}')))
       problems.push('instructions: a family with a scene names its target by colour: every template needs {color}');
-    if (scene.zone !== templates.every((t) => t.includes('{zone}')))
-      problems.push('scene.zone: give `zone: true` exactly when every template names the {zone}');
+    if (!scene.zone && templates.some((t) => t.includes('{zone}')))
+      problems.push('scene.zone: an instruction names the {zone}: give `zone: true`');
     const points = [
       scene.goal,
       ...scene.success.all.flatMap((c) => ('near' in c ? c.near : 'above' in c ? c.above : [c.inside[0]])),

@@ -38,6 +38,11 @@ export interface ViewerOperatorOptions {
   since?: Date;
   /** Answer through the real page in this browser instead of the data layer. */
   browser?: Browser;
+  /**
+   * The person's verdict on an episode (default: what its environment record shows, for spot checks; a run whose
+   * outcomes all come from the person has no such record).
+   */
+  answer?: (item: LabelItem) => Promise<boolean>;
 }
 
 /**
@@ -47,6 +52,7 @@ export interface ViewerOperatorOptions {
  */
 export function viewerOperator(runDir: string, options: ViewerOperatorOptions = {}) {
   const { hold = () => false, since = new Date(0), browser } = options;
+  const answer = options.answer ?? ((item: LabelItem) => recordedSuccess(runDir, item.id));
   const shown: ShownItem[] = [];
   const pageErrors: string[] = [];
   let stopped = false;
@@ -81,7 +87,7 @@ export function viewerOperator(runDir: string, options: ViewerOperatorOptions = 
           };
           shown.push(entry);
           if (hold(item) || !summary) continue;
-          const verdict = (await recordedSuccess(runDir, item.id)) ? 'success' : 'failure';
+          const verdict = (await answer(item)) ? 'success' : 'failure';
           if (!page) {
             await data.label(item.id, verdict);
             continue;

@@ -10,7 +10,7 @@ test('reset request: the task meets the one TaskSpec schema (unknown family, pus
   const reset = (t: object) => () => parseResetRequest({ task: JSON.stringify(t), seed: 1 });
   assert.throws(reset({ ...task, family: 'stack' }), /^Error: reset request: invalid task: family: /);
   const { zoneColor: _, ...noZone } = task;
-  assert.throws(reset(noZone), /invalid task: zoneColor: push tasks need a zoneColor different from color/);
+  assert.throws(reset(noZone), /invalid task: zoneColor: a family with a zone needs a zoneColor different from color/);
   assert.throws(() => parseResetRequest({ task: '{', seed: 1 }), /task is not JSON text of a TaskSpec/);
   assert.throws(() => parseResetRequest({ task: JSON.stringify(task), seed: -1 }), /reset request must be \{task/);
 });

@@ -89,6 +89,8 @@ export interface UnitGuess {
   units: JointUnits;
   /** Why, for the report. */
   reason: string;
+  /** The values fit degrees and range100 alike: `units` is only the robot's usual one, no finding. */
+  ambiguous?: true;
 }
 
 /** Outside the limits by this much (radians) counts as contradicting the units. */
@@ -123,10 +125,7 @@ export function guessUnits(robot: RobotDescription, values: Float32Array, dim: n
     };
   }
   const units = robot.lerobot?.units === 'range100' ? 'range100' : 'degrees';
-  return {
-    units,
-    reason: `${size}: degrees and range100 both fit; took ${units} (robot '${robot.name}''s lerobot.units or degrees)`,
-  };
+  return { units, reason: `${size}: degrees and range100 both fit`, ambiguous: true };
 }
 
 /**

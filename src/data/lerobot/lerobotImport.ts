@@ -205,6 +205,12 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
   for (const ep of src.episodes) rawStates.push(pickRaw(await src.frames(ep), src, state));
   const raw = concat(rawStates);
   const guess = exact ? { units: 'radians' as const, reason: 'written by wmrl' } : guessUnits(robot, raw, slots.length);
+  if (!options.units && 'ambiguous' in guess && guess.ambiguous)
+    throw new MappingError(
+      `cannot tell the joints' units of ${options.source} (${guess.reason}): pass --units range100 for data ` +
+        'LeRobot recorded on its calibrated ±100 range (its SO-100/SO-101 robots before use_degrees, Feb 2026), ' +
+        '--units degrees for data recorded in degrees (docs/lerobot.md)',
+    );
   const units = options.units ?? guess.units;
   const conversion = unitConversion(robot, units, options.gripperRange);
   if (!exact) {
