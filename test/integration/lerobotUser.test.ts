@@ -84,7 +84,7 @@ async function episodes(at: string): Promise<Episode[]> {
   return out;
 }
 
-test('a LeRobot SO-101 dataset in its own words: imported, cloned, trained with a person through the viewer, run', async () => {
+test('a LeRobot SO-101 dataset in its own words: imported, cloned, trained with a person, run', async () => {
   const source = join(dir, 'record-like');
   await writeV3Fixture(source, {
     fps: 30,
