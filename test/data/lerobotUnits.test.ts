@@ -204,7 +204,7 @@ test('LeRobot → wmrl → LeRobot gives back names, robot_type, units, fps, eve
   const data = await readParquet(join(out, 'data/chunk-000/file-000.parquet'));
   const hf = JSON.parse(
     (await import('hyparquet'))
-      .parquetMetadata(readFileSync(join(out, 'data/chunk-000/file-000.parquet')).buffer)
+      .parquetMetadata(new Uint8Array(readFileSync(join(out, 'data/chunk-000/file-000.parquet'))).buffer)
       .key_value_metadata!.find((kv) => kv.key === 'huggingface')!.value!,
   );
   assert.deepEqual(hf.info.features.action, {

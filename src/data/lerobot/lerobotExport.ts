@@ -15,8 +15,8 @@
  * `action`, the prefixes LeRobot's `dataset_to_policy_features` makes policy inputs and outputs of;
  * what wmrl's exact re-import needs besides is under `wmrl.`: `wmrl.action` (the normalised action),
  * `wmrl.velocity` (qvel), `wmrl.environment_state` (the simulator's privileged state) and, when the
- * state is not in radians, `wmrl.state`. `next.reward` / `next.success` / `next.done` are the progress and
- * success after the frame's action. A dataset imported from LeRobot (`lerobot_source.json`) is given back
+ * state is not in radians, `wmrl.state`. `next.reward` / `next.success` are the progress and success after the
+ * frame's action (left out for recordings that say nothing of success), `next.done` marks the last frame. A dataset imported from LeRobot (`lerobot_source.json`) is given back
  * with its own names, robot_type, units, recorded targets (the last frame's included) and, while its source
  * videos are where the import read them, frames re-encoded from them at their own size. Aborted episodes
  * are left out (they never train). One data file and one video per camera are written; LeRobot reads
@@ -37,7 +37,7 @@ import { formatPath, INFO_PATH, type LerobotFeature } from './lerobotInfo.ts';
 import { writeThenMove } from './outputFolder.ts';
 import { writeParquet, type ParquetColumn, type ParquetLeaf } from './parquetTable.ts';
 import { decodeVideoFrames, encodedVideoInfo, VideoEncoder, type VideoQuality } from './videoFrames.ts';
-import { episodeMeta, writeEpisodeMeta, type WmrlEpisodeMeta } from './wmrlEpisodeMeta.ts';
+import { episodeMeta, writeEpisodeFamilies, writeEpisodeMeta, type WmrlEpisodeMeta } from './wmrlEpisodeMeta.ts';
 
 export const DATA_PATH = 'data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet';
 export const VIDEO_PATH = 'videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4';
@@ -206,6 +206,9 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
     const metas: WmrlEpisodeMeta[] = [];
     let aborted = 0;
     let frames = 0;
+    let outcomes = true;
+    /** Episodes whose outcome the export's columns cannot say (known where the first had none, or the reverse). */
+    let mismatched = 0;
     try {
       for await (const { episode } of store.records()) {
         if (episode.status === 'aborted') {
@@ -214,6 +217,8 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
         }
         if (!layout) {
           layout = layoutOf(robot, episode);
+          // A recording that says nothing of success (imported without next.success) exports none either.
+          outcomes = !episode.successUnknown;
           features = [
             vectorFeature('observation.state', slots.length, joints.stateNames),
             vectorFeature('action', slots.length, joints.actionNames),
@@ -221,8 +226,7 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
             vectorFeature('wmrl.velocity', slots.length, slots),
             ...(layout.stateDim ? [vectorFeature('wmrl.environment_state', layout.stateDim, null)] : []),
             vectorFeature('wmrl.action', slots.length, slots),
-            scalarFeature('next.reward', 'float32'),
-            scalarFeature('next.success', 'bool'),
+            ...(outcomes ? [scalarFeature('next.reward', 'float32'), scalarFeature('next.success', 'bool')] : []),
             scalarFeature('next.done', 'bool'),
             scalarFeature('timestamp', 'float32'),
             scalarFeature('frame_index', 'int64'),
@@ -241,6 +245,7 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
             cameraStats.set(cam.name, []);
           }
         } else checkLayout(layout, episode, robot);
+        if (outcomes === Boolean(episode.successUnknown)) mismatched++;
         const k = metas.length;
         const fps = layout.fps;
         const byKey = new Map(features.map((f) => [f.key, f]));
@@ -268,9 +273,11 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
           }
           push(f('wmrl.action'), t < T ? episode.actions.subarray(t * d, (t + 1) * d) : hold);
           const after = Math.min(t + 1, T);
-          push(f('next.reward'), episode.progress[after]!);
-          push(f('next.success'), episode.successes[after] === 1);
-          push(f('next.done'), t >= T - 1);
+          if (outcomes) {
+            push(f('next.reward'), episode.progress[after]!);
+            push(f('next.success'), episode.successes[after] === 1);
+          }
+          push(f('next.done'), t === T);
           push(f('timestamp'), Math.fround(t / fps));
           push(f('frame_index'), BigInt(t));
           push(f('episode_index'), BigInt(k));
@@ -340,6 +347,7 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
     for (const [name, s] of cameraStats) stats[`observation.images.${name}`] = channelShaped(aggregateStats(s));
     await writeFile(join(dir, 'meta/stats.json'), `${JSON.stringify(stats, null, 4)}\n`);
     await writeEpisodeMeta(dir, metas);
+    await writeEpisodeFamilies(dir, metas);
 
     const fps = layout.fps;
     const infoFeatures: Record<string, LerobotFeature> = {};
@@ -372,6 +380,13 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
     };
     // info.json last: a folder without it is no LeRobot dataset.
     await writeFile(join(dir, INFO_PATH), `${JSON.stringify(info, null, 4)}\n`);
+    if (!outcomes) notes.push('no next.reward or next.success: the recordings say nothing of success');
+    if (mismatched > 0)
+      notes.push(
+        outcomes
+          ? `${mismatched} episodes recorded without success information exported with next.success false`
+          : `${mismatched} episodes' recorded outcomes not exported: the first episode had none, so no column does`,
+      );
     return {
       out: options.out,
       robot: robot.name,

@@ -31,7 +31,7 @@ import { writeOrigin, type LerobotOrigin } from './lerobotOrigin.ts';
 import { LerobotSource, type EpisodeFrames, type LerobotEpisode } from './lerobotSource.ts';
 import { writeThenMove } from './outputFolder.ts';
 import { decodeImages, decodeVideoFrames } from './videoFrames.ts';
-import { readEpisodeMeta, type WmrlEpisodeMeta } from './wmrlEpisodeMeta.ts';
+import { readEpisodeFamilies, readEpisodeMeta, type WmrlEpisodeMeta } from './wmrlEpisodeMeta.ts';
 
 export interface ImportOptions {
   /** The LeRobot dataset folder. */
@@ -138,6 +138,7 @@ function split(
 export async function importLerobot(options: ImportOptions): Promise<ImportReport> {
   const { robot } = options;
   const src = await LerobotSource.open(options.source);
+  readEpisodeFamilies(options.source);
   const sidecar = await readEpisodeMeta(options.source);
   const features = src.info.features;
   const exact = sidecar !== null && features['wmrl.action'] !== undefined;
@@ -538,7 +539,7 @@ async function toEpisode(
     status: 'complete',
     success: meta?.success ?? successes.includes(1),
     // Nothing says whether it succeeded: unlabelled until a person labels it (wmrl label).
-    ...(!meta && !features['next.success'] ? { successUnknown: true as const } : {}),
+    ...((meta ? meta.successUnknown : !features['next.success']) ? { successUnknown: true as const } : {}),
     controlHz: fps / s,
     steps: T,
     createdAt: meta?.createdAt ?? new Date().toISOString(),

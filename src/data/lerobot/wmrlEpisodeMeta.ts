@@ -4,10 +4,12 @@
  * line per exported episode in episode_index order. LeRobot's tools ignore the file; `wmrl import
  * lerobot` reads it back so that an exported dataset imports as the same episodes.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Episode } from '../../core/types.ts';
+import { addTaskFiles, BUILT_IN, familyDef } from '../../tasks/families.ts';
 import { taskSpecSchema } from '../../tasks/taskSpec.ts';
 import { LerobotFormatError } from './lerobotInfo.ts';
 
@@ -27,6 +29,8 @@ const metaSchema = z
     /** progress[0] and successes[0]: LeRobot's next.reward / next.success start after the first action. */
     progress0: z.number().min(0).max(1),
     success0: z.boolean(),
+    /** The episode's recording said nothing of success (Episode.successUnknown). */
+    successUnknown: z.literal(true).optional(),
   })
   .strict();
 export type WmrlEpisodeMeta = Omit<z.infer<typeof metaSchema>, 'task'> & { task: Episode['task'] };
@@ -44,6 +48,7 @@ export function episodeMeta(episode: Episode, index: number): WmrlEpisodeMeta {
     createdAt: episode.createdAt,
     progress0: episode.progress[0]!,
     success0: episode.successes[0] === 1,
+    ...(episode.successUnknown ? { successUnknown: true as const } : {}),
   };
 }
 
@@ -78,4 +83,22 @@ export async function readEpisodeMeta(dir: string): Promise<Map<number, WmrlEpis
     out.set(parsed.data.episode_index, parsed.data);
   });
   return out;
+}
+
+/** Where an export keeps the files of the task families its episodes were recorded under that are not built in. */
+export const WMRL_TASKS_DIR = 'meta/wmrl_tasks';
+
+/** Writes the file of each family of `metas` that is not built in into `dir`'s WMRL_TASKS_DIR. */
+export async function writeEpisodeFamilies(dir: string, metas: readonly WmrlEpisodeMeta[]): Promise<void> {
+  const own = [...new Set(metas.map((m) => m.task.family))].filter((f) => !(BUILT_IN as readonly string[]).includes(f));
+  if (own.length === 0) return;
+  await mkdir(join(dir, WMRL_TASKS_DIR), { recursive: true });
+  for (const family of own)
+    await writeFile(join(dir, WMRL_TASKS_DIR, `${family}.yaml`), await readFile(familyDef(family).file, 'utf8'));
+}
+
+/** Registers the families an export kept (WMRL_TASKS_DIR), so that its sidecar's tasks parse. */
+export function readEpisodeFamilies(dir: string): void {
+  const folder = join(dir, WMRL_TASKS_DIR);
+  if (existsSync(folder)) addTaskFiles(folder);
 }
