@@ -18,9 +18,9 @@
  * state is not in radians, `wmrl.state`. `next.reward` / `next.success` are the progress and success after the
  * frame's action (left out for recordings that say nothing of success), `next.done` marks the last frame. A
  * dataset imported from LeRobot (`lerobot_source.json`) is given back with its own names, robot_type, units,
- * recorded targets (the last frame's included) and, while its source videos are where the import read them, frames re-encoded from them at their own size. Aborted episodes
- * are left out (they never train). One data file and one video per camera are written; LeRobot reads
- * files of any size.
+ * recorded targets (the last frame's included) and, while its source videos are where the import read them,
+ * frames re-encoded from them at their own size. Aborted episodes are left out (they never train). One data file
+ * and one video per camera are written; LeRobot reads files of any size.
  */
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
