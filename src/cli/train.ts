@@ -16,6 +16,7 @@ import { TRAIN_MODES, type WmrlConfig, wmrlConfigSchema } from '../rl/config/wmr
 import { WORLD_MODEL_KERNELS } from '../worldmodel/worldModelConfig.ts';
 import { CONFIGS_DIR } from '../core/robotDescription.ts';
 import { parseFlags, UsageError } from './args.ts';
+import { policyFolder } from './runInputs.ts';
 import { configOverrides, datasetRobot, episodeFolderReader, useBackend } from './common.ts';
 import { ENV_FLAGS, envChoice } from './envFlags.ts';
 import { Progress } from './progress.ts';
@@ -275,7 +276,8 @@ export const command = {
       }
       const report = await runTraining({
         config,
-        policyDir: values.policy,
+        // A pretrain or train output folder is as good as the checkpoint folder in it (as for run and eval).
+        policyDir: policyFolder(values.policy),
         data,
         dataDirs: values.data,
         ...(starts ? { starts, startDirs: values.starts! } : {}),

@@ -3,6 +3,7 @@
  * summaries stay in memory (episodes carry camera frames); an episode is read back from its
  * chunk file when opened, and the last few opened are cached.
  */
+import { addTasksBeside } from '../tasks/families.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Episode } from '../core/types.ts';
@@ -83,6 +84,8 @@ export class EpisodeCatalog {
 
   async #scanSource(source: CatalogSource): Promise<Located[]> {
     if (!existsSync(join(source.dir, MANIFEST_FILE))) return [];
+    // The families its episodes were recorded under travel with a dataset (tasks/): known before they decode.
+    addTasksBeside(source.dir);
     const entries: Located[] = [];
     for (const chunk of await listChunkFiles(source.dir)) {
       const key = `${source.dir}#${chunk.number}`;
