@@ -105,7 +105,8 @@ export class ViewerServer {
     const heartbeat = options.heartbeatMs ?? 15_000;
     server.#timers.push(setInterval(() => server.#heartbeat(), heartbeat));
     const poll = options.pollMs ?? 500;
-    if (poll > 0 && (options.data.run || options.data.live))
+    // A dataset is polled too: `wmrl label` asks about its episodes (operator/pending.json) and its labels grow.
+    if (poll > 0 && (options.data.run || options.data.live || options.data.dataDirs.length > 0))
       server.#timers.push(setInterval(() => void server.#poll(), poll));
     return server;
   }
