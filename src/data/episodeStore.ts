@@ -14,12 +14,12 @@
  * reported, never thrown.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { atomicTempTarget, writeFileAtomic } from '../core/durableFs.ts';
 import { join } from 'node:path';
 import { robotRef, type RobotDescription } from '../core/robotDescription.ts';
 import type { Episode, Split } from '../core/types.ts';
-import { addTasksBeside, BUILT_IN, familyDef, type TaskFamily } from '../tasks/families.ts';
+import { addTasksBeside, BUILT_IN, familyYaml, type TaskFamily } from '../tasks/families.ts';
 import { ChunkReader, CorruptEpisodeFileError, type ChunkIssue } from './chunkFile.ts';
 import { chunkFileName, listChunkFiles, type ChunkFileRef } from './chunkNames.ts';
 import {
@@ -194,7 +194,7 @@ export class EpisodeStore {
     const target = join(this.dir, 'tasks', `${family}.yaml`);
     if (!existsSync(target)) {
       await mkdir(join(this.dir, 'tasks'), { recursive: true });
-      await writeFileAtomic(target, await readFile(familyDef(family).file, 'utf8'));
+      await writeFileAtomic(target, familyYaml(family));
     }
     this.#familyFiles.add(family);
   }

@@ -3,12 +3,11 @@
  * tasks/ the file of every family its demonstrations came from that is not built in, so that `wmrl run` and
  * `wmrl eval` know the tasks a policy was made for without being told.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { saveCheckpoint } from '../core/checkpoint.ts';
 import { writeFileAtomic } from '../core/durableFs.ts';
-import { addTasksBeside, BUILT_IN, familyDef, isTaskFamily } from '../tasks/families.ts';
+import { addTasksBeside, BUILT_IN, familyYaml, isTaskFamily } from '../tasks/families.ts';
 import { restoreModel } from '../core/restoreModel.ts';
 import { policyConfigSchema } from './policyConfig.ts';
 import { VlaPolicy, type PolicyMeta } from './vlaPolicy.ts';
@@ -26,11 +25,11 @@ export async function savePolicy(policy: VlaPolicy, dir: string): Promise<void> 
     tensors: policy.namedVariables(),
   });
   const own = (policy.meta.families ?? []).filter(
-    (f) => !(BUILT_IN as readonly string[]).includes(f) && isTaskFamily(f) && existsSync(familyDef(f).file),
+    (f) => !(BUILT_IN as readonly string[]).includes(f) && isTaskFamily(f),
   );
   if (own.length > 0) await mkdir(join(dir, 'tasks'), { recursive: true });
   for (const family of own)
-    await writeFileAtomic(join(dir, 'tasks', `${family}.yaml`), await readFile(familyDef(family).file, 'utf8'));
+    await writeFileAtomic(join(dir, 'tasks', `${family}.yaml`), familyYaml(family));
 }
 
 export function loadPolicy(dir: string): Promise<VlaPolicy> {

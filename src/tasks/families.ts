@@ -4,11 +4,11 @@
  * robot description or in a dataset) and no code change. Everything per family (selectors, sampling, splits, the
  * scene and its success condition, score rules) reads it from here.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { CONFIGS_DIR } from '../core/robotDescription.ts';
 import type { FamilyDef } from './familyDef.ts';
-import { readFamilyFile } from './familyFile.ts';
+import { readFamilyFile, textFamilyYaml } from './familyFile.ts';
 import { SCORE_RULES } from './familyScoreRules.ts';
 import { TaskError } from './taskError.ts';
 
@@ -69,6 +69,17 @@ export function addTasksBeside(dir: string): string[] {
 /** Registers a family declared in code (an import's families of its dataset's own texts). */
 export function addFamily(def: FamilyDef): void {
   register(def);
+}
+
+/**
+ * The YAML that declares `name`: its file's text, or for a family of fixed texts declared in code (`wmrl run`'s
+ * instruction on a robot) the YAML of those texts. What a dataset, a policy or an export keeps of its families.
+ */
+export function familyYaml(name: string): string {
+  const def = familyDef(name);
+  if (existsSync(def.file)) return readFileSync(def.file, 'utf8');
+  if (def.scene) throw new TaskError(`task family '${name}': its file ${def.file} is gone`);
+  return `name: ${name}\n${textFamilyYaml(def.templates, def.seconds, `Declared by ${def.file}.`)}`;
 }
 
 /** Every registered family's name: the built-in ones first, then the rest in the order they came. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Rng } from '../../src/core/rng.ts';
@@ -201,4 +201,31 @@ test("a family of fixed texts (a dataset's own words): no colour, no scene, decl
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a family declared in code (wmrl run's instruction on a robot) is kept as YAML that declares it again", async () => {
+  const { addFamily, familyYaml } = await import('../../src/tasks/families.ts');
+  addFamily({
+    name: 'said-test',
+    file: '(wmrl run --instruction)',
+    templates: ['wave at the camera'],
+    heldOutColors: [],
+    heldOutTemplates: [],
+    seconds: 60,
+    scores: [],
+  });
+  const again = parseFamily(familyYaml('said-test'), 'said-test.yaml');
+  assert.deepEqual(
+    { ...again, file: '' },
+    {
+      name: 'said-test',
+      file: '',
+      templates: ['wave at the camera'],
+      heldOutColors: [],
+      heldOutTemplates: [],
+      seconds: 60,
+      scores: [],
+    },
+  );
+  assert.equal(familyYaml('reach'), readFileSync(resolve('configs/tasks/reach.yaml'), 'utf8'));
 });

@@ -9,7 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Episode } from '../../core/types.ts';
-import { addTaskFiles, BUILT_IN, familyDef } from '../../tasks/families.ts';
+import { addTaskFiles, BUILT_IN, familyYaml } from '../../tasks/families.ts';
 import { taskSpecSchema } from '../../tasks/taskSpec.ts';
 import { LerobotFormatError } from './lerobotInfo.ts';
 
@@ -94,7 +94,7 @@ export async function writeEpisodeFamilies(dir: string, metas: readonly WmrlEpis
   if (own.length === 0) return;
   await mkdir(join(dir, WMRL_TASKS_DIR), { recursive: true });
   for (const family of own)
-    await writeFile(join(dir, WMRL_TASKS_DIR, `${family}.yaml`), await readFile(familyDef(family).file, 'utf8'));
+    await writeFile(join(dir, WMRL_TASKS_DIR, `${family}.yaml`), familyYaml(family));
 }
 
 /** Registers the families an export kept (WMRL_TASKS_DIR), so that its sidecar's tasks parse. */
