@@ -203,7 +203,7 @@ test("a family of fixed texts (a dataset's own words): no colour, no scene, decl
   }
 });
 
-test("a family declared in code (wmrl run's instruction on a robot) is kept as YAML that declares it again", async () => {
+test("a family declared in code (wmrl run's instruction on a robot) is kept as YAML declaring it", async () => {
   const { addFamily, familyYaml } = await import('../../src/tasks/families.ts');
   addFamily({
     name: 'said-test',
