@@ -28,8 +28,7 @@ export async function savePolicy(policy: VlaPolicy, dir: string): Promise<void> 
     (f) => !(BUILT_IN as readonly string[]).includes(f) && isTaskFamily(f),
   );
   if (own.length > 0) await mkdir(join(dir, 'tasks'), { recursive: true });
-  for (const family of own)
-    await writeFileAtomic(join(dir, 'tasks', `${family}.yaml`), familyYaml(family));
+  for (const family of own) await writeFileAtomic(join(dir, 'tasks', `${family}.yaml`), familyYaml(family));
 }
 
 export function loadPolicy(dir: string): Promise<VlaPolicy> {

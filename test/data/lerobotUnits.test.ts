@@ -236,6 +236,55 @@ test('LeRobot → wmrl → LeRobot gives back names, robot_type, units, fps, eve
   assert.ok(data.columns.includes('wmrl.velocity') && !data.columns.includes('observation.velocity'));
 });
 
+test('30 fps onto a 10 Hz robot is given back at 30 fps: every frame, and re-imports the same', async () => {
+  const wmrl = join(dir, 'give-wmrl');
+  await importLerobot({ source: at30, out: wmrl, robot, task: 'pick:orange:block' });
+  const imported = await read(wmrl);
+  assert.deepEqual(
+    imported.map((e) => e.steps + 1),
+    [4, 4],
+    'frames 0, 3, 6, 9 of 10 and of 12',
+  );
+  const out = join(dir, 'give-lerobot');
+  const report = await exportLerobot({ source: wmrl, out });
+  assert.ok(
+    report.notes.some((n) => n.includes('given back at 30 fps')),
+    report.notes.join('; '),
+  );
+  const info = JSON.parse(readFileSync(join(out, 'meta/info.json'), 'utf8'));
+  assert.equal(info.fps, 30);
+  assert.equal(info.total_frames, 22);
+  assert.deepEqual(info.features['observation.images.front'].shape, [72, 96, 3]);
+  // LeRobot's columns alone: wmrl's, normalised at 30 fps, would mislead a re-import at 10 Hz.
+  assert.deepEqual(
+    Object.keys(info.features).filter((k) => k.startsWith('wmrl.')),
+    [],
+  );
+  const source = fixture(30, [10, 12]).episodes;
+  const data = await readParquet(join(out, 'data/chunk-000/file-000.parquet'));
+  source.forEach((src, k) => {
+    const rows = data.rows.filter((r) => r.episode_index === BigInt(k));
+    assert.equal(rows.length, src.state.length, 'every recorded frame');
+    rows.forEach((r, t) => {
+      (r['observation.state'] as number[]).forEach((v, i) => assert.ok(Math.abs(v - src.state[t]![i]!) < 1e-3));
+      assert.deepEqual(r.action, src.action[t]);
+      assert.ok(Math.abs(Number(r.timestamp) - t / 30) < 1e-6);
+    });
+  });
+  // Imported again, it is the dataset it came from: the same episodes, ids and tasks, the same joints and actions.
+  const again = join(dir, 'give-again');
+  await importLerobot({ source: out, out: again, robot });
+  const back = await read(again);
+  assert.deepEqual(
+    back.map((e) => [e.id, e.task, e.steps]),
+    imported.map((e) => [e.id, e.task, e.steps]),
+  );
+  back.forEach((e, k) => {
+    assert.deepEqual([...e.qpos], [...imported[k]!.qpos]);
+    assert.deepEqual([...e.actions], [...imported[k]!.actions]);
+  });
+});
+
 test('quantiles as LeRobot RunningQuantileStats: worked numbers', () => {
   // 0…99: edges over [−1e-10, 99 + 1e-10] in 5000 bins of ~0.0198; value k sits alone in its bin, so the
   // (k + 1)th value is reached at the right edge of value k's bin: q50 (target count 50) at value 49's.

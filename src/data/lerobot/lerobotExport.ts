@@ -22,14 +22,17 @@
  * frames re-encoded from them at their own size. Aborted episodes are left out (they never train). One data file
  * and one video per camera are written; LeRobot reads files of any size.
  */
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadRobot, type RobotDescription } from '../../core/robotDescription.ts';
-import type { Episode } from '../../core/types.ts';
+import type { Episode, TaskSpec } from '../../core/types.ts';
 import { EpisodeStore } from '../episodeStore.ts';
 import { targetsFromActions } from './actionConversion.ts';
 import { aggregateStats, channelShaped, episodeStats, imageStats, type FeatureStats } from './featureStats.ts';
 import { fromWmrl, unitConversion, type UnitConversion } from './jointUnits.ts';
+import { importLerobot } from './lerobotImport.ts';
 import { readOrigin, type LerobotOrigin } from './lerobotOrigin.ts';
 import { LerobotSource, type LerobotEpisode } from './lerobotSource.ts';
 import { robotSlots } from './jointMapping.ts';
@@ -50,6 +53,11 @@ export interface ExportOptions {
   out: string;
   quality?: VideoQuality;
   onEpisode?: (index: number, episode: Episode) => void;
+}
+
+/** How an export is written: with wmrl's own columns (`wmrl.*`), or as LeRobot's alone (a give-back). */
+interface ExportMode {
+  wmrlColumns: boolean;
 }
 
 export interface ExportReport {
@@ -188,12 +196,82 @@ const hfValue = (leaf: ParquetLeaf) => ({ dtype: leaf === 'bool' ? 'bool' : leaf
 
 /** Exports `source` to `out`. */
 export async function exportLerobot(options: ExportOptions): Promise<ExportReport> {
+  const origin = await readOrigin(options.source);
+  if (origin && origin.stride > 1) {
+    const notes: string[] = [];
+    const given = await giveBackAtSourceRate(options, origin, notes);
+    if (given) return given;
+    return exportAtRobotRate(options, { wmrlColumns: true }, notes);
+  }
+  return exportAtRobotRate(options, { wmrlColumns: true });
+}
+
+/**
+ * A dataset imported from LeRobot at a stride (30 fps onto a 10 Hz robot) is given back at the source's own rate:
+ * the source is read again, every frame, as this dataset's episodes (their ids and tasks) into a scratch dataset at
+ * the source's fps, which exports as a dataset recorded at its robot's rate does: the recorded targets, the
+ * source's names, units and camera size. LeRobot's columns alone: `wmrl.*` would hold actions normalised at the
+ * source's rate, which a re-import at the robot's must not take. Null (and a note) when the source is gone or no
+ * longer holds the dataset's episodes: then the export is at the robot's rate.
+ */
+async function giveBackAtSourceRate(
+  options: ExportOptions,
+  origin: LerobotOrigin,
+  notes: string[],
+): Promise<ExportReport | null> {
+  const store = await EpisodeStore.open(options.source);
+  const robot = loadRobot(store.robotRef);
+  const ids = new Map(origin.episodes.map((e) => [e.id, e.sourceEpisode]));
+  const episodes = new Map<number, { id: string; task: TaskSpec }>();
+  for await (const { episode } of store.records()) {
+    if (episode.status === 'aborted') continue;
+    const index = ids.get(episode.id);
+    if (index === undefined) {
+      notes.push(`episode ${episode.id} is not ${origin.source}'s: exported at the robot's rate, with the others`);
+      return null;
+    }
+    episodes.set(index, { id: episode.id, task: episode.task });
+  }
+  if (!existsSync(join(origin.source, 'meta', 'info.json'))) {
+    notes.push(`${origin.source} is gone: exported at the robot's rate (${origin.fps / origin.stride} fps)`);
+    return null;
+  }
+  const slots = robotSlots(robot);
+  const map: Record<string, string> = Object.fromEntries([
+    ...slots.map((slot, i) => [slot, origin.stateNames[i]!]),
+    ...origin.cameras.map((c) => [c.camera, c.feature]),
+  ]);
+  const scratch = await mkdtemp(join(tmpdir(), 'wmrl-give-back-'));
+  try {
+    const full = join(scratch, 'dataset');
+    await importLerobot({
+      source: origin.source,
+      out: full,
+      robot: { ...robot, controlHz: origin.fps },
+      map,
+      units: origin.units,
+      gripperRange: origin.gripper,
+      episodes,
+    });
+    const report = await exportAtRobotRate({ ...options, source: full }, { wmrlColumns: false }, notes);
+    notes.push(`given back at ${origin.fps} fps, every frame read again from ${origin.source}`);
+    return report;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Exports `source` to `out` at the rate its episodes were recorded at. */
+async function exportAtRobotRate(
+  options: ExportOptions,
+  mode: ExportMode,
+  notes: string[] = [],
+): Promise<ExportReport> {
   const store = await EpisodeStore.open(options.source);
   const robot = loadRobot(store.robotRef);
   const slots = robotSlots(robot);
   const origin = await readOrigin(options.source);
   const joints = jointLayout(robot, origin);
-  const notes: string[] = [];
   const sourceVideos = await originVideos(origin, notes);
   return writeThenMove(options.out, async (dir) => {
     let layout: Layout | null = null;
@@ -222,10 +300,14 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
           features = [
             vectorFeature('observation.state', slots.length, joints.stateNames),
             vectorFeature('action', slots.length, joints.actionNames),
-            ...(joints.converted ? [vectorFeature('wmrl.state', slots.length, slots)] : []),
-            vectorFeature('wmrl.velocity', slots.length, slots),
-            ...(layout.stateDim ? [vectorFeature('wmrl.environment_state', layout.stateDim, null)] : []),
-            vectorFeature('wmrl.action', slots.length, slots),
+            ...(mode.wmrlColumns
+              ? [
+                  ...(joints.converted ? [vectorFeature('wmrl.state', slots.length, slots)] : []),
+                  vectorFeature('wmrl.velocity', slots.length, slots),
+                  ...(layout.stateDim ? [vectorFeature('wmrl.environment_state', layout.stateDim, null)] : []),
+                  vectorFeature('wmrl.action', slots.length, slots),
+                ]
+              : []),
             ...(outcomes ? [scalarFeature('next.reward', 'float32'), scalarFeature('next.success', 'bool')] : []),
             scalarFeature('next.done', 'bool'),
             scalarFeature('timestamp', 'float32'),
@@ -265,13 +347,13 @@ export async function exportLerobot(options: ExportOptions): Promise<ExportRepor
           const qpos = episode.qpos.subarray(t * d, (t + 1) * d);
           push(f('observation.state'), joints.converted ? fromWmrl(conv, qpos, d, 'position') : qpos);
           push(f('action'), targets.slice(t * d, (t + 1) * d));
-          if (joints.converted) push(f('wmrl.state'), qpos);
-          push(f('wmrl.velocity'), episode.qvel.subarray(t * d, (t + 1) * d));
-          if (layout.stateDim) {
+          if (mode.wmrlColumns && joints.converted) push(f('wmrl.state'), qpos);
+          if (mode.wmrlColumns) push(f('wmrl.velocity'), episode.qvel.subarray(t * d, (t + 1) * d));
+          if (mode.wmrlColumns && layout.stateDim) {
             const s = layout.stateDim;
             push(f('wmrl.environment_state'), episode.state.subarray(t * s, (t + 1) * s));
           }
-          push(f('wmrl.action'), t < T ? episode.actions.subarray(t * d, (t + 1) * d) : hold);
+          if (mode.wmrlColumns) push(f('wmrl.action'), t < T ? episode.actions.subarray(t * d, (t + 1) * d) : hold);
           const after = Math.min(t + 1, T);
           if (outcomes) {
             push(f('next.reward'), episode.progress[after]!);

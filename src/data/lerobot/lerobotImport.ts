@@ -52,6 +52,11 @@ export interface ImportOptions {
   units?: JointUnits;
   /** The dataset's gripper values when fully closed and fully open (default 0 and 1 in radians, else 0 and 100). */
   gripperRange?: { closed: number; open: number };
+  /**
+   * What source episodes are called and filed under, by their episode_index (an export giving back a dataset at
+   * its own rate reads its source again as the dataset's episodes); the others are left out.
+   */
+  episodes?: ReadonlyMap<number, { id: string; task: TaskSpec }>;
   onEpisode?: (index: number, episode: Episode) => void;
 }
 
@@ -279,6 +284,9 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
   let assigned = 0;
   for (const ep of src.episodes) {
     const meta = sidecar?.get(ep.index);
+    const given = options.episodes?.get(ep.index);
+    if (given) taskOf.set(ep.index, given.task);
+    if (options.episodes) continue;
     const text = (ep.tasks[0] ?? '').trim().slice(0, 500);
     // --task maps a text onto a family the simulator can set up, ahead of a family of fixed texts phrasing it.
     const found = taskOfInstruction(text);
@@ -350,6 +358,7 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
     }
     try {
       for (const [n, ep] of src.episodes.entries()) {
+        if (options.episodes && !options.episodes.has(ep.index)) continue;
         const { episode, targets } = await toEpisode(convert, ep, taskOf.get(ep.index)!, sidecar?.get(ep.index));
         await store.append(episode);
         const kept = episode.steps + 1;
@@ -530,7 +539,7 @@ async function toEpisode(
   }
   const name = basename(c.options.source);
   const episode: Episode = {
-    id: meta?.id ?? `lerobot-${name}-${ep.index}`,
+    id: c.options.episodes?.get(ep.index)?.id ?? meta?.id ?? `lerobot-${name}-${ep.index}`,
     robot: c.robot.name,
     task,
     seed: meta?.seed ?? ep.index,

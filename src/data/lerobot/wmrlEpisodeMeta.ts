@@ -93,8 +93,7 @@ export async function writeEpisodeFamilies(dir: string, metas: readonly WmrlEpis
   const own = [...new Set(metas.map((m) => m.task.family))].filter((f) => !(BUILT_IN as readonly string[]).includes(f));
   if (own.length === 0) return;
   await mkdir(join(dir, WMRL_TASKS_DIR), { recursive: true });
-  for (const family of own)
-    await writeFile(join(dir, WMRL_TASKS_DIR, `${family}.yaml`), familyYaml(family));
+  for (const family of own) await writeFile(join(dir, WMRL_TASKS_DIR, `${family}.yaml`), familyYaml(family));
 }
 
 /** Registers the families an export kept (WMRL_TASKS_DIR), so that its sidecar's tasks parse. */
