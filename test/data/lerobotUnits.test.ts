@@ -128,6 +128,13 @@ test('record-test-like data imports as range100 without flags; wrong --units are
 test('fps: 30 fps onto a 10 Hz robot keeps every 3rd frame; 25 fps is refused with both rates', async () => {
   const out = join(dir, 'from30');
   const report = await importLerobot({ source: at30, out, robot, task: 'pick:orange:block' });
+  assert.ok(!report.notes.some((n) => n.includes('test split')), 'orange is a train colour of pick');
+  // Yellow is pick's held-out colour: its episodes are filed under test, and the import says so.
+  const yellow = await importLerobot({ source: at30, out: join(dir, 'yellow'), robot, task: 'pick:yellow:block' });
+  assert.ok(
+    yellow.notes.some((n) => /2 episodes fall in the test split as .*pick\.yaml declares it/.test(n)),
+    yellow.notes.join('; '),
+  );
   assert.equal(report.stride, 3);
   const episodes = await read(out);
   // 10 frames: 0, 3, 6, 9 kept (3 steps); 12 frames: 0 … 9 kept, 10 and 11 past the last whole step.

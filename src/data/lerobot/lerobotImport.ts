@@ -302,6 +302,15 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
     } else unmatched.set(ep.index, text);
   }
   if (assigned > 0) notes.push(`${assigned} episodes assigned --task ${options.task} (their own task text kept)`);
+  // A split is the family's declaration; an episode it files under test is said so, never cloned in silence.
+  const held = [...taskOf.values()].filter((t) => t.split === 'test');
+  if (held.length > 0) {
+    const families = [...new Set(held.map((t) => familyDef(t.family).file))].join(', ');
+    notes.push(
+      `${held.length} episodes fall in the test split as ${families} declares it (a held-out colour or phrasing): ` +
+        'evaluation data, never cloned',
+    );
+  }
   const ownTexts = ownTextFamily(options, src.episodes, unmatched, src.info.fps);
   if (ownTexts) {
     for (const [index, text] of unmatched)
