@@ -66,7 +66,7 @@ export const command = {
       closers.push(() => terminal.close());
       const desk = await OperatorDesk.open({ runDir: dir, terminal, viewer: viewer ?? `wmrl view --data ${dir}` });
       closers.push(() => desk.close());
-      // Without a viewer of its own, the end of the input ends the session.
+      // Without a viewer of its own, the end of the input ends the labelling.
       if (!viewer) void terminal.closed.then(() => stop.abort(new Error('the input ended')));
       console.error(
         `labelling ${dir}: answer here${viewer ? ` or in the viewer, ${viewer}` : ` or in wmrl view --data ${dir}`}`,

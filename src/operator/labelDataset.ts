@@ -3,7 +3,7 @@
  * operator, one at a time in storage order, through an OperatorDesk over the dataset folder (its
  * terminal, and the viewer's "Waiting for you" panel on `wmrl view --data DIR`). Labels go to
  * `DIR/labels.jsonl` (LabelStore: fsynced, the first label of an episode counts), so a stopped
- * session loses nothing and the next one resumes at the episodes still unlabelled. The question is
+ * run of it loses nothing and the next one resumes at the episodes still unlabelled. The question is
  * blind: it shows the instruction and the episode's length, never its recorded outcome.
  */
 import type { Episode } from '../core/types.ts';
@@ -24,13 +24,13 @@ export interface LabelDatasetOptions {
 export interface LabelDatasetReport {
   /** Complete episodes in the dataset. */
   episodes: number;
-  /** Of those, labelled before this session. */
+  /** Of those, labelled before this run. */
   labelledBefore: number;
-  /** Labels given during this session, by verdict (from the file: answers from any side count). */
+  /** Labels given during this run, by verdict (from the file: answers from any side count). */
   given: Record<OperatorLabel['verdict'], number>;
   /** Episodes still without a label. */
   left: number;
-  /** The session stopped (the signal) before every episode had a label. */
+  /** The run stopped (the signal) before every episode had a label. */
   stopped: boolean;
 }
 

@@ -67,7 +67,7 @@ export class ViewerData {
   #operatorDirs: string[];
   /** The folder each pending item came from, where its answer goes. */
   #pendingDir = new Map<string, string>();
-  /** Datasets a `wmrl label` session asks about now: every episode of theirs without a label waits. */
+  /** Datasets a running `wmrl label` asks about now: every episode of theirs without a label waits. */
   #labelling = new Set<string>();
   #labelStores = new Map<string, LabelStore>();
   /** Ids answered here: hidden until the trainer, which polls for answers, takes them off its list. */
@@ -206,7 +206,7 @@ export class ViewerData {
     // A label given on the asking terminal (the trainer's, wmrl label's) shows too.
     let labelled = 0;
     for (const dir of this.#operatorDirs) labelled += (await (await this.#labelStore(dir)).refresh()).length;
-    // Datasets a session asks about (answered questions included, until the desk takes them off its list).
+    // Datasets a running wmrl label asks about (answered questions included, until the desk takes them off its list).
     const labelling = new Set(
       listed.flatMap((p) => (p.kind === 'label' && dirs.get(p.id) !== this.run?.dir ? [dirs.get(p.id)!] : [])),
     );

@@ -1,26 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
-import { WMRL_BIN } from '../helpers/wmrlProcess.ts';
+import { runWmrl } from '../helpers/wmrlProcess.ts';
 
-const run = promisify(execFile);
-
-async function wmrl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [WMRL_BIN, ...args], { timeout: 120_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const wmrl = (...args: string[]) => runWmrl(args);
 
 /** An 8-bit RGB PNG read back: its size and pixels (every row filter type 0, as encodePng writes). */
 function readPng(bytes: Buffer): { width: number; height: number; pixels: Uint8Array } {

@@ -6,26 +6,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIXTURE_ROBOTS } from '../helpers/armFixtures.ts';
 import { copyRobot } from '../helpers/robotCopy.ts';
-import { WMRL_BIN } from '../helpers/wmrlProcess.ts';
+import { runWmrl } from '../helpers/wmrlProcess.ts';
 
-const run = promisify(execFile);
-
-async function wmrl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [WMRL_BIN, ...args], { timeout: 180_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const wmrl = (...args: string[]) => runWmrl(args, 180_000);
 
 /** Replace text in a file; each replacement must apply. */
 function edit(file: string, ...edits: [string | RegExp, string][]): void {

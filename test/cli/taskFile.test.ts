@@ -1,24 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { runWmrl } from '../helpers/wmrlProcess.ts';
 
-const run = promisify(execFile);
-const BIN = resolve('bin/wmrl.js');
 const HOLD = resolve('test/fixtures/tasks/hold.yaml');
 
-async function wmrl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 240_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const wmrl = (...args: string[]) => runWmrl(args, 240_000);
 
 /** A family for the pick expert whose success needs the block held `by` metres up for half a second. */
 function liftHold(by: number): string {

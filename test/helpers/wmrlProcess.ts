@@ -2,8 +2,9 @@
  * A `wmrl` command as a child process whose output a test watches: the tests run the commands as
  * a user would, and wait for the lines the user would read.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 
 export const WMRL_BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'wmrl.js');
 
@@ -34,4 +35,20 @@ export function spawnWmrl(args: string[]): WmrlProcess {
     }
   };
   return { child, output: () => ({ stdout, stderr }), exited, waitFor };
+}
+
+const execWmrl = promisify(execFile);
+
+/** A `wmrl` command run to its end (killed after `timeoutMs`): its exit code and output. */
+export async function runWmrl(
+  args: string[],
+  timeoutMs = 120_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execWmrl(process.execPath, [WMRL_BIN, ...args], { timeout: timeoutMs });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
 }

@@ -10,12 +10,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { EpisodeStore } from '../../src/data/episodeStore.ts';
 import { LABELS_FILE } from '../../src/operator/labelStore.ts';
 import { requireBundle } from '../../src/viewer/bundle.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
 import { spawnWmrl, type WmrlProcess } from '../helpers/wmrlProcess.ts';
+import { waitRow } from './episodeRows.ts';
 import { launchTestChromium, testChromium } from './testChromium.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
@@ -43,18 +44,6 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function rowOf(page: Page, id: string, mark: RegExp): Promise<string> {
-  const row = page.locator(`#episode-list li[data-episode="${id}"]`);
-  let text = '';
-  for (let waited = 0; waited < 30_000; waited += 100) {
-    text = (await row.textContent({ timeout: 30_000 })) ?? '';
-    if (mark.test(text)) return text;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.match(text, mark, `the episode list's row of ${id}`);
-  return text;
-}
-
 async function asked(label: WmrlProcess, n: number): Promise<void> {
   await label.waitFor(new RegExp(`\\[${n} of 3 unlabelled\\]`), 30_000);
 }
@@ -72,7 +61,7 @@ test('wmrl label --view: blind rows, answered by clicks, every label stored once
       await asked(label, i + 1);
       // Every episode still unlabelled is blind, the one asked and those after it.
       for (const later of IDS.slice(i))
-        assert.doesNotMatch(await rowOf(page, later, /^\? /), /[✓✗–]/, `${later} shows no outcome while unlabelled`);
+        assert.doesNotMatch(await waitRow(page, later, /^\? /), /[✓✗–]/, `${later} shows no outcome while unlabelled`);
       if (i === 0) await page.screenshot({ path: join(ARTIFACTS, 'dataset-labels-pending.png') });
       const item = page.locator(`#operator-list li[data-id="${id}"]`);
       await item.locator(`button[data-answer="${answers[i]}"]`).click({ timeout: 30_000 });

@@ -21,6 +21,7 @@ import { BUNDLE_DIR, requireBundle } from '../../src/viewer/bundle.ts';
 import { ViewerData } from '../../src/viewer/viewerData.ts';
 import { ViewerServer } from '../../src/viewer/viewerServer.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
+import { waitRow } from './episodeRows.ts';
 import { launchTestChromium, testChromium } from './testChromium.ts';
 
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts', 'viewer');
@@ -77,19 +78,6 @@ function startTrainer(): { child: ChildProcess; output: () => string; line: (pat
 
 const pendingOf = (page: Page) =>
   page.evaluate(() => (globalThis as unknown as { wmrlViewer: { pending: string[] } }).wmrlViewer.pending);
-
-/** Waits until episode `id`'s row in the episode list starts with `mark`; returns the row. */
-async function waitRow(page: Page, id: string, mark: RegExp): Promise<string> {
-  const row = page.locator(`#episode-list li[data-episode="${id}"]`);
-  let text = '';
-  for (let waited = 0; waited < 30_000; waited += 100) {
-    text = (await row.textContent({ timeout: 30_000 })) ?? '';
-    if (mark.test(text)) return text;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.match(text, mark, `the episode list's row of ${id}`);
-  return text;
-}
 
 async function waitPending(page: Page, want: string[]): Promise<void> {
   for (let waited = 0; waited < 30_000; waited += 100) {

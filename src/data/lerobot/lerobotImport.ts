@@ -15,6 +15,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { concatFloat32 } from '../../core/arrays.ts';
 import type { JointUnits, RobotDescription } from '../../core/robotDescription.ts';
 import type { Episode, TaskSpec } from '../../core/types.ts';
 import { addFamily, familyDef } from '../../tasks/families.ts';
@@ -209,7 +210,7 @@ export async function importLerobot(options: ImportOptions): Promise<ImportRepor
   // Units: declared, else detected from the positions; positions the units contradict stop the import.
   const rawStates: Float32Array[] = [];
   for (const ep of src.episodes) rawStates.push(pickRaw(await src.frames(ep), src, state));
-  const raw = concat(rawStates);
+  const raw = concatFloat32(rawStates);
   const guess = exact ? { units: 'radians' as const, reason: 'written by wmrl' } : guessUnits(robot, raw, slots.length);
   if (!options.units && 'ambiguous' in guess && guess.ambiguous)
     throw new MappingError(
@@ -410,16 +411,6 @@ function pickRaw(frames: EpisodeFrames, src: LerobotSource, mapping: VectorMappi
   const out = new Float32Array(frames.rows.length * dim);
   for (let t = 0; t < frames.rows.length; t++) {
     for (let i = 0; i < dim; i++) out[t * dim + i] = all[t * width + mapping.indices[i]!]!;
-  }
-  return out;
-}
-
-function concat(parts: readonly Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
   }
   return out;
 }

@@ -72,17 +72,34 @@ export async function readLerobotInfo(dir: string): Promise<LerobotInfo> {
     }
     throw err;
   }
+  return parseJson(file, text, infoSchema);
+}
+
+/** The text of `file`, or null when there is no such file. */
+export async function readTextIfAny(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/**
+ * `text`, read from `where` (a file, or `file:line`), as the JSON `schema` takes; a LerobotFormatError naming
+ * `where` and the first field at fault otherwise.
+ */
+export function parseJson<S extends z.ZodType>(where: string, text: string, schema: S): z.infer<S> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new LerobotFormatError(file, null, `not valid JSON (${(err as Error).message})`);
+    throw new LerobotFormatError(where, null, `not valid JSON (${(err as Error).message})`);
   }
-  const parsed = infoSchema.safeParse(raw);
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue?.path.map(String).join('.') || '(root)';
-    throw new LerobotFormatError(file, field, issue?.message ?? 'invalid');
+    throw new LerobotFormatError(where, issue?.path.map(String).join('.') || '(root)', issue?.message ?? 'invalid');
   }
   return parsed.data;
 }

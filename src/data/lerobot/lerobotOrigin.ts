@@ -5,11 +5,11 @@
  * frames kept, and the absolute action targets as recorded (the last frame's included). `wmrl export
  * lerobot` reads it to give back the dataset's names, robot_type, units, fps, targets and camera size.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { JOINT_UNITS } from '../../core/robotDescription.ts';
-import { LerobotFormatError } from './lerobotInfo.ts';
+import { parseJson, readTextIfAny } from './lerobotInfo.ts';
 
 export const ORIGIN_FILE = 'lerobot_source.json';
 
@@ -66,23 +66,6 @@ export async function writeOrigin(dir: string, origin: LerobotOrigin): Promise<v
 /** The origin of a wmrl dataset, or null when it was not imported from LeRobot. */
 export async function readOrigin(dir: string): Promise<LerobotOrigin | null> {
   const file = join(dir, ORIGIN_FILE);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new LerobotFormatError(file, null, `not valid JSON (${(err as Error).message})`);
-  }
-  const parsed = originSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new LerobotFormatError(file, issue?.path.join('.') || '(root)', issue?.message ?? 'invalid');
-  }
-  return parsed.data;
+  const text = await readTextIfAny(file);
+  return text === null ? null : parseJson(file, text, originSchema);
 }

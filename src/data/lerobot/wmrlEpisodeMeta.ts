@@ -5,13 +5,13 @@
  * lerobot` reads it back so that an exported dataset imports as the same episodes.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Episode } from '../../core/types.ts';
 import { addTaskFiles, BUILT_IN, familyYaml } from '../../tasks/families.ts';
 import { taskSpecSchema } from '../../tasks/taskSpec.ts';
-import { LerobotFormatError } from './lerobotInfo.ts';
+import { parseJson, readTextIfAny } from './lerobotInfo.ts';
 
 export const WMRL_EPISODES_PATH = 'meta/wmrl_episodes.jsonl';
 
@@ -59,28 +59,13 @@ export async function writeEpisodeMeta(dir: string, metas: readonly WmrlEpisodeM
 /** The sidecar's lines by episode_index, or null when the dataset has none (it was not written by wmrl). */
 export async function readEpisodeMeta(dir: string): Promise<Map<number, WmrlEpisodeMeta> | null> {
   const file = join(dir, WMRL_EPISODES_PATH);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  const text = await readTextIfAny(file);
+  if (text === null) return null;
   const out = new Map<number, WmrlEpisodeMeta>();
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch (err) {
-      throw new LerobotFormatError(`${file}:${i + 1}`, null, `not valid JSON (${(err as Error).message})`);
-    }
-    const parsed = metaSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new LerobotFormatError(`${file}:${i + 1}`, issue?.path.join('.') || '(root)', issue?.message ?? '');
-    }
-    out.set(parsed.data.episode_index, parsed.data);
+    const meta = parseJson(`${file}:${i + 1}`, line, metaSchema);
+    out.set(meta.episode_index, meta);
   });
   return out;
 }
