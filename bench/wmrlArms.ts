@@ -178,10 +178,10 @@ export const armWorldModelData = (arm: string): string[] => armOf(arm).worldMode
  * layout or data is never reused by a run of another.
  */
 export function worldModelFolder(
-  worldModel: { goal: string; goalFrom: string; object: string },
+  worldModel: { goal: string; goalFrom: string; object: string; keyframes?: boolean },
   data: string[],
 ): string {
-  const { goal, goalFrom, object } = worldModel;
+  const { goal, goalFrom, object, keyframes } = worldModel;
   const goalPart =
     goal === 'none'
       ? ''
@@ -194,5 +194,5 @@ export function worldModelFolder(
       : data.join('+') === DEFAULT_WORLD_MODEL_DATA.join('+')
         ? ''
         : `-data-${data.join('+')}`;
-  return `worldmodel${goalPart}${object === 'none' ? '' : `-object-${object}`}${dataPart}`;
+  return `worldmodel${goalPart}${object === 'none' ? '' : `-object-${object}`}${keyframes ? '-keyframes' : ''}${dataPart}`;
 }

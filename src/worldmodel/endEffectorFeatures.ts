@@ -14,10 +14,15 @@
  * height above where it stood at the episode's start. Pick succeeds by a lift: the perception latent
  * holds the block only implicitly. The object comes from an ObjectLocaliser (each step's perception,
  * gripper and fingers).
+ *
+ * With keyframes, KEYFRAME_DIM more follow: where the family's successful demonstrations had the gripper at each of
+ * their events (close, open, end), read from the first frame's perception, minus the end effector, and which events
+ * the family shows (keyframes.ts).
  */
 import type { Episode } from '../core/types.ts';
 import { OBJECT_FEATURES } from '../tasks/familyDef.ts';
 import type { GoalLocaliser } from './goalLocaliser.ts';
+import { KEYFRAME_DIM, type KeyframeLocaliser, keyframeFeatures } from './keyframes.ts';
 import type { GripperReading, ObjectLocaliser } from './objectLocaliser.ts';
 
 /** Features appended per step: the end-effector site's position xyz (metres, world frame). */
@@ -41,12 +46,15 @@ export interface EndEffectorOptions {
   goal?: GoalLocaliser;
   /** Also append the instructed object relative to the end effector and its lift, read by this localiser. */
   object?: ObjectLocaliser;
+  /** Also append each demonstration keyframe relative to the end effector and which ones the family shows. */
+  keyframes?: KeyframeLocaliser;
 }
 
 export class EndEffectorFeatures {
   readonly robot: string;
   readonly goal: GoalLocaliser | undefined;
   readonly object: ObjectLocaliser | undefined;
+  readonly keyframes: KeyframeLocaliser | undefined;
   #kinematics: ArmPoses;
 
   /** Features of `robot`'s episodes computed with `kinematics`, which they own (close() closes it). */
@@ -55,6 +63,7 @@ export class EndEffectorFeatures {
     this.#kinematics = kinematics;
     this.goal = options.goal;
     this.object = options.object;
+    this.keyframes = options.keyframes;
   }
 
   /** 'localised' or undefined: what the world model's layout records of the goal. */
@@ -88,7 +97,12 @@ export class EndEffectorFeatures {
 
   /** How many features `append` adds per step. */
   get dim(): number {
-    return END_EFFECTOR_DIM + (this.goal ? GOAL_DIM : 0) + (this.object ? OBJECT_DIM : 0);
+    return (
+      END_EFFECTOR_DIM +
+      (this.goal ? GOAL_DIM : 0) +
+      (this.object ? OBJECT_DIM : 0) +
+      (this.keyframes ? KEYFRAME_DIM : 0)
+    );
   }
 
   /**
@@ -111,6 +125,8 @@ export class EndEffectorFeatures {
       const goal = this.#goalOf(e);
       const object = this.#objectOf(e);
       const objectAt = Z + END_EFFECTOR_DIM + (goal ? GOAL_DIM : 0);
+      const keyframes = this.keyframes?.estimate(e.state.subarray(0, this.keyframes.latentDim), e.task);
+      const keyframesAt = objectAt + (object ? OBJECT_DIM : 0);
       // The object's height at the first step, which its lift is measured from.
       let rest = 0;
       for (let t = 0; t < count; t++) {
@@ -125,6 +141,7 @@ export class EndEffectorFeatures {
           for (let j = 0; j < 3; j++) state[t * W + objectAt + j] = o[j]! - ee[j]!;
           state[t * W + objectAt + 3] = o[2]! - rest;
         }
+        if (keyframes) keyframeFeatures(keyframes, ee, state, t * W + keyframesAt);
       }
       return { ...e, state, stateDim: W };
     });

@@ -24,6 +24,7 @@ import {
 } from './endEffectorFeatures.ts';
 import { GoalLocaliser } from './goalLocaliser.ts';
 import { ObjectLocaliser } from './objectLocaliser.ts';
+import { KEYFRAME_DIM, KeyframeLocaliser } from './keyframes.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
 export function perceptionEpisodes(policy: VlaPolicy, episodes: Episode[], chunk = 256): Episode[] {
@@ -105,16 +106,27 @@ export function perceptionLayout(model: WorldModel, policy: VlaPolicy): Percepti
 
 /** Features a layout adds after the policy's [proprio, latent]. */
 const layoutDim = (l: PerceptionLayout): number =>
-  (l.endEffector ? END_EFFECTOR_DIM : 0) + (l.goal ? GOAL_DIM : 0) + (l.object ? OBJECT_DIM : 0);
+  (l.endEffector ? END_EFFECTOR_DIM : 0) +
+  (l.goal ? GOAL_DIM : 0) +
+  (l.object ? OBJECT_DIM : 0) +
+  (l.keyframes ? KEYFRAME_DIM : 0);
 const layoutWords = (l: PerceptionLayout): string => {
   if (!l.endEffector) return '';
-  const extra = [...(l.goal ? [`the ${l.goal} goal`] : []), ...(l.object ? [`the ${l.object} object`] : [])];
+  const extra = [
+    ...(l.goal ? [`the ${l.goal} goal`] : []),
+    ...(l.object ? [`the ${l.object} object`] : []),
+    ...(l.keyframes ? ['the keyframes'] : []),
+  ];
   return ` with the end-effector position${extra.map((x) => ` and ${x}`).join('')}`;
 };
 
 /** The goal and object sources a recorded layout asks for. */
 export function featureSources(layout: PerceptionLayout): EndEffectorOptions {
-  return { ...goalOfLayout(layout), ...objectOfLayout(layout) };
+  return {
+    ...goalOfLayout(layout),
+    ...objectOfLayout(layout),
+    ...(layout.keyframes ? { keyframes: KeyframeLocaliser.fromJSON(layout.keyframes) } : {}),
+  };
 }
 
 /** The goal source a recorded layout asks for (none: an empty object). */
@@ -146,10 +158,12 @@ function removedKind(what: 'goal' | 'object', kind: string): Error {
 export function layoutOf(endEffector: EndEffectorFeatures | undefined): PerceptionLayout {
   const goal = endEffector?.goal;
   const object = endEffector?.object;
+  const keyframes = endEffector?.keyframes;
   return {
     endEffector: endEffector !== undefined,
     ...(goal ? { goal: 'localised' as const, localiser: goal.toJSON() } : {}),
     ...(object ? { object: 'localised' as const, objectLocaliser: object.toJSON() } : {}),
+    ...(keyframes ? { keyframes: keyframes.toJSON() } : {}),
   };
 }
 

@@ -5,11 +5,13 @@
  * picks up every step's noise: on 160 anchor episodes of a tiny reach run the replayed `max` ranked failures above
  * successes where `final` separated them. Success is labelled only at the step an episode first succeeds (episodes
  * end there), so a success head rarely sees a held success; progress is labelled at every step, near misses
- * included. A task family's file may name rules of its own (`scores:`, src/tasks/familyScoreRules.ts), read off
+ * included. `keyframes`: the gripper's closeness to the demonstrations' keyframes at the rollout's own events
+ * (keyframes.ts), which needs no family's rule. A task family's file may name rules of its own (`scores:`, src/tasks/familyScoreRules.ts), read off
  * the state's object features.
  */
 import { SCORE_RULES as FAMILY_RULES } from '../tasks/familyScoreRules.ts';
 import type { ImaginedRollouts } from './imagine.ts';
+import { keyframeScores } from './keyframes.ts';
 
 /** What a rule reads of a batch of rollouts (imagine.ts): H steps × R rows (member-major rows: K × B). */
 export type RolloutValues = Pick<
@@ -18,8 +20,11 @@ export type RolloutValues = Pick<
 > & { rows: number };
 
 export interface ScoreRule {
-  /** What the world model's state must hold for it: 'object', the object features (worldModel.object). */
-  needs?: 'object';
+  /**
+   * What the world model's state must hold for it: 'object', the object features (worldModel.object); 'keyframes',
+   * the keyframe features (worldModel.keyframes).
+   */
+  needs?: 'object' | 'keyframes';
   /** Per step (H × R) the value a rollout is scored by. */
   perStep(values: RolloutValues): Float32Array;
   /** A member's score over the horizon: its last step's value, or its best. */
@@ -30,6 +35,11 @@ const HEAD_RULES: Record<string, ScoreRule> = {
   final: { perStep: (v) => v.successProb, over: 'final' },
   max: { perStep: (v) => v.successProb, over: 'max' },
   progress: { perStep: (v) => v.progress, over: 'final' },
+  keyframes: {
+    needs: 'keyframes',
+    perStep: (v) => keyframeScores(v.states, v.actions, v.horizon, v.rows, v.stateDim, v.actionDim),
+    over: 'final',
+  },
 };
 
 const RULES: Record<string, ScoreRule> = {

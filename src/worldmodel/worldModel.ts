@@ -7,6 +7,7 @@
  */
 import type { GoalLocaliserWeights } from './goalLocaliser.ts';
 import type { ObjectLocaliserWeights } from './objectLocaliser.ts';
+import type { KeyframeLocaliserWeights } from './keyframes.ts';
 import * as tf from '@tensorflow/tfjs';
 import type { Episode, Observation } from '../core/types.ts';
 import { concatFloat32 } from '../core/arrays.ts';
@@ -65,6 +66,8 @@ export interface PerceptionLayout {
    */
   object?: string;
   objectLocaliser?: ObjectLocaliserWeights;
+  /** Then the demonstration keyframes relative to the end effector and which the family shows (keyframes.ts). */
+  keyframes?: KeyframeLocaliserWeights;
 }
 
 export interface TrainHooks {
@@ -290,10 +293,16 @@ export class WorldModel {
     horizon: number,
     options: ImagineOptions = {},
   ): ImaginedRollouts {
-    if (options.rule && scoreRule(options.rule).needs === 'object' && !this.meta.perception?.object)
+    const needs = options.rule ? scoreRule(options.rule).needs : undefined;
+    if (needs === 'object' && !this.meta.perception?.object)
       throw new Error(
         `score '${options.rule}' reads the object's numbers of the world model's state: use a world model told ` +
           'the object (wmrl train --worldModel.object=localised)',
+      );
+    if (needs === 'keyframes' && !this.meta.perception?.keyframes)
+      throw new Error(
+        `score '${options.rule}' reads the keyframe numbers of the world model's state: use a world model that ` +
+          'holds them (wmrl train --worldModel.keyframes)',
       );
     return imagine(this.dynamics, policy, starts, horizon, options);
   }

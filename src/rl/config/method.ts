@@ -42,6 +42,15 @@ export function resolveMethod(config: WmrlConfig): Method {
       `worldModel.object=${config.worldModel.object} appends the object relative to the end effector: ` +
         'it needs worldModel.endEffector',
     );
+  if (config.worldModel.keyframes && !config.worldModel.endEffector)
+    throw new Error(
+      'worldModel.keyframes appends the keyframes relative to the end effector: it needs worldModel.endEffector',
+    );
+  if (scoreRule(config.score).needs === 'keyframes' && !config.worldModel.keyframes)
+    throw new Error(
+      `score=${config.score} is computed from the keyframe numbers of the world model's state: ` +
+        'it needs worldModel.keyframes',
+    );
   if (scoreRule(config.score).needs === 'object' && config.worldModel.object === 'none')
     throw new Error(
       `score=${config.score} is computed from the object's numbers of the world model's state: ` +

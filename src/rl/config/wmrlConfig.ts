@@ -269,6 +269,15 @@ export const wmrlConfigSchema = z
               'fitted, when the world model is trained, on data whose privileged state holds the object: ' +
               'simulator demonstrations). docs/worldmodel.md',
           ),
+        keyframes: z
+          .boolean()
+          .default(false)
+          .describe(
+            "with endEffector, also append where the data's successful demonstrations had the gripper at each of " +
+              'their events (its command closing, opening, the end), read from the first frame by a ridge ' +
+              "regression per family fitted when the world model is trained, minus the end effector: what score " +
+              "'keyframes' ranks by. Needs nothing but joint states, actions and outcomes. docs/worldmodel.md",
+          ),
         goalFrom: z
           .enum(GOAL_SOURCES)
           .default('auto')

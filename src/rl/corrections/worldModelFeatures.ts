@@ -18,6 +18,7 @@ import type { WorldModel } from '../../worldmodel/worldModel.ts';
 import { goalLabelsOfRobot } from './goalLabels.ts';
 import { GoalLocaliser } from '../../worldmodel/goalLocaliser.ts';
 import { ObjectLocaliser } from '../../worldmodel/objectLocaliser.ts';
+import { KeyframeLocaliser, keyframeLabels } from '../../worldmodel/keyframes.ts';
 import {
   featureSources,
   goalOfLayout,
@@ -28,7 +29,7 @@ import type { PerceptionLayout, WorldModelMeta } from '../../worldmodel/worldMod
 import type { WmrlConfig } from '../config/wmrlConfig.ts';
 
 /** What the features are computed from: the run's world-model settings, data and robot, the policy's latent width. */
-export interface FeatureSetup extends Pick<WmrlConfig['worldModel'], 'goal' | 'goalFrom' | 'object'> {
+export interface FeatureSetup extends Pick<WmrlConfig['worldModel'], 'goal' | 'goalFrom' | 'object' | 'keyframes'> {
   data: Episode[];
   robot: RobotDescription;
   latentDim: number;
@@ -53,6 +54,7 @@ export async function worldModelFeatures(
   return new EndEffectorFeatures(setup.robot.name, await ArmKinematics.create(setup.robot), {
     ...(await goalSource(setup, perceived, layout, report)),
     ...(await objectSource(setup, perceived, layout, report)),
+    ...(await keyframeSource(setup, perceived, layout, report)),
   });
 }
 
@@ -128,6 +130,35 @@ async function objectSource(
   const each = fits.map(([f, x]) => `${f} ${(100 * x.rmse).toFixed(1)} cm RMSE over ${x.episodes} episodes`);
   report.onProgress?.(`object localiser fitted: ${each.join(', ')}`);
   return { object: localiser };
+}
+
+/** Where the features read the demonstrations' keyframes (worldModel.keyframes). */
+async function keyframeSource(
+  setup: FeatureSetup,
+  perceived: Episode[],
+  layout: PerceptionLayout | undefined,
+  report: FeatureReporting,
+): Promise<EndEffectorOptions> {
+  if (!setup.keyframes) return {};
+  if (layout?.keyframes) return { keyframes: KeyframeLocaliser.fromJSON(layout.keyframes) };
+  const gripper = new EndEffectorFeatures(setup.robot.name, await ArmKinematics.create(setup.robot));
+  let localiser: KeyframeLocaliser;
+  try {
+    const labels = keyframeLabels(setup.data, (e, t) => gripper.gripperAt(e, t).xyz);
+    localiser = KeyframeLocaliser.fit(perceived, labels, setup.latentDim);
+  } finally {
+    gripper.close();
+  }
+  const fits = localiser.fits();
+  report.log.log({ kind: 'keyframe-localiser', events: fits });
+  const each = Object.entries(fits).map(
+    ([event, families]) =>
+      `${event}: ${Object.entries(families)
+        .map(([f, x]) => `${f} ${(100 * x.rmse).toFixed(1)} cm over ${x.episodes}`)
+        .join(', ')}`,
+  );
+  report.onProgress?.(`keyframes fitted (RMSE over successful episodes) ${each.join('; ')}`);
+  return { keyframes: localiser };
 }
 
 /** The perception layout of the world model saved in `modelDir`, if one is. */
