@@ -30,7 +30,7 @@ export interface BenchFamily {
   largeComparison: boolean;
   /** The `wmrl train` preset its WMRL arm runs, and every other arm starts from (real-only overlays its own). */
   config: string;
-  /** Flags every training arm of this family adds to the preset. */
+  /** Flags every training arm of this family adds to the preset (none: the method is the same for every family). */
   train: string[];
 }
 
@@ -70,11 +70,13 @@ function manipulation(
   };
 }
 
+/** Every family's arms start from the one preset: what is a family's own is its task file. */
+const PRESET = { config: 'configs/train/quickstart.yaml', train: [] };
+
 // Pick (≈20–50 ticks an episode): a tiny clone on pick demos plus reach demos (reach's train
 // colours include pick's held-out one, which pick-only data leaves an unknown word) with word
 // dropout, so the held-out paraphrase is not all <unk>: held-out ≈65% (docs/benchmarks.md).
-// Its WMRL arm is configs/train/pick.yaml.
-const pick = manipulation('pick', 'pick-v1', [400, 130], 20, { config: 'configs/train/pick.yaml', train: [] });
+const pick = manipulation('pick', 'pick-v1', [400, 130], 20, PRESET);
 
 export const FAMILIES: Record<string, BenchFamily> = {
   // Reach: a mediocre BC start (~60% held-out) that real-only GRPO measurably improves. BC is kept
@@ -94,19 +96,13 @@ export const FAMILIES: Record<string, BenchFamily> = {
     },
     bc: ['--config', 'configs/policy/tiny.yaml', '--bc.epochs=10', '--bc.batchSize=64'],
     largeComparison: true,
-    config: 'configs/train/quickstart.yaml',
-    train: [],
+    ...PRESET,
   },
   pick,
   // Push (experts ≈24 ticks, a failure 70): pick's recipe with push demos. Even so the tiny clone
   // pushes few blocks: held-out 1.7% after 12 epochs, 6.7% after 30 (train 12.5%), from demos
   // that succeed 96.8% (docs/benchmarks.md, push). No start between 30% and 70% at this scale.
-  // Push is measured, not post-trained: its arms imagine 16 steps, the world model not told the goal, an anchor group
-  // every step.
-  push: manipulation('push', 'push-v1', [500, 150], 30, {
-    config: 'configs/train/quickstart.yaml',
-    train: ['--horizon=16', '--worldModel.goal=none', '--anchorEvery=1'],
-  }),
+  push: manipulation('push', 'push-v1', [500, 150], 30, PRESET),
 };
 
 /** Whether a set-up's data folder is the world model's own (never cloned): its name starts with `mixed`. */

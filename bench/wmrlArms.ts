@@ -24,8 +24,8 @@ export interface Arm {
   colour?: string;
   /**
    * The family's world-model-only data folders its world model learns from besides the demonstrations the clone
-   * learned from (default: `mixed`, the noisy experts; [] for the demonstrations alone). Any other choice trains a
-   * world model of its own. The benchmark reports their robot time beside the arm's.
+   * learned from (default: none; `mixed`, the noisy experts). Any other choice trains a world model of its own. The
+   * benchmark charges their robot time once, spread over the runs that share the world model.
    */
   worldModelData?: string[];
   /**
@@ -41,15 +41,22 @@ export const REAL_ONLY = ['--config', 'configs/train/real-only.yaml'];
 /** In the order the benchmark lists them. */
 const ARMS: Record<string, Arm> = {
   real: { flags: REAL_ONLY, label: 'real-only GRPO (G = 8)', colour: '#d62728' },
-  // The family's preset: reach the quickstart, pick configs/train/pick.yaml.
-  wmrl: { flags: [], long: true, label: 'WMRL (32 groups a step, one real every other step)', colour: '#1f77b4' },
-  // No robot time left uncharged: the world model learns from the demonstrations alone, then from 16 of the clone's
-  // own episodes run before the first step (counted as training robot time).
-  'wmrl-demos-warmup': {
-    flags: ['--worldModel.warmupEpisodes=16'],
+  // The preset, every robot second charged: its world model learns from the demonstrations the clone learned from,
+  // then from the clone's own warm-up episodes and the anchors, all counted as training robot time.
+  wmrl: {
+    flags: [],
     long: true,
     worldModelData: [],
-    label: "WMRL, world model from the demonstrations, 16 of the clone's episodes first",
+    label: 'WMRL (world model from the demonstrations and its own episodes, all charged)',
+    colour: '#1f77b4',
+  },
+  // A world model trained once on the demonstrations and noisy experts collected for it, shared by every run of the
+  // benchmark, no warm-up: its data charged once, spread over the runs that share it.
+  'shared-wm': {
+    flags: ['--worldModel.warmupEpisodes=0'],
+    long: true,
+    worldModelData: ['mixed'],
+    label: 'WMRL, one world model of the demonstrations and noisy experts, shared',
     colour: '#17becf',
   },
   // GRPO on the environment with one group a step: what WMRL's anchor groups alone would teach.
@@ -166,33 +173,15 @@ export const armIsLong = (arm: string): boolean => armOf(arm).long === true;
 /** The arm's own plot colour, if it has one. */
 export const armColour = (arm: string): string | undefined => armOf(arm).colour;
 
-/** The world-model-only data folders most arms' world models learn from: the family's noisy experts. */
-const DEFAULT_WORLD_MODEL_DATA = ['mixed'];
-
 /** The family's world-model-only data folders `arm`'s world model learns from besides the clone's demonstrations. */
-export const armWorldModelData = (arm: string): string[] => armOf(arm).worldModelData ?? DEFAULT_WORLD_MODEL_DATA;
+export const armWorldModelData = (arm: string): string[] => armOf(arm).worldModelData ?? [];
 
 /**
  * The cache folder name of the world model an arm imagines with, from its resolved world-model settings: `worldmodel`,
- * then the goal and object its state holds (`-goal-localised`, `-object-localised`) and its own data: a model of one
- * layout or data is never reused by a run of another.
+ * then `-keyframes` where its state holds them, and its own data: a model of one layout or data is never reused by a
+ * run of another.
  */
-export function worldModelFolder(
-  worldModel: { goal: string; goalFrom: string; object: string; keyframes?: boolean },
-  data: string[],
-): string {
-  const { goal, goalFrom, object, keyframes } = worldModel;
-  const goalPart =
-    goal === 'none'
-      ? ''
-      : goal === 'localised' && goalFrom !== 'auto'
-        ? `-goal-${goal}-from-${goalFrom}`
-        : `-goal-${goal}`;
-  const dataPart =
-    data.length === 0
-      ? '-demos-only'
-      : data.join('+') === DEFAULT_WORLD_MODEL_DATA.join('+')
-        ? ''
-        : `-data-${data.join('+')}`;
-  return `worldmodel${goalPart}${object === 'none' ? '' : `-object-${object}`}${keyframes ? '-keyframes' : ''}${dataPart}`;
+export function worldModelFolder(worldModel: { keyframes: boolean }, data: string[]): string {
+  const dataPart = data.length === 0 ? '-demos-only' : `-data-${data.join('+')}`;
+  return `worldmodel${worldModel.keyframes ? '-keyframes' : ''}${dataPart}`;
 }

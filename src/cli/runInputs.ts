@@ -133,7 +133,6 @@ function freeTextTask(instruction: string): TaskSpec {
     heldOutColors: [],
     heldOutTemplates: [],
     seconds: FREE_TEXT_SECONDS,
-    scores: [],
   });
   return { family: name, template: 0, split: 'train', instruction: text };
 }

@@ -14,10 +14,8 @@ import { loadWorldModel, saveWorldModel } from '../worldmodel/worldModelFiles.ts
 import type { WorldModelEvaluation } from '../worldmodel/evaluateModel.ts';
 import { inputSensitivity, type InputSensitivity } from '../eval/inputSensitivity.ts';
 import { type FingerQuantiles, type ReplayRanking, replayRanking } from '../eval/replayRanking.ts';
-import { CLOSING_OPENINGS, type ClosingRow, closingSteps } from '../eval/closingSteps.ts';
 import { worldModelEpisodes } from '../worldmodel/perceptionWorldModel.ts';
 import { featuresOfModel } from '../rl/corrections/worldModelFeatures.ts';
-import { SCORE_RULES } from '../tasks/familyScoreRules.ts';
 import { loadPolicy } from '../policy/policyFiles.ts';
 import { POLICY_KERNELS } from '../policy/policyConfig.ts';
 import { intFlag, parseFlags, UsageError } from './args.ts';
@@ -237,18 +235,15 @@ async function rank(argv: string[]): Promise<number> {
     } finally {
       endEffector?.close();
     }
-    const object = Boolean(model.meta.perception?.object);
+    const keyframes = Boolean(model.meta.perception?.keyframes);
     // The fingers' opening, where the robot has a finger joint after the arm's.
     const finger =
       endEffector && recorded.every((e) => e.qposDim > endEffector.fingerJoint) ? endEffector.fingerJoint : undefined;
-    const ranked = horizons.map((h) => replayRanking(model, episodes, groupSize, h, { object, finger }));
+    const ranked = horizons.map((h) => replayRanking(model, episodes, groupSize, h, { keyframes, finger }));
     const inputs = inputSensitivity(model, policy, episodes, Math.max(...horizons));
-    // Fingers closing one step, by the object's distance: needs both the fingers and the object in the state.
-    const closing = object && finger !== undefined ? closingSteps(model, episodes, finger) : undefined;
-    const rows = ranked.map((r) => ({ ...r, inputSensitivity: inputs, ...(closing ? { closing } : {}) }));
+    const rows = ranked.map((r) => ({ ...r, inputSensitivity: inputs }));
     if (values.json) console.log(JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2));
     else {
-      const ruleNames = Object.keys(SCORE_RULES);
       const f = (a: { auc: number | null }) => (a.auc === null ? '  n/a' : a.auc.toFixed(3));
       const r = rows[0]!;
       console.log(
@@ -257,24 +252,20 @@ async function rank(argv: string[]): Promise<number> {
       );
       console.log(
         '  horizon  true progress at H  model replayed open loop H steps  model head one step from real' +
-          (object ? ruleNames.map((n) => `  ${`${n}: real`.padStart(11)}  replayed`).join('') : ''),
+          (keyframes ? '  keyframes: real  replayed' : ''),
       );
       for (const x of rows)
         console.log(
           `  ${String(x.horizon).padStart(7)}  ${f(x.truth).padStart(18)}  ${f(x.replay).padStart(32)}  ` +
             `${f(x.head).padStart(30)}` +
-            ruleNames
-              .map((n) => x.object?.[n])
-              .map((o) => (o ? `  ${f(o.real).padStart(11)}  ${f(o.replay).padStart(8)}` : ''))
-              .join(''),
+            (x.keyframes ? `  ${f(x.keyframes.real).padStart(15)}  ${f(x.keyframes.replay).padStart(8)}` : ''),
         );
-      if (object)
+      if (keyframes)
         console.log(
-          `  ${ruleNames.join(', ')}: the task families' own score rules, computed from the state's object numbers ` +
-            `(wmrl train --score=${ruleNames[0]})`,
+          "  keyframes: the gripper's closeness to the demonstrations' keyframes at its own events, real and " +
+            'replayed (wmrl train --score=keyframes)',
         );
       if (finger !== undefined) printFingers(rows);
-      if (closing) printClosing(closing);
       printInputSensitivity(inputs);
     }
     return 0;
@@ -299,26 +290,6 @@ function printFingers(rows: ReplayRanking[]): void {
   console.log(
     '  Where the real openings of successes and failures part (fingers closed on the object or on nothing) and the\n' +
       '  replayed ones do not, the model cannot tell a grasp from a miss: imagination ranks the approach only.',
-  );
-}
-
-function printClosing(rows: ClosingRow[]): void {
-  const [lo, hi] = CLOSING_OPENINGS;
-  console.log(
-    `\none step from real states commanded closed with the first finger joint at ${lo}–${hi}: its mean change, ` +
-      "real and the model's, by the object's distance from the gripper:",
-  );
-  console.log(`  ${'object away'.padEnd(12)}  ${'steps'.padStart(6)}  ${'real'.padStart(7)}  ${'model'.padStart(7)}`);
-  const cm = (m: number) => (Number.isFinite(m) ? `${Math.round(100 * m)}` : '');
-  for (const r of rows) {
-    const range = Number.isFinite(r.to) ? `${cm(r.from)}–${cm(r.to)} cm` : `> ${cm(r.from)} cm`;
-    const v = (x: number) => (r.steps ? x.toFixed(3) : '–').padStart(7);
-    console.log(`  ${range.padEnd(12)}  ${String(r.steps).padStart(6)}  ${v(r.real)}  ${v(r.model)}`);
-  }
-  console.log(
-    '  Fingers beside the object close faster and all the way; where the model closes them alike at every distance\n' +
-      '  it cannot tell a grasp from a miss even one step ahead: give it data of fingers closing on nothing\n' +
-      '  (wmrl collect --miss; docs/worldmodel.md).',
   );
 }
 

@@ -9,8 +9,8 @@
  *  - `head`: the model's progress one step from the real state before step H with the recorded
  *    action (the head alone, almost no dynamics error).
  * `truth` high with `head` near 0.5 (or below) says the score head, not the dynamics, is what
- * imagination lacks. With `object` (a world model told the object) two more per object score rule: its score
- * of the real state at step H, and of the state replayed open loop H steps. With `finger` (the first finger
+ * imagination lacks. With `keyframes` (a world model that holds them) two more: the keyframe score of the real
+ * states up to step H, and of the states replayed open loop H steps. With `finger` (the first finger
  * joint's index in the joint positions) the finger's opening at step H, real and replayed, of the successes and
  * of the failures: whether the model tells fingers closed on the object from fingers closed on nothing. The
  * closed-loop number (policy reacting to imagined states) is the imagination check's (`wmrl train
@@ -20,8 +20,7 @@ import type { Episode } from '../core/types.ts';
 import { groupRankAgreement, type RankAgreement } from './rankAgreement.ts';
 import type { ImaginationPolicy, ImaginationStarts, ImaginedRollouts, ImagineOptions } from '../worldmodel/imagine.ts';
 import { rolloutScores } from '../worldmodel/imagine.ts';
-import type { FamilyScoreRule } from '../tasks/familyDef.ts';
-import { SCORE_RULES } from '../tasks/familyScoreRules.ts';
+import { scoreRule } from '../worldmodel/scoreRules.ts';
 import { replayPolicy } from '../worldmodel/replayPolicy.ts';
 import { statesAt } from '../worldmodel/statesAt.ts';
 
@@ -41,8 +40,8 @@ export interface ReplayRanking {
   truth: RankAgreement;
   replay: RankAgreement;
   head: RankAgreement;
-  /** With `object`, per object score rule: its score of the real state at step H, and replayed H steps. */
-  object?: Record<string, { real: RankAgreement; replay: RankAgreement }>;
+  /** With `keyframes`, the keyframe score of the real states up to step H, and of those replayed H steps. */
+  keyframes?: { real: RankAgreement; replay: RankAgreement };
   /** With `finger`: the finger's opening at step H of the successes and of the failures (null: none of them). */
   fingers?: { success: FingerQuantiles | null; failure: FingerQuantiles | null };
 }
@@ -54,8 +53,8 @@ export interface FingerQuantiles {
 }
 
 export interface ReplayRankingOptions {
-  /** The model holds the object (worldModel.object): rank by the object scores too. */
-  object?: boolean;
+  /** The model holds the keyframes (worldModel.keyframes): rank by the keyframe score too. */
+  keyframes?: boolean;
   /** The first finger joint's index in the joint positions (the model's state leads with them). */
   finger?: number;
 }
@@ -71,7 +70,7 @@ export function replayRanking(
   horizon: number,
   options: ReplayRankingOptions = {},
 ): ReplayRanking {
-  const { object = false, finger } = options;
+  const { keyframes = false, finger } = options;
   if (!Number.isInteger(groupSize) || groupSize < 2)
     throw new Error(`replay ranking: the group size must be an integer >= 2, got ${groupSize}`);
   if (!Number.isInteger(horizon) || horizon < 1)
@@ -97,16 +96,7 @@ export function replayRanking(
     truth: groupRankAgreement(truth, success, groupSize),
     replay: groupRankAgreement(replayed.score, success, groupSize),
     head: groupRankAgreement(head, success, groupSize),
-    ...(object
-      ? {
-          object: Object.fromEntries(
-            Object.entries(SCORE_RULES).map(([name, rule]) => [
-              name,
-              objectRanking(replayed, usable, end, horizon, rule, success, groupSize),
-            ]),
-          ),
-        }
-      : {}),
+    ...(keyframes ? { keyframes: keyframeRanking(replayed, usable, end, horizon, success, groupSize) } : {}),
     ...(finger !== undefined ? { fingers: fingerQuantiles(replayed, usable, end, horizon, finger) } : {}),
   };
 }
@@ -144,23 +134,23 @@ function quantiles(values: number[]): [number, number, number] {
 }
 
 /**
- * The rule's score of the real state at each episode's step `end` (a success before it ranks first), and of the
- * replayed rollouts' last states (the progress replay's own, scored again rather than imagined again).
+ * The keyframe score of the real states up to each episode's step `end` (a success before it ranks first), and of
+ * the replayed rollouts (the progress replay's own, scored again rather than imagined again).
  */
-function objectRanking(
+function keyframeRanking(
   replayed: ImaginedRollouts,
   usable: Episode[],
   end: number[],
   horizon: number,
-  rule: FamilyScoreRule,
   success: number[],
   groupSize: number,
 ): { real: RankAgreement; replay: RankAgreement } {
+  const rule = scoreRule('keyframes');
   const real = usable.map((e, i) =>
-    e.success && e.steps <= horizon ? 2 : rule.at(e.state, e.actions, end[i]!, e.stateDim, e.actionDim),
+    e.success && e.steps <= horizon ? 2 : rule.at!(e.state, e.actions, end[i]!, e.stateDim, e.actionDim),
   );
-  const { members: K, rollouts: B, stateDim: D, actionDim: A } = replayed;
-  const perStep = rule.perStep(replayed.states, replayed.actions, horizon, K * B, D, A);
+  const { members: K, rollouts: B } = replayed;
+  const perStep = rule.perStep({ ...replayed, rows: K * B });
   const replay = rolloutScores(perStep, horizon, K, B).score;
   return { real: groupRankAgreement(real, success, groupSize), replay: groupRankAgreement(replay, success, groupSize) };
 }

@@ -9,7 +9,6 @@ import { extname, join, resolve } from 'node:path';
 import { CONFIGS_DIR } from '../core/robotDescription.ts';
 import type { FamilyDef } from './familyDef.ts';
 import { readFamilyFile, textFamilyYaml } from './familyFile.ts';
-import { SCORE_RULES } from './familyScoreRules.ts';
 import { TaskError } from './taskError.ts';
 
 export type { FamilyDef } from './familyDef.ts';
@@ -32,11 +31,6 @@ function register(def: FamilyDef): void {
       `task family '${def.name}' is declared twice, differently: ${known.file} and ${def.file}; rename one (name: …)`,
     );
   }
-  for (const rule of def.scores)
-    if (!SCORE_RULES[rule])
-      throw new TaskError(
-        `${def.file}: scores: no score rule '${rule}'; known: ${Object.keys(SCORE_RULES).join(', ')}`,
-      );
   registry.set(def.name, def);
 }
 

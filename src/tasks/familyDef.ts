@@ -12,30 +12,6 @@ import type { ColorName, ObjectKind } from './vocabulary.ts';
  * Features a world model told the instructed object (worldModel.object) ends its state with: the object minus the
  * gripper (xyz, metres), then the object's lift above where it stood at the start (metres).
  */
-export const OBJECT_FEATURES = 4;
-
-/**
- * A family's own score of rollouts, from their states and actions (imagined, or recorded in the world model's
- * layout). It reads the object features, the state's last OBJECT_FEATURES numbers, so it needs a world model told
- * the object.
- */
-export interface FamilyScoreRule {
-  needs: 'object';
-  /**
-   * Per step t (horizon × rows) each row's score as of the state after it. `states` (horizon + 1) × rows × D,
-   * `actions` horizon × rows × A, step-major.
-   */
-  perStep(
-    states: Float32Array,
-    actions: Float32Array,
-    horizon: number,
-    rows: number,
-    D: number,
-    A: number,
-  ): Float32Array;
-  /** One recorded episode's score as of step `end` (its states and actions step-major, D and A wide). */
-  at(states: Float32Array, actions: Float32Array, end: number, D: number, A: number): number;
-}
 
 /**
  * A point of the scene: `gripper` (the robot's end-effector site), `target` (the instructed object's centre),
@@ -100,8 +76,6 @@ export interface FamilyDef {
   seconds: number;
   /** What the simulator sets up; absent for a family only a robot (or a recorded dataset) does. */
   scene?: FamilyScene;
-  /** Score rules of its own, by the name a training config gives (`score: <name>`; familyScoreRules.ts). */
-  scores: readonly string[];
 }
 
 /** Control ticks in an episode of `family` at `controlHz`. */

@@ -65,7 +65,6 @@ const fileSchema = z
       })
       .strict()
       .optional(),
-    scores: z.array(z.string().min(1)).default([]),
   })
   .strict();
 
@@ -128,7 +127,6 @@ export function parseFamily(text: string, file: string): FamilyDef {
     heldOutColors: f.split.colors,
     heldOutTemplates: f.split.templates,
     seconds: f.seconds,
-    scores: f.scores,
   };
   if (scene) {
     def.scene = {

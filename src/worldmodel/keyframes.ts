@@ -15,7 +15,7 @@
  */
 import { clamp01 } from '../core/clamp01.ts';
 import type { Episode } from '../core/types.ts';
-import { type GoalLabel, GoalLocaliser, type GoalLocaliserWeights } from './goalLocaliser.ts';
+import { type PointLabel, PointLocaliser, type PointLocaliserWeights } from './pointLocaliser.ts';
 
 export const KEYFRAME_EVENTS = ['close', 'open', 'end'] as const;
 export type KeyframeEvent = (typeof KEYFRAME_EVENTS)[number];
@@ -30,9 +30,13 @@ const EVENT_SHARE = 0.5;
 /** The gripper command of step t: the action's last value, positive closes (every robot's action layout). */
 const commandCloses = (actions: ArrayLike<number>, at: number, A: number): boolean => actions[at + A - 1]! > 0;
 
-/** Each event's step in a successful episode (the state before that step's action), none for a failed one. */
+/**
+ * Each event's step in a successful episode (the state before that step's action), none for a failed one. A
+ * recording whose outcome is unknown (an imported demonstration) counts as successful, as behaviour cloning counts
+ * it: it ends where it stops.
+ */
 export function eventSteps(e: Episode): Partial<Record<KeyframeEvent, number>> | undefined {
-  if (!e.success) return undefined;
+  if (!e.success && !e.successUnknown) return undefined;
   let end = e.steps;
   for (let t = e.steps; t >= 0; t--)
     if (e.successes[t]) {
@@ -77,14 +81,14 @@ export function keyframeLabels(
 /** What a world-model checkpoint stores: one point localiser per event a family shows. */
 export interface KeyframeLocaliserWeights {
   latentDim: number;
-  events: Partial<Record<KeyframeEvent, GoalLocaliserWeights>>;
+  events: Partial<Record<KeyframeEvent, PointLocaliserWeights>>;
 }
 
 export class KeyframeLocaliser {
   readonly latentDim: number;
-  readonly #events: Partial<Record<KeyframeEvent, GoalLocaliser>>;
+  readonly #events: Partial<Record<KeyframeEvent, PointLocaliser>>;
 
-  private constructor(latentDim: number, events: Partial<Record<KeyframeEvent, GoalLocaliser>>) {
+  private constructor(latentDim: number, events: Partial<Record<KeyframeEvent, PointLocaliser>>) {
     this.latentDim = latentDim;
     this.#events = events;
   }
@@ -92,7 +96,7 @@ export class KeyframeLocaliser {
   /**
    * Fit on `perceived` (the policy's perception latent, `latentDim` a step) against each episode's keyframes
    * (keyframeLabels; undefined for a failed episode): per event, a ridge regression per family from the first
-   * frame's latent and the object's kind (goalLocaliser.ts), for the families that show the event.
+   * frame's latent and the object's kind (pointLocaliser.ts), for the families that show the event.
    */
   static fit(perceived: Episode[], labels: (KeyframeLabels | undefined)[], latentDim: number): KeyframeLocaliser {
     if (perceived.length !== labels.length)
@@ -111,30 +115,30 @@ export class KeyframeLocaliser {
         'keyframes: no successful episode in the data, so no keyframe to learn: the world model needs ' +
           "demonstrations that succeed (their outcome recorded, or labelled with 'wmrl label')",
       );
-    const events: Partial<Record<KeyframeEvent, GoalLocaliser>> = {};
+    const events: Partial<Record<KeyframeEvent, PointLocaliser>> = {};
     for (const event of KEYFRAME_EVENTS) {
       const has = (family: string) =>
         (shown.get(`${family}/${event}`) ?? 0) >= EVENT_SHARE * (successes.get(family) ?? Infinity);
-      const points = perceived.map((e, i): GoalLabel | undefined => {
+      const points = perceived.map((e, i): PointLabel | undefined => {
         const p = labels[i]?.[event];
-        return p && has(e.task.family) ? { xyz: p, from: 'gripper' } : undefined;
+        return p && has(e.task.family) ? p : undefined;
       });
-      if (points.some((p) => p)) events[event] = GoalLocaliser.fit(perceived, points, latentDim);
+      if (points.some((p) => p)) events[event] = PointLocaliser.fit(perceived, points, latentDim, `${event} keyframe`);
     }
     return new KeyframeLocaliser(latentDim, events);
   }
 
   static fromJSON(weights: KeyframeLocaliserWeights): KeyframeLocaliser {
-    const events: Partial<Record<KeyframeEvent, GoalLocaliser>> = {};
+    const events: Partial<Record<KeyframeEvent, PointLocaliser>> = {};
     for (const event of KEYFRAME_EVENTS) {
       const w = weights.events[event];
-      if (w) events[event] = GoalLocaliser.fromJSON(w);
+      if (w) events[event] = PointLocaliser.fromJSON(w);
     }
     return new KeyframeLocaliser(weights.latentDim, events);
   }
 
   toJSON(): KeyframeLocaliserWeights {
-    const events: Partial<Record<KeyframeEvent, GoalLocaliserWeights>> = {};
+    const events: Partial<Record<KeyframeEvent, PointLocaliserWeights>> = {};
     for (const event of KEYFRAME_EVENTS) {
       const l = this.#events[event];
       if (l) events[event] = l.toJSON();
@@ -198,10 +202,11 @@ export function keyframeFeatures(
 /**
  * Score `keyframes`, per imagined step (H × R, R rows) as of the state after it: the mean, over the events the
  * family shows, of the gripper's closeness to the event's keyframe at the rollout's own event: where its command
- * first closes, where it first opens after that (read off the state before that command acts), and its latest state
- * for the end and for any event it has not reached yet (as if it happened there). Closeness is 1 − distance /
- * the start's distance (floored at KEYFRAME_FLOOR), clamped to [0, 1]: a group shares its start, so a group ranks
- * by distance alone. `states` (H+1) × R × D with the KEYFRAME_DIM features last, `actions` H × R × A.
+ * first closes, where it first opens after that (read off the state before that command acts), its latest state for
+ * an event it has not reached yet (as if it happened there), and for the end its closest state so far (a
+ * demonstration ends where it succeeds, so a rollout that passes its end keyframe has ended there). Closeness is
+ * 1 − distance / the start's distance (floored at KEYFRAME_FLOOR), clamped to [0, 1]: a group shares its start, so a
+ * group ranks by distance alone. `states` (H+1) × R × D with the KEYFRAME_DIM features last, `actions` H × R × A.
  */
 export function keyframeScores(
   states: Float32Array,
@@ -221,7 +226,7 @@ export function keyframeScores(
   const shown: number[] = [];
   const start = new Float64Array(EVENTS);
   const reached = new Float64Array(EVENTS);
-  const [CLOSE, OPEN] = [0, 1];
+  const [CLOSE, OPEN, END] = [0, 1, 2];
   for (let r = 0; r < rows; r++) {
     shown.length = 0;
     for (let k = 0; k < EVENTS; k++) {
@@ -231,6 +236,7 @@ export function keyframeScores(
     }
     const closeness = (s: number, k: number) => clamp01(1 - distance(s, k) / start[k]!);
     let closed = false;
+    let end = 0;
     for (let t = 0; t < horizon; t++) {
       const s = (t * rows + r) * D;
       const closes = commandCloses(actions, (t * rows + r) * A, A);
@@ -239,8 +245,9 @@ export function keyframeScores(
         reached[CLOSE] = closeness(s, CLOSE);
       } else if (closed && !closes && Number.isNaN(reached[OPEN]!)) reached[OPEN] = closeness(s, OPEN);
       const next = ((t + 1) * rows + r) * D;
+      end = Math.max(end, closeness(next, END));
       let sum = 0;
-      for (const k of shown) sum += k === EVENTS - 1 || Number.isNaN(reached[k]!) ? closeness(next, k) : reached[k]!;
+      for (const k of shown) sum += k === END ? end : Number.isNaN(reached[k]!) ? closeness(next, k) : reached[k]!;
       out[t * rows + r] = shown.length ? sum / shown.length : 0;
     }
   }
@@ -248,6 +255,12 @@ export function keyframeScores(
 }
 
 /** One recorded episode's keyframe score as of step `end` (the world model's layout, step-major): keyframeScores. */
-export function keyframeScoreAt(states: Float32Array, actions: Float32Array, end: number, D: number, A: number): number {
+export function keyframeScoreAt(
+  states: Float32Array,
+  actions: Float32Array,
+  end: number,
+  D: number,
+  A: number,
+): number {
   return end === 0 ? 0 : keyframeScores(states, actions, end, 1, D, A)[end - 1]!;
 }

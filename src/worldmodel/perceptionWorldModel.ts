@@ -15,15 +15,7 @@ import type { VlaPolicy } from '../policy/vlaPolicy.ts';
 import { WorldModel, type PerceptionLayout, type TrainHooks } from './worldModel.ts';
 import type { WorldModelConfig } from './worldModelConfig.ts';
 import { statesAt } from './statesAt.ts';
-import {
-  END_EFFECTOR_DIM,
-  type EndEffectorFeatures,
-  GOAL_DIM,
-  OBJECT_DIM,
-  type EndEffectorOptions,
-} from './endEffectorFeatures.ts';
-import { GoalLocaliser } from './goalLocaliser.ts';
-import { ObjectLocaliser } from './objectLocaliser.ts';
+import { END_EFFECTOR_DIM, type EndEffectorFeatures, type EndEffectorOptions } from './endEffectorFeatures.ts';
 import { KEYFRAME_DIM, KeyframeLocaliser } from './keyframes.ts';
 
 /** Episodes with their state replaced by the policy's perception latents ((T+1) × Z). */
@@ -88,6 +80,12 @@ export function perceptionLayout(model: WorldModel, policy: VlaPolicy): Percepti
   const width = model.meta.dims.state;
   const recorded = model.meta.perception;
   if (recorded) {
+    for (const removed of ['goal', 'object'] as const)
+      if (recorded[removed] !== undefined)
+        throw new Error(
+          `this world model was trained with worldModel.${removed}=${recorded[removed]}, which this version no ` +
+            'longer reads (the keyframes replace it): train a new world model (wmrl train --worldModel.keyframes)',
+        );
     const expected = base + layoutDim(recorded);
     if (width !== expected)
       throw new Error(
@@ -106,65 +104,19 @@ export function perceptionLayout(model: WorldModel, policy: VlaPolicy): Percepti
 
 /** Features a layout adds after the policy's [proprio, latent]. */
 const layoutDim = (l: PerceptionLayout): number =>
-  (l.endEffector ? END_EFFECTOR_DIM : 0) +
-  (l.goal ? GOAL_DIM : 0) +
-  (l.object ? OBJECT_DIM : 0) +
-  (l.keyframes ? KEYFRAME_DIM : 0);
-const layoutWords = (l: PerceptionLayout): string => {
-  if (!l.endEffector) return '';
-  const extra = [
-    ...(l.goal ? [`the ${l.goal} goal`] : []),
-    ...(l.object ? [`the ${l.object} object`] : []),
-    ...(l.keyframes ? ['the keyframes'] : []),
-  ];
-  return ` with the end-effector position${extra.map((x) => ` and ${x}`).join('')}`;
-};
+  (l.endEffector ? END_EFFECTOR_DIM : 0) + (l.keyframes ? KEYFRAME_DIM : 0);
+const layoutWords = (l: PerceptionLayout): string =>
+  !l.endEffector ? '' : ` with the end-effector position${l.keyframes ? ' and the keyframes' : ''}`;
 
-/** The goal and object sources a recorded layout asks for. */
+/** The keyframe localiser a recorded layout holds (none: an empty object). */
 export function featureSources(layout: PerceptionLayout): EndEffectorOptions {
-  return {
-    ...goalOfLayout(layout),
-    ...objectOfLayout(layout),
-    ...(layout.keyframes ? { keyframes: KeyframeLocaliser.fromJSON(layout.keyframes) } : {}),
-  };
-}
-
-/** The goal source a recorded layout asks for (none: an empty object). */
-export function goalOfLayout(layout: PerceptionLayout): Pick<EndEffectorOptions, 'goal'> {
-  if (layout.goal === undefined) return {};
-  if (layout.goal !== 'localised') throw removedKind('goal', layout.goal);
-  if (!layout.localiser) throw new Error("the world model's layout has a localised goal but no localiser weights");
-  return { goal: GoalLocaliser.fromJSON(layout.localiser) };
-}
-
-/** The object source a recorded layout asks for (none: an empty object). */
-export function objectOfLayout(layout: PerceptionLayout): Pick<EndEffectorOptions, 'object'> {
-  if (layout.object === undefined) return {};
-  if (layout.object !== 'localised') throw removedKind('object', layout.object);
-  if (!layout.objectLocaliser)
-    throw new Error("the world model's layout has a localised object but no object localiser weights");
-  return { object: ObjectLocaliser.fromJSON(layout.objectLocaliser) };
-}
-
-/** A saved world model whose features were read in a way this version no longer has. */
-function removedKind(what: 'goal' | 'object', kind: string): Error {
-  return new Error(
-    `this world model was trained with worldModel.${what}=${kind}, which this version no longer reads: ` +
-      `train a new world model (worldModel.${what}=localised or none)`,
-  );
+  return layout.keyframes ? { keyframes: KeyframeLocaliser.fromJSON(layout.keyframes) } : {};
 }
 
 /** The layout a world model trained on episodes of these features records. */
 export function layoutOf(endEffector: EndEffectorFeatures | undefined): PerceptionLayout {
-  const goal = endEffector?.goal;
-  const object = endEffector?.object;
   const keyframes = endEffector?.keyframes;
-  return {
-    endEffector: endEffector !== undefined,
-    ...(goal ? { goal: 'localised' as const, localiser: goal.toJSON() } : {}),
-    ...(object ? { object: 'localised' as const, objectLocaliser: object.toJSON() } : {}),
-    ...(keyframes ? { keyframes: keyframes.toJSON() } : {}),
-  };
+  return { endEffector: endEffector !== undefined, ...(keyframes ? { keyframes: keyframes.toJSON() } : {}) };
 }
 
 /**

@@ -6,12 +6,10 @@
  * successes where `final` separated them. Success is labelled only at the step an episode first succeeds (episodes
  * end there), so a success head rarely sees a held success; progress is labelled at every step, near misses
  * included. `keyframes`: the gripper's closeness to the demonstrations' keyframes at the rollout's own events
- * (keyframes.ts), which needs no family's rule. A task family's file may name rules of its own (`scores:`, src/tasks/familyScoreRules.ts), read off
- * the state's object features.
+ * (keyframes.ts). Every rule serves every task family alike.
  */
-import { SCORE_RULES as FAMILY_RULES } from '../tasks/familyScoreRules.ts';
 import type { ImaginedRollouts } from './imagine.ts';
-import { keyframeScores } from './keyframes.ts';
+import { keyframeScoreAt, keyframeScores } from './keyframes.ts';
 
 /** What a rule reads of a batch of rollouts (imagine.ts): H steps × R rows (member-major rows: K × B). */
 export type RolloutValues = Pick<
@@ -20,18 +18,20 @@ export type RolloutValues = Pick<
 > & { rows: number };
 
 export interface ScoreRule {
-  /**
-   * What the world model's state must hold for it: 'object', the object features (worldModel.object); 'keyframes',
-   * the keyframe features (worldModel.keyframes).
-   */
-  needs?: 'object' | 'keyframes';
+  /** What the world model's state must hold for it: 'keyframes', the keyframe features (worldModel.keyframes). */
+  needs?: 'keyframes';
   /** Per step (H × R) the value a rollout is scored by. */
   perStep(values: RolloutValues): Float32Array;
   /** A member's score over the horizon: its last step's value, or its best. */
   over: 'final' | 'max';
+  /**
+   * A rule read off states and actions alone: one recorded episode's score as of step `end` (its states and actions
+   * in the world model's layout, step-major), the same rule on a single row.
+   */
+  at?(states: Float32Array, actions: Float32Array, end: number, D: number, A: number): number;
 }
 
-const HEAD_RULES: Record<string, ScoreRule> = {
+const RULES: Record<string, ScoreRule> = {
   final: { perStep: (v) => v.successProb, over: 'final' },
   max: { perStep: (v) => v.successProb, over: 'max' },
   progress: { perStep: (v) => v.progress, over: 'final' },
@@ -39,24 +39,11 @@ const HEAD_RULES: Record<string, ScoreRule> = {
     needs: 'keyframes',
     perStep: (v) => keyframeScores(v.states, v.actions, v.horizon, v.rows, v.stateDim, v.actionDim),
     over: 'final',
+    at: keyframeScoreAt,
   },
 };
 
-const RULES: Record<string, ScoreRule> = {
-  ...HEAD_RULES,
-  ...Object.fromEntries(
-    Object.entries(FAMILY_RULES).map(([name, rule]) => [
-      name,
-      {
-        needs: rule.needs,
-        perStep: (v: RolloutValues) => rule.perStep(v.states, v.actions, v.horizon, v.rows, v.stateDim, v.actionDim),
-        over: 'final',
-      } satisfies ScoreRule,
-    ]),
-  ),
-};
-
-/** Every rule's name: the world model's heads', then the families' own. */
+/** Every rule's name. */
 export const SCORE_RULES = Object.keys(RULES) as [string, ...string[]];
 export type ScoreRuleName = string;
 

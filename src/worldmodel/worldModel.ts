@@ -5,8 +5,6 @@
  *    [joint positions, joint velocities, latent], a decoder turns latents back into frames.
  * Both kinds share the ensemble dynamics (StateWorldModel) and the imagination loop.
  */
-import type { GoalLocaliserWeights } from './goalLocaliser.ts';
-import type { ObjectLocaliserWeights } from './objectLocaliser.ts';
 import type { KeyframeLocaliserWeights } from './keyframes.ts';
 import * as tf from '@tensorflow/tfjs';
 import type { Episode, Observation } from '../core/types.ts';
@@ -54,18 +52,9 @@ export interface WorldModelMeta {
 export interface PerceptionLayout {
   /** The end effector's xyz (forward kinematics of the joint positions) after the latent. */
   endEffector: boolean;
-  /**
-   * Then the goal minus the end effector: 'localised' from the policy's perception of the first frame
-   * (`localiser`, fitted when the model was trained). A model saved with a kind since removed holds its name.
-   */
+  /** Names of features read by kinds since removed ('localised'): a model that holds one is refused. */
   goal?: string;
-  localiser?: GoalLocaliserWeights;
-  /**
-   * Then the instructed object minus the end effector and its lift: 'localised' from each step's perception,
-   * gripper and fingers (`objectLocaliser`, fitted when the model was trained).
-   */
   object?: string;
-  objectLocaliser?: ObjectLocaliserWeights;
   /** Then the demonstration keyframes relative to the end effector and which the family shows (keyframes.ts). */
   keyframes?: KeyframeLocaliserWeights;
 }
@@ -294,11 +283,6 @@ export class WorldModel {
     options: ImagineOptions = {},
   ): ImaginedRollouts {
     const needs = options.rule ? scoreRule(options.rule).needs : undefined;
-    if (needs === 'object' && !this.meta.perception?.object)
-      throw new Error(
-        `score '${options.rule}' reads the object's numbers of the world model's state: use a world model told ` +
-          'the object (wmrl train --worldModel.object=localised)',
-      );
     if (needs === 'keyframes' && !this.meta.perception?.keyframes)
       throw new Error(
         `score '${options.rule}' reads the keyframe numbers of the world model's state: use a world model that ` +

@@ -28,7 +28,7 @@ test('a cached WMRL run made with anchors every step is stale once its arm resol
 
 test('real-only GRPO is not stale for keys it never reads (its preset extends the quickstart), only its own', () => {
   const real = ['--config', 'configs/train/real-only.yaml'];
-  const before = stored(resolved(...real, '--anchorEvery=1', '--worldModel.goal=none', '--horizon=16'));
+  const before = stored(resolved(...real, '--anchorEvery=1', '--worldModel.keyframes=false', '--horizon=8'));
   assert.deepEqual(changedKeys(before, resolved(...real)), []);
   assert.deepEqual(
     changedKeys(before, resolved(...real, '--ppo.std=0.2')).map((c) => c.key),
@@ -38,7 +38,7 @@ test('real-only GRPO is not stale for keys it never reads (its preset extends th
   const wmOnly = stored(resolved('--mode', 'wm-only', '--anchorEvery=1'));
   assert.deepEqual(changedKeys(wmOnly, resolved('--mode', 'wm-only')), []);
   assert.deepEqual(
-    changedKeys(wmOnly, resolved('--mode', 'wm-only', '--horizon=16')).map((c) => c.key),
+    changedKeys(wmOnly, resolved('--mode', 'wm-only', '--horizon=8')).map((c) => c.key),
     ['horizon'],
   );
 });
@@ -47,7 +47,7 @@ test('a key added after a run counts only where it differs from its default; mea
   const now = resolved();
   const old = stored(now);
   delete old.uncertaintyPenalty; // the run predates the key: it ran as the default, 0
-  delete (old.worldModel as Record<string, unknown>).goalFrom; // default 'auto', as now
+  delete (old.worldModel as Record<string, unknown>).endEffector; // default true, as now
   assert.deepEqual(changedKeys(old, now), []);
   assert.deepEqual(changedKeys(old, resolved('--uncertaintyPenalty=1')), [
     { key: 'uncertaintyPenalty', was: 0, now: 1 },

@@ -26,7 +26,7 @@ test('benchmark arms: one table of headline and ablation arms, short names, each
   assert.deepEqual(ALL_ARMS, [
     'real',
     'wmrl',
-    'wmrl-demos-warmup',
+    'shared-wm',
     'anchors-only',
     'no-debias',
     'paper-map',
@@ -48,7 +48,7 @@ test('benchmark arms: one table of headline and ablation arms, short names, each
   assert.ok(armIsAblation('no-debias') && !armIsAblation('wmrl') && !armIsAblation('real'));
   assert.deepEqual(armFlags('real'), REAL_ONLY);
   // The arms that spend at most one group of robot time a step run the long budget.
-  assert.deepEqual(ALL_ARMS.filter(armIsLong), ['wmrl', 'wmrl-demos-warmup', 'anchors-only']);
+  assert.deepEqual(ALL_ARMS.filter(armIsLong), ['wmrl', 'shared-wm', 'anchors-only']);
   assert.equal(armColour('real'), '#d62728');
   assert.throws(() => armFlags('no-such-arm'), /no benchmark arm 'no-such-arm'.*experiments: /);
 });
@@ -60,10 +60,10 @@ test('benchmark arms: the perfect-world-model ceiling runs all 32 groups and cou
 });
 
 test('benchmark experiments: an overlay file names the arm it changes and the keys it sets', () => {
-  assert.deepEqual(experimentNames(), ['anchors-every-step', 'imagine-8', 'no-goal', 'wmrl-demos-only']);
+  assert.deepEqual(experimentNames(), ['anchors-every-step', 'imagine-8']);
   assert.deepEqual(armFlags('imagine-8'), ['--groups=8', '--anchorFraction=0.1', '--worldModel.refitSteps=40']);
   assert.ok(armIsLong('imagine-8') && !armIsAblation('imagine-8'));
-  assert.deepEqual([armFlags('wmrl-demos-only'), armWorldModelData('wmrl-demos-only')], [[], []]);
+  assert.deepEqual(armWorldModelData('imagine-8'), [], "its base arm's: the demonstrations alone");
   assert.deepEqual(dottedFlags({ a: 1, b: { c: 'x', d: [1, 2] }, e: true }), [
     '--a=1',
     '--b.c=x',
@@ -82,30 +82,17 @@ test('benchmark experiments: an overlay file names the arm it changes and the ke
   assert.throws(() => experiment('typo', dir), /typo\.yaml/);
 });
 
-test("benchmark arms: each world model has its own cache folder: its state's goal and object, and its data", () => {
+test('benchmark arms: each world model has its own cache folder: whether its state holds keyframes, and its data', () => {
   const folder = (config: string, arm: string) =>
     worldModelFolder(resolveTrainConfig(['--config', config, ...armFlags(arm)]).worldModel, armWorldModelData(arm));
-  const reach = FAMILIES.reach!.config;
-  const pick = FAMILIES.pick!.config;
-  // The quickstart's world model holds the localised goal; so do its ablations, but the probe taking it away.
-  assert.equal(folder(reach, 'wmrl'), 'worldmodel-goal-localised');
-  assert.equal(folder(reach, 'no-debias'), 'worldmodel-goal-localised');
-  assert.equal(folder(reach, 'no-goal'), 'worldmodel');
-  // Pick's holds the localised block, no goal.
-  assert.equal(folder(pick, 'wmrl'), 'worldmodel-object-localised');
-  // Goals learned from the demonstrations' gripper: a localiser of its own, so a model of its own.
-  assert.equal(
-    worldModelFolder({ goal: 'localised', goalFrom: 'gripper', object: 'none' }, ['mixed']),
-    'worldmodel-goal-localised-from-gripper',
-  );
-  // By default the family's noisy experts; the demonstrations alone: a folder of its own.
-  assert.deepEqual(armWorldModelData('wmrl'), ['mixed']);
-  assert.deepEqual(armWorldModelData('wmrl-demos-warmup'), []);
-  assert.equal(folder(reach, 'wmrl-demos-warmup'), 'worldmodel-goal-localised-demos-only');
-  assert.equal(
-    worldModelFolder({ goal: 'none', goalFrom: 'auto', object: 'none' }, ['mixed-reach-a']),
-    'worldmodel-data-mixed-reach-a',
-  );
+  // Every family runs the one preset; its world model holds the keyframes and learns from the demonstrations (then its
+  // own episodes); so do the ablations. The shared one also learns from the noisy experts collected for it.
+  for (const family of Object.values(FAMILIES)) assert.equal(family.config, 'configs/train/quickstart.yaml');
+  const preset = FAMILIES.reach!.config;
+  assert.equal(folder(preset, 'wmrl'), 'worldmodel-keyframes-demos-only');
+  assert.equal(folder(preset, 'no-debias'), 'worldmodel-keyframes-demos-only');
+  assert.equal(folder(preset, 'shared-wm'), 'worldmodel-keyframes-data-mixed');
+  assert.equal(worldModelFolder({ keyframes: false }, ['mixed-reach-a']), 'worldmodel-data-mixed-reach-a');
   // Every folder an arm names is world-model data (never cloned) that every family's set-up collects.
   for (const arm of [...ALL_ARMS, ...ON_DEMAND_ARMS, ...experimentNames()])
     for (const data of armWorldModelData(arm))

@@ -7,6 +7,7 @@ import { imagine, type DynamicsModel } from '../../src/worldmodel/imagine.ts';
 import { replayRanking } from '../../src/eval/replayRanking.ts';
 import { replayPolicy } from '../../src/worldmodel/replayPolicy.ts';
 import { makeTestEpisode } from '../helpers/episodes.ts';
+import { KEYFRAME_DIM } from '../../src/worldmodel/keyframes.ts';
 
 // 1-D toy dynamics: the state moves by the action; progress = sign · next state (sign −1: a head that ranks backwards).
 const toy = (sign: number): DynamicsModel => ({
@@ -73,10 +74,9 @@ test(
   },
 );
 
-// The grasp rule reads a state's last four numbers, [object − gripper xyz, lift], where the gripper command (the last
-// action dim) first closes: a 4-D toy whose state moves by the action, its rollouts nearing the block at a rate a a
-// step and closing at step 5 (none ends before step 6), so the faster ones close nearer the block.
-const toy4: DynamicsModel = {
+// A toy whose state moves by the action: its rollouts near the keyframes at a rate a a step and close at step 5
+// (none ends before step 6), so the faster ones close nearer the close keyframe.
+const toyK: DynamicsModel = {
   members: 2,
   step: (x, action) =>
     tf.tidy(() => {
@@ -85,28 +85,42 @@ const toy4: DynamicsModel = {
       return { next, successLogit: zero, progress: tf.clone(zero) };
     }),
 };
-function objectEpisode(id: string, a: number, success: boolean): Episode {
+/**
+ * Keyframe features only (KEYFRAME_DIM numbers a step): the family shows close and end, both 20 cm off at the start;
+ * the gripper closes them by `a` a step (its x) and its command closes at step 5 (the last action value; the toy adds
+ * it to the last flag, which the score reads at the start only).
+ */
+function keyframeEpisode(id: string, a: number, success: boolean): Episode {
   const steps = 10;
-  const e = makeTestEpisode({ id, steps, qposDim: 0, stateDim: 4, actionDim: 4, success });
-  const state = Float32Array.from({ length: (steps + 1) * 4 }, (_, i) => {
-    const [t, j] = [Math.floor(i / 4), i % 4];
-    return j === 0 ? 0.2 - a * t : j === 3 ? a * t : 0;
-  });
-  const actions = Float32Array.from({ length: steps * 4 }, (_, i) =>
-    i % 4 === 0 ? -a : i % 4 === 3 ? (Math.floor(i / 4) >= 5 ? 1 : -1) : 0,
-  );
+  const D = KEYFRAME_DIM;
+  const e = makeTestEpisode({ id, steps, qposDim: 0, stateDim: D, actionDim: D, success });
+  const state = new Float32Array((steps + 1) * D);
+  for (let t = 0; t <= steps; t++) {
+    state[t * D] = 0.2 - a * t;
+    state[t * D + 6] = 0.2 - a * t;
+    state.set([1, 0, 1], t * D + 9);
+  }
+  const actions = new Float32Array(steps * D);
+  for (let t = 0; t < steps; t++) {
+    actions[t * D] = -a;
+    actions[t * D + 6] = -a;
+    actions[t * D + D - 1] = t >= 5 ? 1 : -1;
+  }
   return { ...e, state, actions, progress: new Float32Array(steps + 1) };
 }
 
-test('replayRanking with object: the grasp rule ranks the real state at H and the replayed one', () => {
-  const eps = [objectEpisode('c0', 0.03, true), objectEpisode('c1', 0.02, false), objectEpisode('c2', 0.01, false)];
+test('replayRanking with keyframes: the keyframe score ranks the real states up to H and the replayed ones', () => {
+  const eps = [
+    keyframeEpisode('c0', 0.03, true),
+    keyframeEpisode('c1', 0.02, false),
+    keyframeEpisode('c2', 0.01, false),
+  ];
   const model = {
-    imagine: (...a: Parameters<typeof imagine> extends [unknown, ...infer R] ? R : never) => imagine(toy4, ...a),
+    imagine: (...a: Parameters<typeof imagine> extends [unknown, ...infer R] ? R : never) => imagine(toyK, ...a),
   };
-  const r = replayRanking(model, eps, 3, 6, { object: true });
-  assert.deepEqual(Object.keys(r.object!), ['grasp']);
-  assert.deepEqual([r.object!.grasp!.real.auc, r.object!.grasp!.replay.auc], [1, 1]);
-  assert.equal(replayRanking(model, eps, 3, 6).object, undefined, 'only when asked');
+  const r = replayRanking(model, eps, 3, 6, { keyframes: true });
+  assert.deepEqual([r.keyframes!.real.auc, r.keyframes!.replay.auc], [1, 1]);
+  assert.equal(replayRanking(model, eps, 3, 6).keyframes, undefined, 'only when asked');
 });
 
 // A finger joint (joint position 0) closing 0.2 a step: on the block it stops at 0.3, on nothing it closes to 0.
@@ -129,7 +143,7 @@ test('replayRanking with a finger: its opening at H, real and replayed, by outco
     fingerEpisode('f3', false),
   ];
   const model = {
-    imagine: (...a: Parameters<typeof imagine> extends [unknown, ...infer R] ? R : never) => imagine(toy4, ...a),
+    imagine: (...a: Parameters<typeof imagine> extends [unknown, ...infer R] ? R : never) => imagine(toyK, ...a),
   };
   const r = replayRanking(model, eps, 2, 6, { finger: 0 });
   const close = (x: number[], want: number[]) => x.every((v, i) => Math.abs(v - want[i]!) < 1e-6);

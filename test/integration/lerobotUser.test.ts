@@ -156,7 +156,7 @@ test('a LeRobot SO-101 dataset in its own words: imported, cloned, trained with 
     const train = spawnWmrl([
       ...['train', '--policy', join(bc, 'policy'), '--data', data, '--out', run, '--backend', 'wasm'],
       ...['--wm-config', join(dir, 'wm.yaml'), '--env', 'rosbridge', '--url', url, '--speed', 'max'],
-      ...['--outcome', 'operator', '--tasks=box', '--eval.tasks=box', '--worldModel.goal=none'],
+      ...['--outcome', 'operator', '--tasks=box', '--eval.tasks=box'],
       ...['--steps=2', '--groups=2', '--rolloutsPerGroup=2', '--anchorEvery=1', '--anchorFraction=0.5'],
       ...['--horizon=4', '--eval.episodes=1', '--eval.every=2', '--worldModel.refitEvery=2'],
       ...['--worldModel.refitEpochs=1', '--isotonic.minPairs=2', '--isotonic.refitEvery=2'],

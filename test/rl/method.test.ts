@@ -66,9 +66,13 @@ test('the anchor weight multiplies the anchors only in an update that has imagin
   assert.equal(appliedAnchorWeight(2.4, null), 1);
 });
 
-test("score 'grasp' needs a world model told the object; the method's switches are few and settled", () => {
-  assert.throws(() => resolveMethod(config({ score: 'grasp' })), /score=grasp .*needs worldModel\.object/);
-  assert.doesNotThrow(() => resolveMethod(config({ score: 'grasp', worldModel: { object: 'localised' } })));
-  assert.throws(() => config({ score: 'objectDistance' }), 'a removed rule is refused at load');
+test("score 'keyframes' needs a world model that holds them; the method's switches are few and settled", () => {
+  assert.throws(
+    () => resolveMethod(config({ worldModel: { keyframes: false } })),
+    /score=keyframes .*needs worldModel\.keyframes/,
+  );
+  assert.doesNotThrow(() => resolveMethod(config({ score: 'progress', worldModel: { keyframes: false } })));
+  for (const removed of ['objectDistance', 'grasp'])
+    assert.throws(() => config({ score: removed }), `a removed rule (${removed}) is refused at load`);
   assert.ok(Object.keys(resolveMethod(config({}))).length <= 10);
 });

@@ -65,9 +65,9 @@ test('outcome operator: labels are the outcomes, a skip drops its group, resume 
         'eval.every': '5',
         'eval.tasks': 'reach',
         'worldModel.refitEvery': '5',
-        // Anchors every step (each step's labels are checked), the world model not told the goal.
+        // Anchors every step (each step's labels are checked), no warm-up.
         anchorEvery: '1',
-        'worldModel.goal': 'none',
+        'worldModel.warmupEpisodes': '0',
         'outcome.source': 'operator',
         backend: 'wasm',
       },

@@ -22,4 +22,8 @@ test('withoutRemovedKeys: keys recorded at what the code now does are dropped, o
   assert.equal(removedAsToday('imaginedKlLimit', 0.1), false, 'an optional removed key set at all is a difference');
   assert.equal(removedAsToday('worldModel.anchorRepeat', 4), false);
   assert.equal(removedAsToday('worldModel.anchorRepeat', 1), true);
+  // The goal and object the keyframes replaced: a run without them behaved as today's code; one told them did not.
+  assert.equal(removedAsToday('worldModel.goal', 'none'), true);
+  assert.equal(removedAsToday('worldModel.goal', 'localised'), false);
+  assert.equal(removedAsToday('worldModel.object', 'localised'), false);
 });

@@ -19,6 +19,7 @@ import { POLICY_KERNELS, policyConfigSchema } from '../../src/policy/policyConfi
 import { pretrainPolicy } from '../../src/policy/pretrain.ts';
 import { savePolicy, loadPolicy } from '../../src/policy/policyFiles.ts';
 import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
+import { KEYFRAME_DIM } from '../../src/worldmodel/keyframes.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'wmrl-train-'));
 const data = join(dir, 'data');
@@ -59,12 +60,12 @@ after(() =>
   process.env.WMRL_KEEP_TEST_DIR ? console.error(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true }),
 );
 
-// A toy run: λ 0.5 (the resume must cover imagined samples weighed other than 1), anchors every step, the world model
-// not told the goal (a localiser needs more data than the toy's).
+// A toy run: λ 0.5 (the resume must cover imagined samples weighed other than 1), anchors every step, no warm-up (the
+// anchors each test counts are the steps'; the warm-up has a test of its own).
 const TOY = [
   '--imaginedWeight=0.5',
   '--anchorEvery=1',
-  '--worldModel.goal=none',
+  '--worldModel.warmupEpisodes=0',
   '--steps=3',
   '--groups=2',
   '--rolloutsPerGroup=2',
@@ -86,10 +87,7 @@ interface SavedModel {
     dims: { state: number };
     perception?: {
       endEffector: boolean;
-      goal?: string;
-      localiser?: unknown;
-      object?: string;
-      objectLocaliser?: unknown;
+      keyframes?: unknown;
     };
   };
 }
@@ -399,7 +397,9 @@ test(
   async () => {
     const run = join(dir, 'ee');
     const model = join(dir, 'ee-model');
-    const { saved } = trainOneStepInto(run, model, '--worldModel.endEffector=true');
+    // The gripper alone (no keyframes, scored by the progress head).
+    const gripperOnly = ['--worldModel.keyframes=false', '--score=progress'];
+    const { saved } = trainOneStepInto(run, model, '--worldModel.endEffector=true', ...gripperOnly);
     assert.deepEqual(saved.extra.perception, { endEffector: true }, 'the checkpoint records its layout');
     const policy = await loadPolicy(policyDir);
     const base = policy.meta.proprioDim + policy.latentDim;
@@ -433,6 +433,7 @@ test(
     const without = cli([
       ...runArgs(join(dir, 'ee-without')),
       ...TOY,
+      ...gripperOnly,
       '--steps=1',
       '--world-model',
       model,
@@ -447,6 +448,7 @@ test(
       '--wm-config',
       join(dir, 'wm-3.yaml'),
       ...TOY,
+      ...gripperOnly,
       '--steps=1',
       '--world-model',
       model,
@@ -484,109 +486,62 @@ test('train --wm-seed: runs of other seeds train the same world model, so a shar
 });
 
 test(
-  "train --worldModel.goal=localised: a localiser fitted on the data (a robot's: on its gripper's final " +
-    'positions), the state ending with the goal relative to the gripper, both in the checkpoint; a run that ' +
-    'leaves it out, or the end effector, is refused, and so is a removed kind',
+  "train with keyframes (the default): a localiser fitted on the data's successful episodes (their gripper at their " +
+    "events: a robot's recordings are enough), the state ending with the keyframes, both in the checkpoint; a run " +
+    'that leaves them out, or the end effector, is refused, and so is a key since removed',
   async () => {
-    const run = join(dir, 'goal');
-    const model = join(dir, 'goal-model');
-    const { r, saved } = trainOneStepInto(run, model, '--worldModel.goal=localised');
+    const run = join(dir, 'keyframes');
+    const model = join(dir, 'keyframes-model');
+    const { r, saved } = trainOneStepInto(run, model);
     assert.match(
       r.stderr + r.stdout,
-      /goal localiser fitted \(goals: \d+ from the simulator's state\): reach \d+\.\d cm RMSE over \d+ episodes/,
+      /keyframes fitted \(RMSE over successful episodes\) .*end: reach \d+\.\d cm over \d+/,
     );
-    const { localiser, ...layout } = saved.extra.perception!;
-    assert.deepEqual(layout, { endEffector: true, goal: 'localised' });
-    const fitted = (localiser as { families: Record<string, { episodes: number }> }).families;
-    assert.deepEqual(Object.keys(fitted), ['reach'], 'the localiser is saved with the model');
-    assert.equal(records(run, 'goal-localiser').length, 1, 'and its fit logged');
-    // A robot's episodes record no goal: by default (goalFrom auto) the goals are where the successful
-    // episodes' gripper ended, those alone.
-    const gripper = join(dir, 'goal-gripper');
-    const fromRobot = cli([
-      ...runArgs(gripper).map((a) => (a === data ? robotData : a)),
-      ...WM,
-      ...TOY,
-      '--steps=1',
-      '--eval.every=5',
-      '--worldModel.goal=localised',
-    ]);
-    assert.equal(fromRobot.status, 0, fromRobot.stderr);
-    assert.match(fromRobot.stderr + fromRobot.stdout, /goals: \d+ from the gripper's final position\)/);
-    const [fit] = records(gripper, 'goal-localiser');
-    assert.deepEqual(fit!.goalsFrom, { state: 0, gripper: dataSuccesses });
-    assert.equal(fit!.families.reach.episodes, dataSuccesses);
+    const { keyframes, ...layout } = saved.extra.perception!;
+    assert.deepEqual(layout, { endEffector: true });
+    const events = (keyframes as { events: Record<string, { families: Record<string, { episodes: number }> }> }).events;
+    assert.equal(events.end!.families.reach!.episodes, dataSuccesses, 'every successful episode shows its end');
+    const [fit] = records(run, 'keyframe-localiser');
+    assert.equal(fit!.events.end.reach.episodes, dataSuccesses, 'and its fit logged');
     const policy = await loadPolicy(policyDir);
     const base = policy.meta.proprioDim + policy.latentDim;
     policy.dispose();
-    assert.equal(saved.extra.dims.state, base + 6, 'proprio, latent, end-effector xyz, then goal − end effector');
+    assert.equal(saved.extra.dims.state, base + 3 + KEYFRAME_DIM, 'proprio, latent, end-effector xyz, keyframes');
     assert.equal(records(run, 'step').length, 1);
-    // The same model without the switch: refused, saying which switch to pass.
-    const without = cli([...runArgs(join(dir, 'goal-without')), ...TOY, '--steps=1', '--world-model', model]);
-    assert.notEqual(without.status, 0);
-    assert.match(without.stderr, /has the localised goal in its state.*--worldModel\.goal=localised/);
-    const noEffector = cli([
-      ...runArgs(join(dir, 'goal-no-ee')),
-      ...TOY,
-      '--steps=1',
-      '--worldModel.goal=localised',
-      '--worldModel.endEffector=false',
-    ]);
-    assert.notEqual(noEffector.status, 0);
-    assert.match(noEffector.stderr, /goal=localised appends the goal relative to the end effector: it needs/);
-    // A kind removed from the config (the simulator's true goal, a probe) is refused at load, with the kinds there are.
-    const removed = cli([...runArgs(join(dir, 'goal-removed')), ...TOY, '--worldModel.goal=privileged']);
-    assert.equal(removed.status, 1, removed.stderr);
-    assert.match(removed.stderr, /worldModel\.goal: Invalid option: expected one of "none"\|"localised"/);
-  },
-);
-
-test(
-  'train --worldModel.object=localised: the state ends with the block relative to the gripper and its lift, ' +
-    'localised from each step (the localiser fitted on the data, saved and logged), recorded in the checkpoint; a ' +
-    'run that leaves it out is refused, and so is a removed kind',
-  async () => {
-    const policy = await loadPolicy(policyDir);
-    const base = policy.meta.proprioDim + policy.latentDim;
-    policy.dispose();
-    // Localised: fitted on the data's recorded object positions, saved with the model, its fit logged.
-    const localisedModel = join(dir, 'object-localised-model');
-    const run = join(dir, 'object-localised');
-    const { r, saved: localised } = trainOneStepInto(run, localisedModel, '--worldModel.object=localised');
-    assert.match(r.stderr + r.stdout, /object localiser fitted: reach \d+\.\d cm RMSE over \d+ episodes/);
-    const { objectLocaliser, ...layout } = localised.extra.perception!;
-    assert.deepEqual(layout, { endEffector: true, object: 'localised' });
-    assert.deepEqual(Object.keys((objectLocaliser as { families: object }).families), ['reach']);
-    assert.equal(records(run, 'object-localiser').length, 1);
-    assert.equal(localised.extra.dims.state, base + 7, 'proprio, latent, end-effector xyz, block − gripper, lift');
+    // A robot's episodes (no privileged state) give the same keyframes: joints, actions and outcomes are enough.
+    const robot = join(dir, 'keyframes-robot');
+    const fromRobot = cli([...runArgs(robot).map((a) => (a === data ? robotData : a)), ...WM, ...TOY, '--steps=1']);
+    assert.equal(fromRobot.status, 0, fromRobot.stderr);
+    assert.deepEqual(records(robot, 'keyframe-localiser')[0]!.events, fit!.events);
+    // The same model without them: refused, saying which switch to pass.
     const without = cli([
-      ...runArgs(join(dir, 'object-without')),
+      ...runArgs(join(dir, 'keyframes-without')),
       ...TOY,
-      '--steps=1',
-      '--world-model',
-      localisedModel,
+      ...['--steps=1', '--worldModel.keyframes=false', '--score=progress', '--world-model', model],
     ]);
     assert.notEqual(without.status, 0);
-    assert.match(without.stderr, /has the localised object in its state.*--worldModel\.object=localised/);
-    // wm rank on a model told the object: the fingers' closing steps by the block's distance, one row per distance.
+    assert.match(without.stderr, /has the keyframes in its state.*--worldModel\.keyframes=true/);
+    const noEffector = cli([...runArgs(join(dir, 'keyframes-no-ee')), ...TOY, '--worldModel.endEffector=false']);
+    assert.notEqual(noEffector.status, 0);
+    assert.match(noEffector.stderr, /worldModel\.keyframes appends the keyframes relative to the end effector/);
+    const noKeyframes = cli([...runArgs(join(dir, 'keyframes-none')), ...TOY, '--worldModel.keyframes=false']);
+    assert.notEqual(noKeyframes.status, 0);
+    assert.match(noKeyframes.stderr, /score=keyframes .*needs worldModel\.keyframes/);
+    // wm rank on it: the keyframe score's rank agreement, real and replayed.
     const rank = spawnSync(
       process.execPath,
       [
-        ...[bin, 'wm', 'rank', '--model', localisedModel, '--policy', policyDir, '--data', join(run, 'anchors')],
+        ...[bin, 'wm', 'rank', '--model', model, '--policy', policyDir, '--data', join(run, 'anchors')],
         ...['--group-size', '2', '--horizon', '2', '--backend', 'wasm', '--json'],
       ],
       { encoding: 'utf8' },
     );
     assert.equal(rank.status, 0, rank.stderr);
-    const { closing } = JSON.parse(rank.stdout) as { closing?: { from: number; steps: number }[] };
-    assert.deepEqual(
-      closing?.map((c) => c.from),
-      [0, 0.02, 0.04, 0.08],
-      rank.stdout,
-    );
-    const removed = cli([...runArgs(join(dir, 'object-removed')), ...TOY, '--worldModel.object=privileged']);
+    assert.ok((JSON.parse(rank.stdout) as { keyframes?: object }).keyframes, rank.stdout);
+    // A key since removed (the goal the keyframes replace) is refused.
+    const removed = cli([...runArgs(join(dir, 'goal-removed')), ...TOY, '--worldModel.goal=localised']);
     assert.equal(removed.status, 1, removed.stderr);
-    assert.match(removed.stderr, /worldModel\.object: Invalid option: expected one of "none"\|"localised"/);
+    assert.match(removed.stderr, /goal/);
   },
 );
 

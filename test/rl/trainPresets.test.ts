@@ -4,7 +4,6 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveConfig } from '../../src/core/config.ts';
 import { wmrlConfigSchema } from '../../src/rl/config/wmrlConfig.ts';
-import { resolveTrainConfig } from '../../src/cli/train.ts';
 import { FAMILIES } from '../../bench/benchFamilies.ts';
 import { armFlags } from '../../bench/wmrlArms.ts';
 
@@ -19,7 +18,7 @@ test("every training preset resolves; the quickstart is the schema's defaults: p
   const q = preset('quickstart.yaml');
   assert.deepEqual(
     [q.steps, q.groups, q.rolloutsPerGroup, q.anchorFraction, q.anchorEvery, q.horizon, q.score, q.ppo.std],
-    [12, 32, 8, 0.03, 2, 8, 'progress', 0.1],
+    [12, 32, 8, 0.03, 2, 16, 'keyframes', 0.1],
   );
   assert.deepEqual(
     [q.isotonic.minPairs, q.isotonic.refitEvery, q.isotonic.window, q.anchorWeight.halfLife, q.imaginedWeight],
@@ -31,43 +30,24 @@ test("every training preset resolves; the quickstart is the schema's defaults: p
     refitSteps: 20,
     replayEpisodes: 64,
     endEffector: true,
-    goal: 'localised',
-    object: 'none',
-    goalFrom: 'auto',
-    warmupEpisodes: 0,
+    keyframes: true,
+    warmupEpisodes: 16,
   });
   assert.deepEqual([q.eval.every, q.eval.episodes, q.eval.split], [4, 30, 'test']);
 });
 
-test("pick.yaml is the pick benchmark's WMRL arm: the quickstart scored where the gripper first closes", () => {
-  const pick = preset('pick.yaml');
-  // The benchmark's pick arms start from the family's preset; its WMRL arm adds nothing to it.
-  assert.equal(FAMILIES.pick!.config, 'configs/train/pick.yaml');
-  assert.deepEqual([FAMILIES.pick!.train, armFlags('wmrl')], [[], []]);
-  assert.deepEqual(resolveTrainConfig(['--config', join(dir, 'pick.yaml')]), pick);
-  // How it differs from the quickstart: what the benchmark measured as pick's arm.
+test('every family of the benchmark runs the one preset, adding nothing to it', () => {
+  for (const [name, family] of Object.entries(FAMILIES)) {
+    assert.equal(family.config, 'configs/train/quickstart.yaml', name);
+    assert.deepEqual(family.train, [], name);
+  }
+  assert.deepEqual(armFlags('wmrl'), []);
   assert.deepEqual(
-    [pick.steps, pick.horizon, pick.score, pick.anchorEvery, pick.uncertaintyPenalty],
-    [28, 16, 'grasp', 2, 1],
-  );
-  // Pick keeps the quickstart's other world-model settings (a deep merge, not a replacement).
-  assert.deepEqual(pick.worldModel, {
-    ...preset('quickstart.yaml').worldModel,
-    goal: 'none',
-    object: 'localised',
-    refitEvery: 1,
-  });
-  assert.deepEqual(
-    {
-      ...pick,
-      steps: 12,
-      horizon: 8,
-      score: 'progress',
-      uncertaintyPenalty: 0,
-      worldModel: preset('quickstart.yaml').worldModel,
-    },
-    preset('quickstart.yaml'),
-    'nothing else differs',
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort(),
+    ['quickstart.yaml', 'real-only.yaml'],
+    'no preset of one family',
   );
 });
 

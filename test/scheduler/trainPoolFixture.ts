@@ -17,10 +17,10 @@ import { loadPolicy, savePolicy } from '../../src/policy/policyFiles.ts';
 import { collectMixedEpisodes } from '../helpers/simEpisodes.ts';
 
 export const bin = join(import.meta.dirname, '..', '..', 'bin', 'wmrl.js');
-// A toy run: anchors every step, the world model not told the goal (a localiser needs more data than the toy's).
+// A toy run: anchors every step, no warm-up.
 const TOY = [
   '--anchorEvery=1',
-  '--worldModel.goal=none',
+  '--worldModel.warmupEpisodes=0',
   '--steps=3',
   '--groups=3',
   '--rolloutsPerGroup=2',

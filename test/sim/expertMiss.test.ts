@@ -38,7 +38,7 @@ function closingDistance(e: Episode): number | null {
   for (let t = 0; t <= e.steps; t++)
     if (e.qpos[t * e.qposDim + features.fingerJoint]! < 0.6) {
       const block = recordedObject(e.state, e.stateDim, t)!;
-      const { xyz } = features.gripperAt(e, t);
+      const xyz = features.gripperAt(e, t);
       return Math.hypot(block[0]! - xyz[0]!, block[1]! - xyz[1]!, block[2]! - xyz[2]!);
     }
   return null;

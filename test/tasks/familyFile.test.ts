@@ -212,7 +212,6 @@ test("a family declared in code (wmrl run's instruction on a robot) is kept as Y
     heldOutColors: [],
     heldOutTemplates: [],
     seconds: 60,
-    scores: [],
   });
   const again = parseFamily(familyYaml('said-test'), 'said-test.yaml');
   assert.deepEqual(
@@ -224,7 +223,6 @@ test("a family declared in code (wmrl run's instruction on a robot) is kept as Y
       heldOutColors: [],
       heldOutTemplates: [],
       seconds: 60,
-      scores: [],
     },
   );
   assert.equal(familyYaml('reach'), readFileSync(resolve('configs/tasks/reach.yaml'), 'utf8'));

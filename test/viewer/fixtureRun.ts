@@ -45,9 +45,9 @@ export async function makeFixtureRun(dir: string): Promise<FixtureRun> {
   writeFileSync(wmFile, 'kind: state\nmembers: 3\nhidden: [32]\ntrain: { epochs: 1, k: 2 }\n');
   const config = resolveConfig(wmrlConfigSchema, {
     overrides: {
-      // Anchors every step (the viewer lists both steps' anchors), the world model not told the goal.
+      // Anchors every step (the viewer lists both steps' anchors), no warm-up.
       anchorEvery: '1',
-      'worldModel.goal': 'none',
+      'worldModel.warmupEpisodes': '0',
       steps: '2',
       groups: '2',
       rolloutsPerGroup: '2',

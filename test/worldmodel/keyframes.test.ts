@@ -26,8 +26,11 @@ test('eventSteps: where the command first closes, first opens after that, and wh
   // Closed from the start (a paddle) and never opened; a reach that never closes.
   assert.deepEqual(eventSteps(commanded([1, 1, 1, 1])), { end: 4, close: 0 });
   assert.deepEqual(eventSteps(commanded([-1, 0, -1, -0.2])), { end: 4 });
-  // A failed episode shows none.
+  // A failed episode shows none; a recording of unknown outcome (an imported demonstration) ends where it stops.
   assert.equal(eventSteps(commanded([-1, 1, 1], false)), undefined);
+  const unknown = { ...commanded([-1, 1, 1], false), successUnknown: true as const };
+  unknown.successes.fill(0);
+  assert.deepEqual(eventSteps(unknown), { end: 3, close: 1 });
 });
 
 /**
@@ -67,6 +70,11 @@ test('keyframeScores: a rollout closing on the predicted keyframe outranks one c
   // After step 0 neither has closed: each event reads the latest state, as if it happened there.
   // A: close 1 − 0/0.2 = 1, end 1 − 0.15/0.3 = 0.5; B: close 0.75, end 0.5.
   assert.ok(Math.abs(scores[0]! - 0.75) < 1e-6 && Math.abs(scores[1]! - 0.625) < 1e-6, `${scores[0]} ${scores[1]}`);
+  // A rollout that passes its end keyframe and moves off keeps the closest it came (a demonstration ends there):
+  // A's last state 25 cm from the end keyframe instead of 10 still scores its step-1 0.5 for the end.
+  set(2, 0, 0.02, 0.25);
+  const passed = keyframeScores(states, actions, H, R, D, 2);
+  assert.ok(Math.abs(passed[H * R - R]! - (1 + 0.5) / 2) < 1e-6, `A after passing ${passed[H * R - R]}`);
 });
 
 test('KeyframeLocaliser: recovers each event a family shows from the first frame, none it does not', () => {
@@ -89,7 +97,7 @@ test('KeyframeLocaliser: recovers each event a family shows from the first frame
   const localiser = KeyframeLocaliser.fit(episodes, labels, 2);
   const z = [0.5, -0.4];
   const pick = localiser.estimate(z, { family: 'pick', object: episodes[1]!.task.object });
-  const near = (p: number[] | undefined, q: number[]) => p && p.every((v, j) => Math.abs(v - q[j]!) < 5e-3);
+  const near = (p: number[] | undefined, q: number[]) => p?.every((v, j) => Math.abs(v - q[j]!) < 5e-3);
   assert.ok(near(pick.close, [0.35, -0.04, 0.02]), `pick close ${pick.close}`);
   assert.ok(near(pick.end, [0.35, -0.04, 0.1]), `pick end ${pick.end}`);
   assert.equal(pick.open, undefined);
@@ -105,5 +113,13 @@ test('KeyframeLocaliser: recovers each event a family shows from the first frame
   const restored = KeyframeLocaliser.fromJSON(JSON.parse(JSON.stringify(localiser.toJSON())));
   assert.deepEqual(restored.estimate(z, { family: 'pick', object: episodes[1]!.task.object }), pick);
   assert.throws(() => localiser.estimate(z, { family: 'push' }), /no successful episode of family 'push'/);
-  assert.throws(() => KeyframeLocaliser.fit(episodes, episodes.map(() => undefined), 2), /no successful episode/);
+  assert.throws(
+    () =>
+      KeyframeLocaliser.fit(
+        episodes,
+        episodes.map(() => undefined),
+        2,
+      ),
+    /no successful episode/,
+  );
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { VlaPolicy } from '../../src/policy/vlaPolicy.ts';
-import { END_EFFECTOR_DIM, GOAL_DIM, OBJECT_DIM } from '../../src/worldmodel/endEffectorFeatures.ts';
+import { END_EFFECTOR_DIM } from '../../src/worldmodel/endEffectorFeatures.ts';
+import { KEYFRAME_DIM } from '../../src/worldmodel/keyframes.ts';
 import { perceptionLayout } from '../../src/worldmodel/perceptionWorldModel.ts';
 import type { PerceptionLayout, WorldModel } from '../../src/worldmodel/worldModel.ts';
 
@@ -31,22 +32,19 @@ test('perceptionLayout: a checkpoint saved before the layout was recorded is mig
   );
 });
 
-test('perceptionLayout: a layout with a goal is 3 wider still, and checked so', () => {
-  const layout = { endEffector: true, goal: 'privileged' as const };
-  assert.deepEqual(perceptionLayout(model(44 + END_EFFECTOR_DIM + GOAL_DIM, layout), policy), layout);
+test('perceptionLayout: a layout with keyframes is KEYFRAME_DIM wider, and checked so', () => {
+  const layout = { endEffector: true, keyframes: { latentDim: 32, events: {} } };
+  assert.deepEqual(perceptionLayout(model(44 + END_EFFECTOR_DIM + KEYFRAME_DIM, layout), policy), layout);
   assert.throws(
     () => perceptionLayout(model(44 + END_EFFECTOR_DIM, layout), policy),
-    /47-dim state is not this policy's perception with the end-effector position and the privileged goal \(50\)/,
+    /47-dim state is not this policy's perception with the end-effector position and the keyframes \(59\)/,
   );
 });
 
-test('perceptionLayout: a layout with an object is 4 wider, after any goal, and checked so', () => {
-  const layout = { endEffector: true, object: 'privileged' as const };
-  assert.deepEqual(perceptionLayout(model(44 + END_EFFECTOR_DIM + OBJECT_DIM, layout), policy), layout);
-  const both = { endEffector: true, goal: 'privileged' as const, object: 'privileged' as const };
-  assert.deepEqual(perceptionLayout(model(44 + END_EFFECTOR_DIM + GOAL_DIM + OBJECT_DIM, both), policy), both);
-  assert.throws(
-    () => perceptionLayout(model(44 + END_EFFECTOR_DIM + GOAL_DIM, both), policy),
-    /50-dim state is not this policy's perception with the end-effector position and the privileged goal and .* \(54\)/,
-  );
+test('perceptionLayout: a model that holds a goal or an object (kinds since removed) is refused with what to do', () => {
+  for (const removed of ['goal', 'object'])
+    assert.throws(
+      () => perceptionLayout(model(50, { endEffector: true, [removed]: 'localised' }), policy),
+      new RegExp(`worldModel\\.${removed}=localised, which this version no longer reads .*train a new world model`),
+    );
 });

@@ -32,16 +32,6 @@ export interface Method {
 
 export function resolveMethod(config: WmrlConfig): Method {
   const corrects = config.mode === 'wmrl';
-  if (config.worldModel.goal !== 'none' && !config.worldModel.endEffector)
-    throw new Error(
-      `worldModel.goal=${config.worldModel.goal} appends the goal relative to the end effector: ` +
-        'it needs worldModel.endEffector (or worldModel.goal=none)',
-    );
-  if (config.worldModel.object !== 'none' && !config.worldModel.endEffector)
-    throw new Error(
-      `worldModel.object=${config.worldModel.object} appends the object relative to the end effector: ` +
-        'it needs worldModel.endEffector',
-    );
   if (config.worldModel.keyframes && !config.worldModel.endEffector)
     throw new Error(
       'worldModel.keyframes appends the keyframes relative to the end effector: it needs worldModel.endEffector',
@@ -50,11 +40,6 @@ export function resolveMethod(config: WmrlConfig): Method {
     throw new Error(
       `score=${config.score} is computed from the keyframe numbers of the world model's state: ` +
         'it needs worldModel.keyframes',
-    );
-  if (scoreRule(config.score).needs === 'object' && config.worldModel.object === 'none')
-    throw new Error(
-      `score=${config.score} is computed from the object's numbers of the world model's state: ` +
-        'it needs worldModel.object=localised',
     );
   return {
     anchorGroups: anchorGroupCount(config),

@@ -8,7 +8,6 @@ import { BACKEND_NAMES } from '../../backend/selectBackend.ts';
 import type { ImagineOptions } from '../../worldmodel/imagine.ts';
 import { SCORE_RULES } from '../../worldmodel/scoreRules.ts';
 import type { NoiseSpec } from '../../policy/rolloutNoise.ts';
-import { GOAL_SOURCES } from '../corrections/goalLabels.ts';
 
 export const TRAIN_MODES = ['wmrl', 'real', 'wm-only'] as const;
 
@@ -77,18 +76,18 @@ export const wmrlConfigSchema = z
       .number()
       .int()
       .min(1)
-      .default(8)
+      .default(16)
       .describe(
         'imagination horizon (control steps): long enough that outcomes are decided, short enough to stay true',
       ),
     score: z
       .enum(SCORE_RULES)
-      .default('progress')
+      .default('keyframes')
       .describe(
-        "world-model score of a rollout: 'final', the success probability of its final state; 'max', the best " +
-          "over its steps; 'progress', the predicted task progress of its final state (dense, so near misses " +
-          "rank above wide ones); or a rule a task family's file names (its scores:; the rule reads the " +
-          "state's object numbers, so it needs worldModel.object)",
+        "world-model score of a rollout: 'keyframes', the gripper's closeness to the demonstrations' keyframes at " +
+          "the rollout's own events (where its command closes, opens, and its end; needs worldModel.keyframes), " +
+          "the one rule for every task family; 'final', the success probability of its final state; 'max', the " +
+          "best over its steps; 'progress', the predicted task progress of its final state",
       ),
     isotonic: z
       .object({
@@ -250,48 +249,20 @@ export const wmrlConfigSchema = z
               'configs/wm/perception.yaml) then sees where the gripper is instead of inferring it from joint ' +
               'angles. A world model trained without it cannot be loaded with it, and the other way round',
           ),
-        goal: z
-          .enum(['none', 'localised'])
-          .default('localised')
-          .describe(
-            "with endEffector, also append the task's goal minus the end effector, so the scene score head " +
-              "knows where the goal is: 'localised' reads it from the policy's perception of the episode's " +
-              'first frame (a ridge regression per family fitted when the world model is trained, see goalFrom). ' +
-              "'none' for a task whose success is not a place the gripper goes to. docs/worldmodel.md",
-          ),
-        object: z
-          .enum(['none', 'localised'])
-          .default('none')
-          .describe(
-            "with endEffector, also append the instructed object minus the end effector and the object's lift " +
-              "above where it started, so the scene score head sees a grasp and a lift: 'localised' " +
-              "reads it from each step's perception, gripper position and finger (a ridge regression per family " +
-              'fitted, when the world model is trained, on data whose privileged state holds the object: ' +
-              'simulator demonstrations). docs/worldmodel.md',
-          ),
         keyframes: z
           .boolean()
-          .default(false)
+          .default(true)
           .describe(
             "with endEffector, also append where the data's successful demonstrations had the gripper at each of " +
               'their events (its command closing, opening, the end), read from the first frame by a ridge ' +
-              "regression per family fitted when the world model is trained, minus the end effector: what score " +
+              'regression per family fitted when the world model is trained, minus the end effector: what score ' +
               "'keyframes' ranks by. Needs nothing but joint states, actions and outcomes. docs/worldmodel.md",
-          ),
-        goalFrom: z
-          .enum(GOAL_SOURCES)
-          .default('auto')
-          .describe(
-            "with goal 'localised', where the localiser learns each data episode's goal: 'state', the " +
-              "privileged state's (simulator demonstrations); 'gripper', the gripper position where a successful " +
-              "episode last succeeded (an arm's own demonstrations: joint states and outcomes are enough); 'auto', " +
-              "the state's where an episode records it, else the gripper's",
           ),
         warmupEpisodes: z
           .number()
           .int()
           .min(0)
-          .default(0)
+          .default(16)
           .describe(
             'wmrl mode: before the first step, this many episodes of the starting ' +
               'policy run on the environment from distinct starts (charged as robot time, ' +
@@ -436,6 +407,9 @@ export const REMOVED_KEYS: Readonly<Record<string, unknown>> = {
   'worldModel.anchorRepeat': 1,
   'worldModel.warmupStd': 0,
   'worldModel.warmupRefitEpochs': 0,
+  'worldModel.goal': 'none',
+  'worldModel.object': 'none',
+  'worldModel.goalFrom': null,
 };
 
 /** Whether a recorded key since removed (dotted) recorded what today's code behaves as (see REMOVED_KEYS). */

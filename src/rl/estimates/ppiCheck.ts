@@ -80,9 +80,9 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
   const seed = (purpose: SeedPurpose) => stepSeed(config.seed, step, purpose);
   const rng = new Rng(seed('ppiCheckStarts'));
   const M = config.rolloutsPerGroup;
-  const pick = (n: number) => Array.from({ length: n }, () => rng.int(t.pool.specs.length));
-  const imaginedIdx = pick(config.groups);
-  const anchorIdx = pick(Math.max(2, method.anchorGroups));
+  const draw = (n: number) => Array.from({ length: n }, () => rng.int(t.pool.specs.length));
+  const imaginedIdx = draw(config.groups);
+  const anchorIdx = draw(Math.max(2, method.anchorGroups));
   const starts = groupStarts(t.pool, imaginedIdx);
   const out = imagineGroups(
     policy,
@@ -108,7 +108,7 @@ export async function ppiCheck(t: Trainer, truthEpisodes: number): Promise<PpiCh
   const truth = await runRealGroups(
     t.env,
     policy,
-    pick(truthEpisodes).map((i) => t.pool.specs[i]!),
+    draw(truthEpisodes).map((i) => t.pool.specs[i]!),
     1,
     noiseSpec(config, seed('ppiCheckTruthNoise')),
   );

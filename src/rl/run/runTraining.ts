@@ -283,17 +283,11 @@ async function startWorldModel(
       if (o.worldModelConfig.given) refuseOtherModel(worldModel.config, resolveWorldModelConfig(o), o.worldModelDir);
       const layout = perceptionLayout(worldModel, reference);
       const modelHasIt = layout.endEffector;
-      if (layout.goal !== endEffector?.goalKind)
+      if (Boolean(layout.keyframes) !== Boolean(endEffector?.keyframes))
         throw new Error(
-          `${o.worldModelDir} has ${layout.goal ? `the ${layout.goal} goal` : 'no goal'} in its state; this ` +
-            `run's worldModel.goal is ${config.worldModel.goal} (pass --worldModel.goal=${layout.goal ?? 'none'}, ` +
-            'or train a new one)',
-        );
-      if (layout.object !== endEffector?.objectKind)
-        throw new Error(
-          `${o.worldModelDir} has ${layout.object ? `the ${layout.object} object` : 'no object'} in its state; ` +
-            `this run's worldModel.object is ${config.worldModel.object} (pass ` +
-            `--worldModel.object=${layout.object ?? 'none'}, or train a new one)`,
+          `${o.worldModelDir} has ${layout.keyframes ? 'the' : 'no'} keyframes in its state; this run's ` +
+            `worldModel.keyframes is ${config.worldModel.keyframes} (pass ` +
+            `--worldModel.keyframes=${Boolean(layout.keyframes)}, or train a new one)`,
         );
       if (modelHasIt !== (endEffector !== undefined)) {
         const fix = modelHasIt

@@ -157,7 +157,7 @@ export interface SampleBatch {
 /** Policy input and actions of the given rows (with their fixed features, when given). */
 export function sampleBatch(s: PolicySamples, rows: ArrayLike<number>, fixed?: FixedFeatures): SampleBatch {
   const n = rows.length;
-  const pick = <T extends Float32Array | Int32Array>(src: T, width: number, make: (n: number) => T): T => {
+  const rowsOf = <T extends Float32Array | Int32Array>(src: T, width: number, make: (n: number) => T): T => {
     const out = make(n * width);
     for (let j = 0; j < n; j++) out.set(src.subarray(rows[j]! * width, (rows[j]! + 1) * width), j * width);
     return out;
@@ -165,22 +165,24 @@ export function sampleBatch(s: PolicySamples, rows: ArrayLike<number>, fixed?: F
   const f32 = (k: number) => new Float32Array(k);
   return {
     input: {
-      latent: tf.tensor2d(pick(s.latents, s.latentDim, f32), [n, s.latentDim]),
-      proprio: tf.tensor2d(pick(s.proprio, s.proprioDim, f32), [n, s.proprioDim]),
+      latent: tf.tensor2d(rowsOf(s.latents, s.latentDim, f32), [n, s.latentDim]),
+      proprio: tf.tensor2d(rowsOf(s.proprio, s.proprioDim, f32), [n, s.proprioDim]),
       tokens: tf.tensor2d(
-        pick(s.tokens, s.maxTokens, (k) => new Int32Array(k)),
+        rowsOf(s.tokens, s.maxTokens, (k) => new Int32Array(k)),
         [n, s.maxTokens],
         'int32',
       ),
-      ...(fixed ? { language: tf.tensor2d(pick(fixed.language, fixed.languageDim, f32), [n, fixed.languageDim]) } : {}),
+      ...(fixed
+        ? { language: tf.tensor2d(rowsOf(fixed.language, fixed.languageDim, f32), [n, fixed.languageDim]) }
+        : {}),
     },
-    actions: tf.tensor2d(pick(s.actions, s.actionDim, f32), [n, s.actionDim]),
-    oldLogProb: tf.tensor1d(pick(s.oldLogProb, 1, f32)),
-    advantage: tf.tensor1d(pick(s.advantage, 1, f32)),
-    weight: tf.tensor1d(pick(s.weight, 1, f32)),
-    ...(s.actionMask ? { actionMask: tf.tensor2d(pick(s.actionMask, s.actionDim, f32), [n, s.actionDim]) } : {}),
+    actions: tf.tensor2d(rowsOf(s.actions, s.actionDim, f32), [n, s.actionDim]),
+    oldLogProb: tf.tensor1d(rowsOf(s.oldLogProb, 1, f32)),
+    advantage: tf.tensor1d(rowsOf(s.advantage, 1, f32)),
+    weight: tf.tensor1d(rowsOf(s.weight, 1, f32)),
+    ...(s.actionMask ? { actionMask: tf.tensor2d(rowsOf(s.actionMask, s.actionDim, f32), [n, s.actionDim]) } : {}),
     ...(fixed?.referenceMean
-      ? { referenceMean: tf.tensor2d(pick(fixed.referenceMean, s.actionDim, f32), [n, s.actionDim]) }
+      ? { referenceMean: tf.tensor2d(rowsOf(fixed.referenceMean, s.actionDim, f32), [n, s.actionDim]) }
       : {}),
   };
 }

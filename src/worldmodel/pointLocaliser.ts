@@ -1,19 +1,17 @@
 /**
- * Where the task's goal is (world frame, metres), read from the policy's perception of an episode's
- * first frame: one ridge regression per task family, from the perception latent (the grounding heads'
- * image positions of what the instruction names) and the instructed object's kind, to the goal. It is
- * fitted on recorded episodes whose goal is known (src/rl/corrections/goalLabels.ts: the simulator's state, or where a
- * successful demonstration's gripper ended); it then needs only the camera frame.
+ * A point of a task (world frame, metres), read from the policy's perception of an episode's first frame: one ridge
+ * regression per task family, from the perception latent (the grounding heads' image positions of what the
+ * instruction names) and the instructed object's kind, to the point. Keyframes (keyframes.ts) fit one per event, on
+ * where successful demonstrations had their gripper then; at run time it needs only the camera frame.
  *
- * Why: whether a reach succeeds is decided by a centimetre or two of gripper position against the
- * goal. A scene score head that must work the goal out of image positions ranks the policy's near
- * misses at chance; given the goal relative to the gripper it ranks them, about as well as with the
- * simulator's true goal (docs/worldmodel.md).
+ * Why: whether a task succeeds is decided by a centimetre or two of gripper position against a point the first frame
+ * shows. A score head that must work the point out of image positions ranks the policy's near misses at chance;
+ * given the point relative to the gripper it ranks them (docs/worldmodel.md).
  */
 import type { Episode } from '../core/types.ts';
 import { ridge } from '../core/linearSolve.ts';
 
-/** Goal coordinates estimated (x, y, z). */
+/** Coordinates estimated (x, y, z). */
 const XYZ = 3;
 /** Ridge penalty: the features are few and well spread; this only keeps a constant one-hot solvable. */
 const RIDGE = 1e-4;
@@ -22,74 +20,71 @@ const POLYNOMIAL_UP_TO = 8;
 /** A family gets the richest terms it has this many episodes a feature for (an arm's few demonstrations). */
 const EPISODES_PER_FEATURE = 2;
 
+/** One episode's point (world frame, metres). */
+export type PointLabel = [number, number, number];
+
 /**
  * The localiser's terms, richest first: the latent with its quadratic and cubic terms, the latent
- * (a plane), or none (each object kind's mean goal: a constant for a handful of episodes).
+ * (a plane), or none (each object kind's mean point: a constant for a handful of episodes).
  */
-
-/** One episode's goal (world frame, metres), and where it was read: its recorded state, or its gripper. */
-export interface GoalLabel {
-  xyz: [number, number, number];
-  from: 'state' | 'gripper';
-}
-
 export type LocaliserTerms = 'cubic' | 'plane' | 'mean';
 const TERMS: LocaliserTerms[] = ['cubic', 'plane', 'mean'];
 
 /** One family's fit. */
-export interface FamilyGoalFit {
+export interface FamilyPointFit {
   /** Object kinds seen in its data, in feature order. */
   kinds: string[];
   /** XYZ rows of feature weights. */
   weights: number[][];
-  /** Its terms (absent: fitted before this was kept, cubic for a latent up to POLYNOMIAL_UP_TO wide). */
-  terms?: LocaliserTerms;
+  /** Its terms: the richest its episodes allow. */
+  terms: LocaliserTerms;
   /** Root-mean-square error over the fitting episodes, metres (in-sample). */
   rmse: number;
   episodes: number;
 }
 
-/** What a world-model checkpoint stores of its localiser. */
-export interface GoalLocaliserWeights {
+/** What a world-model checkpoint stores of a point localiser. */
+export interface PointLocaliserWeights {
   latentDim: number;
-  families: Record<string, FamilyGoalFit>;
+  families: Record<string, FamilyPointFit>;
 }
 
-export class GoalLocaliser {
+export class PointLocaliser {
   readonly latentDim: number;
-  readonly families: Readonly<Record<string, FamilyGoalFit>>;
+  readonly families: Readonly<Record<string, FamilyPointFit>>;
 
-  private constructor(weights: GoalLocaliserWeights) {
+  private constructor(weights: PointLocaliserWeights) {
     this.latentDim = weights.latentDim;
     this.families = weights.families;
   }
 
   /**
    * Fit on `perceived` (episodes whose state is the policy's perception latent, `latentDim` a step)
-   * against `goals`, each episode's goal (src/rl/corrections/goalLabels.ts); episodes without one are left out, and a
-   * family needs more episodes than features.
+   * against `points`, each episode's point; episodes without one are left out, and a family needs more
+   * episodes than features. `what` names the point in errors.
    */
-  static fit(perceived: Episode[], goals: (GoalLabel | undefined)[], latentDim: number): GoalLocaliser {
-    if (perceived.length !== goals.length)
-      throw new Error(`goal localiser: ${perceived.length} perceived episodes but ${goals.length} goals`);
-    const byFamily = new Map<string, { latent: Float32Array; kind: string; goal: number[] }[]>();
+  static fit(
+    perceived: Episode[],
+    points: (PointLabel | undefined)[],
+    latentDim: number,
+    what = 'point',
+  ): PointLocaliser {
+    if (perceived.length !== points.length)
+      throw new Error(`${what} localiser: ${perceived.length} perceived episodes but ${points.length} points`);
+    const byFamily = new Map<string, { latent: Float32Array; kind: string; point: number[] }[]>();
     perceived.forEach((e, i) => {
-      const goal = goals[i];
-      if (!goal) return;
+      const point = points[i];
+      if (!point) return;
       if (e.stateDim < latentDim)
         throw new Error(
-          `goal localiser: episode ${e.id} has ${e.stateDim} state numbers, not a ${latentDim}-wide latent`,
+          `${what} localiser: episode ${e.id} has ${e.stateDim} state numbers, not a ${latentDim}-wide latent`,
         );
       const rows = byFamily.get(e.task.family) ?? [];
-      rows.push({ latent: e.state.slice(0, latentDim), kind: e.task.object ?? '', goal: goal.xyz });
+      rows.push({ latent: e.state.slice(0, latentDim), kind: e.task.object ?? '', point });
       byFamily.set(e.task.family, rows);
     });
-    if (byFamily.size === 0)
-      throw new Error(
-        'goal localiser: no episode shows where its goal was (worldModel.goalFrom): simulator demonstrations ' +
-          'record it in their state, a successful demonstration shows it where its gripper ended; these do neither',
-      );
-    const families: Record<string, FamilyGoalFit> = {};
+    if (byFamily.size === 0) throw new Error(`${what} localiser: no episode shows where its ${what} was`);
+    const families: Record<string, FamilyPointFit> = {};
     for (const [family, rows] of byFamily) {
       const kinds = [...new Set(rows.map((r) => r.kind))].sort();
       const usable = TERMS.filter((t) => t !== 'cubic' || latentDim <= POLYNOMIAL_UP_TO);
@@ -99,44 +94,43 @@ export class GoalLocaliser {
       const F = X[0]!.length;
       if (rows.length <= F)
         throw new Error(
-          `goal localiser: ${rows.length} ${family} episodes with a goal, fewer than the ${F + 1} ` +
-            `its ${kinds.length} object kinds' mean goals need`,
+          `${what} localiser: ${rows.length} ${family} episodes with a ${what}, fewer than the ${F + 1} ` +
+            `its ${kinds.length} object kinds' mean ${what}s need`,
         );
       const weights = Array.from({ length: XYZ }, (_, j) =>
         ridge(
           X,
-          rows.map((r) => r.goal[j]!),
+          rows.map((r) => r.point[j]!),
           RIDGE,
         ),
       );
       let squared = 0;
       rows.forEach((r, n) => {
-        for (let j = 0; j < XYZ; j++) squared += (dotRow(weights[j]!, X[n]!) - r.goal[j]!) ** 2;
+        for (let j = 0; j < XYZ; j++) squared += (dotRow(weights[j]!, X[n]!) - r.point[j]!) ** 2;
       });
       const rmse = Math.sqrt(squared / rows.length);
       families[family] = { kinds, weights, terms, rmse, episodes: rows.length };
     }
-    return new GoalLocaliser({ latentDim, families });
+    return new PointLocaliser({ latentDim, families });
   }
 
-  static fromJSON(weights: GoalLocaliserWeights): GoalLocaliser {
-    return new GoalLocaliser(weights);
+  static fromJSON(weights: PointLocaliserWeights): PointLocaliser {
+    return new PointLocaliser(weights);
   }
 
-  toJSON(): GoalLocaliserWeights {
+  toJSON(): PointLocaliserWeights {
     return { latentDim: this.latentDim, families: { ...this.families } };
   }
 
-  /** The goal of a task whose first frame the policy perceives as `latent`. */
+  /** The point of a task whose first frame the policy perceives as `latent`. */
   estimate(latent: ArrayLike<number>, task: { family: string; object?: string }): [number, number, number] {
     const fit = this.families[task.family];
     if (!fit)
       throw new Error(
-        `goal localiser: fitted on ${Object.keys(this.families).join(', ')}; ` +
-          `it has no goal for family '${task.family}'`,
+        `point localiser: fitted on ${Object.keys(this.families).join(', ')}; ` +
+          `it has no point for family '${task.family}'`,
       );
-    // Fits saved before `terms` was kept were cubic whenever the latent was narrow.
-    const terms = fit.terms ?? (this.latentDim <= POLYNOMIAL_UP_TO ? 'cubic' : 'plane');
+    const terms = fit.terms;
     const x = features(
       Array.from({ length: this.latentDim }, (_, i) => latent[i]!),
       task.object ?? '',
