@@ -53,7 +53,7 @@ test('src/rl and src/worldmodel name no task family and no family rule', () => {
   assert.deepEqual(violations(files, names), []);
 });
 
-test('the family check finds a family named in code, a string or a path, not in a comment, a property or a longer word', () => {
+test('the check finds a family named in code, a string or a path; not in a comment, a property, a longer word', () => {
   const file = [
     '// reach: an example in a comment is fine',
     "if (task.family === 'pick') score = grasp(states);",

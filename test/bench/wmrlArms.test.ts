@@ -82,7 +82,7 @@ test('benchmark experiments: an overlay file names the arm it changes and the ke
   assert.throws(() => experiment('typo', dir), /typo\.yaml/);
 });
 
-test('benchmark arms: each world model has its own cache folder: whether its state holds keyframes, and its data', () => {
+test('benchmark arms: each world model has a cache folder of its own: whether it holds keyframes, its data', () => {
   const folder = (config: string, arm: string) =>
     worldModelFolder(resolveTrainConfig(['--config', config, ...armFlags(arm)]).worldModel, armWorldModelData(arm));
   // Every family runs the one preset; its world model holds the keyframes and learns from the demonstrations (then its

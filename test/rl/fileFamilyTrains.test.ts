@@ -15,7 +15,10 @@ const wmrl = (...args: string[]) => runWmrl(args, 300_000);
 /** A family no built-in one has: raise the block 3 cm and hold it there, demonstrated by the pick expert. */
 const RAISE = [
   'instructions:',
-  '  templates: ["raise the {color} block a little", "lift the {color} block off the table", "nudge up the {color} block"]',
+  '  templates:',
+  '    - raise the {color} block a little',
+  '    - lift the {color} block off the table',
+  '    - nudge up the {color} block',
   'split: { colors: [green], templates: [2] }',
   'seconds: 5',
   'scene:',

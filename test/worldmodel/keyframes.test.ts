@@ -41,7 +41,7 @@ test('eventSteps: where the command first closes, first opens after that, and wh
  *   A: close 1 − 0/0.20 = 1,    end 1 − 0.10/0.30 = 0.667, score (1 + 0.667) / 2 = 0.833
  *   B: close 1 − 0.05/0.20 = 0.75, end 0.667,             score (0.75 + 0.667) / 2 = 0.708
  */
-test('keyframeScores: a rollout closing on the predicted keyframe outranks one closing 5 cm off it (worked numbers)', () => {
+test('keyframeScores: closing on the predicted keyframe outranks closing 5 cm off it (worked numbers)', () => {
   const D = KEYFRAME_DIM;
   const H = 2;
   const R = 2;

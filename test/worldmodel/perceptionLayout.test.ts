@@ -41,7 +41,7 @@ test('perceptionLayout: a layout with keyframes is KEYFRAME_DIM wider, and check
   );
 });
 
-test('perceptionLayout: a model that holds a goal or an object (kinds since removed) is refused with what to do', () => {
+test('perceptionLayout: a model holding a goal or an object (since removed) is refused with what to do', () => {
   for (const removed of ['goal', 'object'])
     assert.throws(
       () => perceptionLayout(model(50, { endEffector: true, [removed]: 'localised' }), policy),
