@@ -5,7 +5,7 @@
  * charged). Also: the PPI interval against the true success rate, and the small policy after
  * WMRL against a ≥4× larger policy trained by behaviour cloning only.
  *
- *   npm run bench             # full: 5 seeds, every arm, 12 steps (wmrl, wmrl-demos-warmup, anchors-only: 28)
+ *   npm run bench             # full: 5 seeds, every arm, 12 steps (wmrl, shared-wm, anchors-only: 28)
  *                               (the set-up, built once and cached, takes about 3 minutes more)
  *   npm run bench -- --quick  # 1 seed, real (8 steps) vs wmrl (12 steps)
  *                               (about 8 minutes from scratch, 4 with the set-up cached)
@@ -413,8 +413,15 @@ for (const folder of new Set([...worldModelData.values()].flat())) {
   const store = await EpisodeStore.open(join(cache, folder));
   folderRobotSeconds.set(folder, (await store.summary({ onIssue: () => {} })).robotSeconds);
 }
+// A world model trained once and reused: its data charged once, spread over the runs of this benchmark that share it.
+const sharers = new Map<string, number>();
+for (const a of arms)
+  if (imagines(a.arm)) sharers.set(worldModelDir(a.arm, a.seed), (sharers.get(worldModelDir(a.arm, a.seed)) ?? 0) + 1);
+/** How many runs share `arm`'s world model (its first seed's). */
+const sharing = (arm: string): number => sharers.get(worldModelDir(arm, firstSeed)) ?? 1;
+/** The robot time of `arm`'s world-model-only data, charged to each of the runs that share the world model. */
 const worldModelDataSeconds = (arm: string) =>
-  worldModelData.get(arm)!.reduce((s, folder) => s + folderRobotSeconds.get(folder)!, 0);
+  worldModelData.get(arm)!.reduce((s, folder) => s + folderRobotSeconds.get(folder)!, 0) / sharing(arm);
 const table = preset.arms.map((arm) => {
   const rs = byArm(arm);
   const finals = rs.map((r) => final(r).success);
@@ -452,6 +459,8 @@ const table = preset.arms.map((arm) => {
     successAtEqualRobotTimeSd: atEqual.every((x) => x !== null) ? sd(atEqual as number[]) : null,
     robotSecondsToRealFinal: reach.every((x) => x !== null) ? mean(reach as number[]) : null,
     reachedRealFinal: reach.filter((x) => x !== null).length,
+    /** Robot time to real-only's final mean success per seed, a seed that never reaches it at its whole budget. */
+    robotSecondsToRealFinalPerSeed: rs.map((r) => timeToTarget(r.curve, realFinal).seconds),
     anchorRankAuc: pooledRank(rs),
     /** Robot time of the world-model-only data its world model learned from (a set-up cost the headline leaves out). */
     worldModelDataRobotSeconds: worldModelDataSeconds(arm),
@@ -503,9 +512,10 @@ const chargedLine = (t: (typeof table)[number]): string => {
   const c = chargedSavingOf(t);
   const data = worldModelData.get(t.arm)!;
   const range = c?.low != null ? ` (${c.low.toFixed(1)}–${c.high!.toFixed(1)}×)` : '';
+  const shared = data.length ? `${data.join(', ')}, shared by ${sharing(t.arm)} runs` : 'none';
   return (
     `${t.arm} ${t.robotSecondsToTarget.toFixed(0)} + ${t.worldModelDataRobotSeconds.toFixed(0)} s ` +
-    `(${data.length ? data.join(', ') : 'none'})${c ? `, ${c.saving.toFixed(1)}×${range}` : ''}`
+    `(${shared})${c ? `, ${c.saving.toFixed(1)}×${range}` : ''}`
   );
 };
 // The saving's 95% interval over seeds (null with one seed or no saving): is a target ratio within reach of the noise?
@@ -712,9 +722,9 @@ const md = [
         : '.'),
   ...(realGained && charged.length
     ? [
-        "Charged the robot time of the world model's own data (collected for it alone; the demonstrations every " +
-          "arm's clone learned from are not charged), to the target and real-only's over it (arms learning from the " +
-          `${headline} arm's data pay as it does): ` +
+        "Charged the robot time of the world model's own data (collected for it alone, charged once and spread over " +
+          "the runs that share the world model; the demonstrations every arm's clone learned from are not charged; " +
+          `the warm-up and anchors are training robot time already), to the target and real-only's over it: ` +
           table
             .filter((t) => imagines(t.arm) && chargedApart(t.arm))
             .map(chargedLine)
@@ -724,6 +734,19 @@ const md = [
     : []),
   ...(realGained
     ? [
+        `To real-only GRPO's final mean success (${pct(realFinal)}; a seed that never reaches it counts at its ` +
+          'whole budget): ' +
+          table
+            .map((t) => {
+              const perSeed = t.robotSecondsToRealFinalPerSeed;
+              const ratio =
+                t.arm === 'real'
+                  ? ''
+                  : `, ${(mean(realRow.robotSecondsToRealFinalPerSeed) / mean(perSeed)).toFixed(1)}×`;
+              return `${t.arm} ${mean(perSeed).toFixed(0)} s (${t.reachedRealFinal}/${t.seeds}${ratio})`;
+            })
+            .join(', ') +
+          '.',
         "On the mean curve over seeds (linear between evaluations; a seed's peak counts by its share, where " +
           'per seed it counts whole): the target first reached at ' +
           table.map((t) => `${t.arm} ${onMeanText(t.robotSecondsToTargetOnMean)}`).join(', ') +
