@@ -2,7 +2,7 @@
  * The task family registry. The built-in families are files in configs/tasks/ (BUILT_IN, in the world model's
  * one-hot order: append, never reorder); a user adds one with a file (`--task-file PATH`, a `tasks/` folder beside a
  * robot description or in a dataset) and no code change. Everything per family (selectors, sampling, splits, the
- * scene and its success condition, score rules) reads it from here.
+ * scene and its success condition) reads it from here.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
