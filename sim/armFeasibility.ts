@@ -12,7 +12,7 @@ import type { ArmKinematics } from './armKinematics.ts';
 import { layoutScale } from './armReach.ts';
 import { approachDirection } from './endEffectorFrame.ts';
 import { holdingLimits, positionFirst } from './experts/ikController.ts';
-import { GRASP_ABOVE_CENTRE, HOVER, PUSH_HEIGHT } from './experts/planners.ts';
+import { GRASP_ABOVE_CENTRE, HOVER, PUSH_HEIGHT, RELEASE_ABOVE } from './experts/planners.ts';
 import { OBJECT_HALF_HEIGHT, regionPoints, type TableRegion, tableRegion } from './layout.ts';
 
 type Vec3 = [number, number, number];
@@ -35,6 +35,8 @@ export const EXPERT_NEEDS: Record<string, { minJoints: number; heights: number[]
   // One more points the gripper down.
   pick: { minJoints: 4, heights: [GRASP_HEIGHT, HOVER], down: true },
   push: { minJoints: 4, heights: [Math.min(GRASP_HEIGHT, PUSH_HEIGHT), HOVER], down: true },
+  // Pick's grasp, then the block set down over the zone (inside the table region) a little above where it rests.
+  place: { minJoints: 4, heights: [GRASP_HEIGHT, GRASP_HEIGHT + RELEASE_ABOVE, HOVER], down: true },
 };
 
 export interface PoseSolution {

@@ -76,6 +76,125 @@ class PickPlanner implements Planner {
     }
     return { pos: [v.goal[0], v.goal[1], v.goal[2] + 0.04], yaw, yawPeriod: BLOCK, close: true };
   }
+
+  /** Whether the fingers have closed on the grasp point (the lift has begun): what comes next is the lift. */
+  get closed(): boolean {
+    return this.#phase === 'lift';
+  }
+
+  /** The yaw the fingers close at (the block's when the grasp began). */
+  get yaw(): number | undefined {
+    return this.#yaw;
+  }
+}
+
+/** Place: the block's centre this far (m) above where it rests when the fingers open over the zone. */
+export const RELEASE_ABOVE = 0.005;
+/** Place lowers the block once it is this close (m, table plane) to where it is set down. */
+const CARRIED_WITHIN = 0.01;
+/** Place lowers the block at most this far (m) a tick: slowly enough that it meets the table without a knock. */
+const LOWER_STEP = 0.015;
+/** Place lets go once the block is low, this close (m, table plane) to where it is set down and this still (m/tick). */
+const PLACED_WITHIN = 0.008;
+const STILL = 0.004;
+/** Ticks the lowering may take before the fingers open anyway (the block may never settle where it is aimed). */
+const LOWER_TICKS = 12;
+/** Ticks the fingers take to open over the zone before the gripper leaves. */
+const OPEN_TICKS = 4;
+/**
+ * Place starts over (a new grasp where the block lies) when the block has left the fingers before it was set down
+ * (it lies on the table with the gripper this far, m, above its centre), or lies this far (m, table plane) from the
+ * zone's centre once the gripper has waited RETREAT_TICKS above it. so101's jaw shifts the block as it opens (about
+ * 1.7 cm, always the same way); its zone is small (3.7 cm), so the next try aims that much the other way.
+ */
+const DROPPED = 0.03;
+const REPLACE_BEYOND = 0.012;
+const RETREAT_TICKS = 6;
+
+/**
+ * Place: pick's grasp (hover, descend, close; a slip aims it as pick's does, at every try), then lift straight up to
+ * the hover height, carry the block over the zone (the goal: its centre at the height the block rests at), lower it
+ * slowly until it is just above the table, centred and still, open the fingers there and retreat straight up. The
+ * carry and the lowering aim the block, not the gripper: the target is the zone plus where the gripper holds the
+ * block, measured each tick. A block dropped on the way, or lying off the zone's centre after the retreat, is picked
+ * up again and set down, aimed against where the last one came to lie.
+ */
+class PlacePlanner implements Planner {
+  #grasp: PickPlanner;
+  #phase: 'grasp' | 'lift' | 'carry' | 'lower' | 'open' | 'retreat' = 'grasp';
+  #ticks = 0;
+  /** Where the gripper closed, then where it lets go: the lift and the retreat go straight up from there. */
+  #from: [number, number, number] = [0, 0, 0];
+  /** The block's position a tick ago (how still it is). */
+  #last: [number, number, number] | undefined;
+  /** Where (x, y) the block is set down, less the zone's centre: moved against where a set-down block came to lie. */
+  #aim: [number, number] = [0, 0];
+  readonly #slip: PlannerSlip | undefined;
+
+  constructor(slip?: PlannerSlip) {
+    this.#slip = slip;
+    this.#grasp = new PickPlanner(slip);
+  }
+
+  next(v: ExpertView): CartesianTarget {
+    const [ox, oy] = [v.object[0] - v.goal[0], v.object[1] - v.goal[1]];
+    const hz = v.ee[2]! - v.object[2];
+    const onTable = v.object[2] < v.goal[2] + 0.01;
+    const dropped = ['lift', 'carry', 'lower'].includes(this.#phase) && onTable && hz > DROPPED;
+    const misplaced = this.#phase === 'retreat' && this.#ticks >= RETREAT_TICKS && Math.hypot(ox, oy) > REPLACE_BEYOND;
+    if (misplaced) this.#aim = [this.#aim[0] - ox, this.#aim[1] - oy];
+    if (dropped || misplaced) {
+      this.#grasp = new PickPlanner(this.#slip);
+      this.#phase = 'grasp';
+      this.#ticks = 0;
+    }
+    const last = this.#last ?? v.object;
+    this.#last = [...v.object];
+    if (this.#phase === 'grasp') {
+      if (!this.#grasp.closed) return this.#grasp.next(v);
+      this.#phase = 'lift';
+      this.#from = [v.ee[0]!, v.ee[1]!, v.ee[2]!];
+    }
+    const yaw = this.#grasp.yaw ?? v.objectYaw;
+    const at = (pos: [number, number, number], close: boolean): CartesianTarget => ({
+      pos,
+      yaw,
+      yawPeriod: BLOCK,
+      close,
+    });
+    // Where the gripper holds the block (the gripper minus its centre), and how far the block is from where it is set.
+    const [hx, hy] = [v.ee[0]! - v.object[0], v.ee[1]! - v.object[1]];
+    const [ax, ay] = [v.goal[0] + this.#aim[0], v.goal[1] + this.#aim[1]];
+    const off = Math.hypot(v.object[0] - ax, v.object[1] - ay);
+    const still = near(v.object, last, STILL);
+    if (this.#phase === 'lift') {
+      if (v.ee[2]! > HOVER - 0.015) this.#phase = 'carry';
+      else return at([this.#from[0], this.#from[1], HOVER], true);
+    }
+    const over: [number, number, number] = [ax + hx, ay + hy, HOVER];
+    if (this.#phase === 'carry') {
+      if (off < CARRIED_WITHIN) this.#phase = 'lower';
+      else return at(over, true);
+    }
+    if (this.#phase === 'lower') {
+      const release = v.goal[2] + RELEASE_ABOVE + hz;
+      const down: [number, number, number] = [over[0], over[1], Math.max(release, v.ee[2]! - LOWER_STEP)];
+      const low = v.object[2] < v.goal[2] + RELEASE_ABOVE + 0.003;
+      if ((low && off < PLACED_WITHIN && still) || ++this.#ticks >= LOWER_TICKS) {
+        this.#phase = 'open';
+        this.#ticks = 0;
+        this.#from = [down[0], down[1], release];
+      } else return at(down, true);
+    }
+    const [rx, ry, rz] = this.#from;
+    if (this.#phase === 'open') {
+      if (++this.#ticks < OPEN_TICKS) return at([rx, ry, rz], false);
+      this.#phase = 'retreat';
+      this.#ticks = 0;
+    }
+    if (v.ee[2]! > HOVER - 0.015) this.#ticks++;
+    return at([rx, ry, HOVER], false);
+  }
 }
 
 /**
@@ -126,12 +245,13 @@ const PLANNERS: Readonly<Record<string, (slip?: PlannerSlip) => Planner>> = {
   reach: () => new ReachPlanner(),
   pick: (slip) => new PickPlanner(slip),
   push: () => new PushPlanner(),
+  place: (slip) => new PlacePlanner(slip),
 };
 
 /** The scripted experts a family file may name. */
 export const EXPERTS = Object.keys(PLANNERS);
 
-/** The planner named `expert`; a slip applies to pick only (the other planners ignore it). */
+/** The planner named `expert`; a slip applies to pick's grasp and place's (the other planners ignore it). */
 export function createPlanner(expert: string, slip?: PlannerSlip): Planner {
   const make = PLANNERS[expert];
   if (!make) throw new Error(`no scripted expert '${expert}'; known: ${EXPERTS.join(', ')}`);

@@ -21,7 +21,8 @@ export interface ScriptedExpertOptions {
   /**
    * Share of pick episodes (drawn per episode, seeded by reset) whose grasp is aimed off the block, up to
    * MISS_OFFSET across and MISS_LIFT above it (a uniform share of that box): the fingers close beside or above it,
-   * on its edge, or (near) on it, then lift.
+   * on its edge, or (near) on it, then lift. Place's planner grasps as pick's does: its misses close there too, at
+   * every try.
    */
   miss?: number;
 }
