@@ -32,6 +32,8 @@ export interface BenchFamily {
   config: string;
   /** Flags every training arm of this family adds to the preset (none: the method is the same for every family). */
   train: string[];
+  /** Task files (`--task-file`) a family added with a file alone needs: every wmrl command of the benchmark reads them. */
+  taskFiles?: string[];
 }
 
 /**
@@ -103,6 +105,8 @@ export const FAMILIES: Record<string, BenchFamily> = {
   // pushes few blocks: held-out 1.7% after 12 epochs, 6.7% after 30 (train 12.5%), from demos
   // that succeed 96.8% (docs/benchmarks.md, push). No start between 30% and 70% at this scale.
   push: manipulation('push', 'push-v1', [500, 150], 30, PRESET),
+  // Place (≈43 ticks an expert episode): a family of a file alone, loaded with --task-file; pick's recipe.
+  place: { ...manipulation('place', 'place-v1', [400, 130], 20, PRESET), taskFiles: ['configs/tasks/place.yaml'] },
 };
 
 /** Whether a set-up's data folder is the world model's own (never cloned): its name starts with `mixed`. */

@@ -31,7 +31,7 @@
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type CurvePoint,
@@ -88,6 +88,11 @@ const familyName = values.family ?? 'reach';
 const family = FAMILIES[familyName];
 if (!family) throw new Error(`--family: '${familyName}' is not one of ${Object.keys(FAMILIES).join(', ')}`);
 const tasks = family.tasks;
+// A family of a file alone: every wmrl process the benchmark starts reads its file (main.ts passes WMRL_TASKS on).
+if (family.taskFiles?.length)
+  process.env.WMRL_TASKS = [process.env.WMRL_TASKS, ...family.taskFiles.map((f) => resolve(f))]
+    .filter(Boolean)
+    .join(delimiter);
 // The WMRL arm the headline compares with real-only GRPO (its PPI intervals are checked too): the family's preset.
 const headline = 'wmrl';
 const preset = quick
