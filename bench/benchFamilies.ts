@@ -32,7 +32,7 @@ export interface BenchFamily {
   config: string;
   /** Flags every training arm of this family adds to the preset (none: the method is the same for every family). */
   train: string[];
-  /** Task files (`--task-file`) a family added with a file alone needs: every wmrl command of the benchmark reads them. */
+  /** Task files (`--task-file`) a family of a file alone needs: every wmrl command of the benchmark reads them. */
   taskFiles?: string[];
 }
 
