@@ -1,10 +1,10 @@
 /**
  * `wmrl demo`: the main job end to end on the embedded default (simulator, no robot, no GPU):
- *  1. demonstrations: scripted experts (for behaviour cloning) and noisy experts (successes and
- *     failures, for the world model), train-split instructions only;
+ *  1. demonstrations: scripted experts, some with a little noise, train-split instructions only;
  *  2. behaviour cloning of the tiny VLA policy;
- *  3. WMRL post-training from it (a world model over the policy's perception, imagined groups,
- *     anchor episodes, debiasing, denoising, PPI);
+ *  3. WMRL post-training from it (a world model over the policy's perception of the demonstrations, warm-up
+ *     episodes, imagined groups scored against the demonstrations' keyframes, anchor episodes, debiasing,
+ *     denoising, PPI), every robot second it learns from counted;
  *  4. GRPO on the simulator alone for comparison, evaluated after every step;
  *  5. held-out success against robot time (learning-curves.svg, and in the terminal), compared at
  *     equal robot time and at equal success, each difference with its paired 95% interval.
@@ -37,21 +37,18 @@ import { readEpisodes, useBackend } from './common.ts';
 import { demoEvaluator } from './demoEvaluator.ts';
 import { Progress } from './progress.ts';
 import { runChild } from './wmrlChild.ts';
-import { robotSeconds } from '../data/robotTime.ts';
 
 const POST_TRAIN_TASKS = 'reach';
 
 /**
  * Behaviours that make the demo data (train split, every family: the held-out reach instructions use
- * words that only other families' train instructions teach): the recipe of the benchmark's reach
- * set-up (bench/benchFamilies.ts), per expert demonstration of a family. Experts teach the policy;
- * the noisy ones give the world model failures too.
+ * words that only other families' train instructions teach): the demonstrations of the benchmark's reach
+ * set-up (bench/benchFamilies.ts), per expert demonstration of a family. They teach the policy and the world
+ * model alike; nothing is collected for the world model alone (its warm-up episodes are WMRL's robot time).
  */
 const BEHAVIOURS = [
   { label: 'expert', noise: 0, share: 1, folder: 'demos', here: true },
   { label: 'expert, noise 0.1', noise: 0.1, share: 1 / 3, folder: 'demos-noise', here: false },
-  { label: 'noisy expert (0.6)', noise: 0.6, share: 1 / 3, folder: 'mixed', here: false },
-  { label: 'noisy expert (1.5)', noise: 1.5, share: 1 / 3, folder: 'mixed', here: false },
 ] as const;
 /**
  * What behaviour cloning learns from, in this order. `here`: collected in this process; the others
@@ -147,14 +144,11 @@ export const command = {
     const backend = await useBackend('auto', [...POLICY_KERNELS, ...WORLD_MODEL_KERNELS]);
 
     console.log(`1/5 collecting demonstrations in the simulator (${backend} backend)`);
-    // Behaviour cloning needs the demonstrations only: the world model's noisier episodes are
-    // collected in a second process, on the other core, after its share of the demonstrations,
-    // while the experts' are collected here and all of them cloned.
+    // The noisier demonstrations are collected in a second process, on the other core, while the experts' are
+    // collected here.
     const robotArg = values.robot ?? DEFAULT_ROBOT;
     const childCollection = startChildCollection(out, robotArg, experts, seed);
-    console.log(
-      `  (the noisier demonstrations and the noisy experts in a second process; its log: ${childCollection.log})`,
-    );
+    console.log(`  (the noisier demonstrations in a second process; its log: ${childCollection.log})`);
     await collectDemos(robot, out, experts, seed, log);
     await childCollection.demos;
     for (const b of BEHAVIOURS)
@@ -184,17 +178,6 @@ export const command = {
       policy.dispose();
     }
     endStage('behaviour cloning');
-    await childCollection.result;
-    const mixed = await readEpisodes([join(out, 'mixed')]);
-    const mixedSuccesses = mixed.filter((e) => e.success).length;
-    // Robot time spent on data for the world model alone: the comparison below counts it to neither arm.
-    const mixedRobotSeconds = robotSeconds(mixed);
-    console.log(
-      `  noisy experts: ${mixed.length} episodes (${mixedRobotSeconds.toFixed(0)} robot-s) for the world model, ` +
-        `${((100 * mixedSuccesses) / mixed.length).toFixed(0)}% successful`,
-    );
-    log.log({ stage: 'collect', behaviour: 'noisy experts', successes: mixedSuccesses, episodes: mixed.length });
-    endStage('waiting for the noisy experts');
     const best = bc.bc[bc.bestEpoch]!;
     console.log(
       `  ${bc.episodesUsed} demonstrations, ${bc.parameters.toLocaleString()} ` +
@@ -219,7 +202,7 @@ export const command = {
       await runTraining({
         config: trainConfig,
         policyDir,
-        data: [...demos, ...mixed],
+        data: demos,
         runDir: join(out, 'wmrl'),
         env,
         anchors: envAnchorRunner(env, runAnchorDir(join(out, 'wmrl'))),
@@ -295,14 +278,12 @@ export const command = {
     const plotFile = join(out, 'learning-curves.svg');
     writeFileSync(plotFile, learningCurveSvg(plot));
     console.log(learningCurveText(plot, ['R', 'W']));
-    printComparison(c, evalEpisodes, { episodes: mixed.length, robotSeconds: mixedRobotSeconds });
+    printComparison(c, evalEpisodes, trainConfig.worldModel.warmupEpisodes);
     log.log({
       stage: 'summary',
       before: curves.wmrl![0]!.success,
       afterWmrl: c.candidateFinal.success,
       robotSecondsWmrl: c.budgetSeconds,
-      // Counted to neither arm: the world model's own data.
-      robotSecondsWorldModelData: mixedRobotSeconds,
       afterReal: curves.real!.at(-1)!.success,
       robotSecondsReal: curves.real!.at(-1)!.robotSeconds,
       realAtWmrlBudget: c.referenceAtBudget,
@@ -322,7 +303,7 @@ export const command = {
       `\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s ` +
         `(${stages.map(([name, sec]) => `${name} ${sec.toFixed(0)} s`).join(', ')}). ` +
         `Outputs in ${out}: learning-curves.svg, ` +
-        'demos/ demos-noise/ mixed/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, ' +
+        'demos/ demos-noise/ (wmrl info), bc/policy, worldmodel/, wmrl/ and real/ (train.metrics.jsonl, ' +
         'policy/), wmrl-evaluations/, ' +
         'demo.metrics.jsonl',
     );
@@ -331,14 +312,10 @@ export const command = {
 };
 
 /**
- * The comparison in words: gains, equal robot time, equal success, each difference with its interval; and
- * `worldModelData`, the noisy experts collected for the world model alone, which neither arm's robot time counts.
+ * The comparison in words: gains, equal robot time, equal success, each difference with its interval; and what WMRL's
+ * robot time holds (`warmupEpisodes`, its world model's warm-up).
  */
-function printComparison(
-  c: RobotTimeComparison,
-  episodes: number,
-  worldModelData: { episodes: number; robotSeconds: number },
-): void {
+function printComparison(c: RobotTimeComparison, episodes: number, warmupEpisodes: number): void {
   const points = (d: { difference: number; low: number; high: number }) =>
     `${signed(d.difference)} [${signed(d.low, false)}, ${signed(d.high, false)}]`;
   const stands = (d: { low: number; high: number }) =>
@@ -375,9 +352,8 @@ function printComparison(
           `${(t / Math.max(1e-9, c.budgetSeconds)).toFixed(1)}× WMRL's ${c.budgetSeconds.toFixed(0)} s`,
   );
   console.log(
-    `  not counted: the world model's ${worldModelData.episodes} noisy experts ` +
-      `(${worldModelData.robotSeconds.toFixed(0)} robot-s), collected for it alone; on your arm a warm-up of the ` +
-      "clone's own episodes replaces them (docs/training.md)",
+    `  every robot second counted: WMRL's includes its ${warmupEpisodes} warm-up episodes; its world model learned ` +
+      'from the demonstrations the clone learned from and from those episodes and its anchors, nothing else',
   );
   console.log('  One seed: npm run bench measures the same comparison over 5 seeds (docs/benchmarks.md).');
 }
@@ -455,9 +431,8 @@ function reportCollected(label: string, episodes: Episode[], log: RunLog): void 
 
 /**
  * The behaviours not collected here, one `wmrl collect` after the other in child processes (their
- * output to `collect-mixed.log`), demonstrations first: the same plans, controllers and simulator
- * as in-process collection, so the episodes are the same. `demos` resolves when the
- * demonstrations are in, `result` when all are.
+ * output to `collect-noise.log`): the same plans, controllers and simulator as in-process collection, so the
+ * episodes are the same. `demos` resolves when the demonstrations are in, `result` when all are.
  */
 function startChildCollection(
   out: string,
@@ -465,7 +440,7 @@ function startChildCollection(
   experts: number,
   seed: number,
 ): { log: string; demos: Promise<void>; result: Promise<void> } {
-  const log = join(out, 'collect-mixed.log');
+  const log = join(out, 'collect-noise.log');
   writeFileSync(log, '');
   let chain = Promise.resolve();
   let demos = chain;
@@ -477,8 +452,7 @@ function startChildCollection(
     chain = chain.then(() => runChild(args, log, `collecting ${b.label}`));
     if (DEMO_FOLDERS.includes(b.folder)) demos = chain;
   }
-  // Each is awaited later (the noisy experts after behaviour cloning): until then a failure must
-  // not end the process.
+  // Awaited later: until then a failure must not end the process.
   demos.catch(() => {});
   chain.catch(() => {});
   return { log, demos, result: chain };
@@ -500,7 +474,7 @@ function startRealOnly(
   const log = join(out, 'real-only.log');
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
   const args = ['train', '--policy', policyDir];
-  for (const folder of [...DEMO_FOLDERS, 'mixed']) args.push('--data', join(out, folder));
+  for (const folder of DEMO_FOLDERS) args.push('--data', join(out, folder));
   args.push('--robot', robot, '--config', configFile, '--out', runDir);
   writeFileSync(log, '');
   let finished = false;
