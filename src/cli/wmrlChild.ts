@@ -1,5 +1,5 @@
 /**
- * `wmrl` itself as a child process, for work beside the one running: the demo's noisy experts,
+ * `wmrl` itself as a child process, for work beside the one running: the demo's noisier demonstrations,
  * real-only GRPO and some of WMRL's evaluations run so on the other core.
  */
 import { spawn } from 'node:child_process';
