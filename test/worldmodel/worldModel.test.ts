@@ -156,11 +156,13 @@ test('imagination: B rollouts × K members × H steps with scores and variances'
     for (const v of [...r.score, ...r.successProb, ...r.progress]) assert.ok(v >= 0 && v <= 1);
     for (const v of r.scoreVariance) assert.ok(v >= 0);
     for (const v of r.states) assert.ok(Number.isFinite(v));
-    // Scoring by the object's numbers needs a world model whose state holds them; this one's does not.
+    // Scoring by the keyframes needs a world model whose state holds them; this one's does not.
     assert.throws(
       () =>
-        model.imagine(policy, model.startsFrom(obs, ['pick', 'pick', 'pick', 'pick', 'pick']), 2, { rule: 'grasp' }),
-      /score 'grasp'.*--worldModel\.object=localised/,
+        model.imagine(policy, model.startsFrom(obs, ['pick', 'pick', 'pick', 'pick', 'pick']), 2, {
+          rule: 'keyframes',
+        }),
+      /score 'keyframes'.*--worldModel\.keyframes/,
     );
   } finally {
     model.dispose();
