@@ -1,9 +1,9 @@
 /**
  * Post-training learns on manipulation too: pick up one instruction's block. A short run from a
  * mediocre behaviour-cloned policy (60 demonstrations, 25 epochs) raises the real, deterministic
- * success rate on the same 30 evaluation episodes above its start. The run is pick's preset
- * (configs/train/pick.yaml: imagined rollouts scored where the gripper first closes, the world model
- * told the localised block) at test scale: 4 steps of 4 groups, 2 of them anchors on every other step.
+ * success rate on the same 30 evaluation episodes above its start. The run is the one preset of every family
+ * (configs/train/quickstart.yaml: imagined rollouts scored against the demonstrations' keyframes) at test scale:
+ * 8 warm-up episodes, then 4 steps of 4 groups, 2 of them anchors on every other step.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,12 +45,13 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test("train on pick (pick's preset): a short run raises deterministic success above the BC start", async (t) => {
+test('train on pick (the one preset): a short run raises deterministic success above the BC start', async (t) => {
   const steps = 4;
   const config = resolveConfig(wmrlConfigSchema, {
-    files: ['configs/train/pick.yaml'],
+    files: ['configs/train/quickstart.yaml'],
     overrides: {
       steps: String(steps),
+      'worldModel.warmupEpisodes': '8',
       groups: '4',
       anchorFraction: '0.5',
       'eval.episodes': '30',
