@@ -12,30 +12,10 @@ import { taskSpecSchema } from '../../src/tasks/taskSpec.ts';
 import { taskOfInstruction } from '../../src/tasks/instructionTask.ts';
 import { TaskError } from '../../src/tasks/taskError.ts';
 import { sampleLayout } from '../../sim/layout.ts';
-import { TaskProgress, type TaskScene } from '../../sim/taskProgress.ts';
+import { TaskProgress } from '../../sim/taskProgress.ts';
+import { FakeScene } from '../helpers/fakeTaskScene.ts';
 
 const HOLD = resolve('test/fixtures/tasks/hold.yaml');
-
-/** A scene whose positions and clock the test sets. */
-class FakeScene implements TaskScene {
-  ee = [0, 0, 0.3];
-  object = [0, 0, 0.02, 1, 0, 0, 0];
-  zone = [0, 0, 0];
-  time = 0;
-  endEffector() {
-    return { pos: this.ee };
-  }
-  objectPose() {
-    return this.object;
-  }
-  zonePosition() {
-    return this.zone;
-  }
-  namedPosition(kind: 'site' | 'body', name: string) {
-    if (kind === 'body' && name === 'moving_jaw') return [this.ee[0]!, this.ee[1]! + 0.02, this.ee[2]!];
-    throw new Error(`no ${kind} ${name}`);
-  }
-}
 
 test('a family from a YAML file alone: registered, sampled, split as declared, a valid task', () => {
   assert.deepEqual(addTaskFiles(HOLD), ['hold']);

@@ -6,31 +6,12 @@ import { addTaskFiles, BUILT_IN, familyDef, taskFamilies } from '../../src/tasks
 import { sampleTask } from '../../src/tasks/sampleTask.ts';
 import { taskOfInstruction } from '../../src/tasks/instructionTask.ts';
 import { sampleLayout } from '../../sim/layout.ts';
-import { TaskProgress, type TaskScene } from '../../sim/taskProgress.ts';
+import { TaskProgress } from '../../sim/taskProgress.ts';
 import { EXPERTS } from '../../sim/experts/planners.ts';
 import { EXPERT_NEEDS } from '../../sim/armFeasibility.ts';
+import { FakeScene } from '../helpers/fakeTaskScene.ts';
 
 const PLACE = resolve('configs/tasks/place.yaml');
-
-/** A scene whose positions and clock the test sets. */
-class FakeScene implements TaskScene {
-  ee = [0, 0, 0.3];
-  object = [0, 0, 0.02, 1, 0, 0, 0];
-  zone = [0, 0, 0];
-  time = 0;
-  endEffector() {
-    return { pos: this.ee };
-  }
-  objectPose() {
-    return this.object;
-  }
-  zonePosition() {
-    return this.zone;
-  }
-  namedPosition(): ArrayLike<number> {
-    throw new Error('place names no site or body');
-  }
-}
 
 test('place is a family of its file alone: not built in, registered by --task-file, its split declared', () => {
   assert.deepEqual([...BUILT_IN], ['reach', 'push', 'pick'], "the world model's one-hot is unchanged");
