@@ -9,11 +9,6 @@
 import type { ColorName, ObjectKind } from './vocabulary.ts';
 
 /**
- * Features a world model told the instructed object (worldModel.object) ends its state with: the object minus the
- * gripper (xyz, metres), then the object's lift above where it stood at the start (metres).
- */
-
-/**
  * A point of the scene: `gripper` (the robot's end-effector site), `target` (the instructed object's centre),
  * `target.top` (the centre of its top face), `target.start` (where its centre stood when the episode began), `zone`
  * (the instructed goal zone's centre, at the height the target's centre rests at), `site:NAME` or `body:NAME` (a
