@@ -134,7 +134,7 @@ export function experiment(name: string, dir = EXPERIMENTS_DIR): Arm {
   };
 }
 
-/** `{ worldModel: { goal: 'none' } }` → `['--worldModel.goal=none']` (arrays and scalars as their JSON text). */
+/** `{ worldModel: { refitEvery: 1 } }` → `['--worldModel.refitEvery=1']` (arrays and scalars as their JSON text). */
 export function dottedFlags(values: Record<string, unknown>, prefix = ''): string[] {
   return Object.entries(values).flatMap(([key, value]) =>
     value !== null && typeof value === 'object' && !Array.isArray(value)
