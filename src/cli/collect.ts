@@ -24,8 +24,8 @@ const HELP = `usage: wmrl collect --out DIR [options]
   --split S         train | test | both (default train)
   --seed S          first episode seed; episode i uses S+i (default 0)
   --noise X         Gaussian noise on the expert's normalised actions (default 0)
-  --miss P          share of pick episodes whose grasp the expert aims off the block (up to 6 cm
-                    across, 8 cm above), seeded per episode: world-model data of fingers that close
+  --miss P          share of pick and place episodes whose grasp the expert aims off the block (6 cm
+                    across, 8 cm above at most), seeded per episode: world-model data of fingers closing
                     on nothing, as a clone's failures do; never cloned (default 0)
   --robot R         robot description: a name under robots/, a folder holding robot.yaml, or a
                     .yaml file (default ${DEFAULT_ROBOT}); the dataset records where it came from
