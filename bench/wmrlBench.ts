@@ -420,8 +420,11 @@ for (const folder of new Set([...worldModelData.values()].flat())) {
 }
 // A world model trained once and reused: its data charged once, spread over the runs of this benchmark that share it.
 const sharers = new Map<string, number>();
-for (const a of arms)
-  if (imagines(a.arm)) sharers.set(worldModelDir(a.arm, a.seed), (sharers.get(worldModelDir(a.arm, a.seed)) ?? 0) + 1);
+for (const a of arms) {
+  if (!imagines(a.arm)) continue;
+  const dir = worldModelDir(a.arm, a.seed);
+  sharers.set(dir, (sharers.get(dir) ?? 0) + 1);
+}
 /** How many runs share `arm`'s world model (its first seed's). */
 const sharing = (arm: string): number => sharers.get(worldModelDir(arm, firstSeed)) ?? 1;
 /** The robot time of `arm`'s world-model-only data, charged to each of the runs that share the world model. */

@@ -51,10 +51,11 @@ const BEHAVIOURS = [
   { label: 'expert, noise 0.1', noise: 0.1, share: 1 / 3, folder: 'demos-noise', here: false },
 ] as const;
 /**
- * What behaviour cloning learns from, in this order. `here`: collected in this process; the others
- * in a second one (a folder has one writer), on the other core, so that cloning starts sooner.
+ * What behaviour cloning and the world model learn from: every behaviour's folder, in this order. `here`: collected
+ * in this process; the others in a second one (a folder has one writer), on the other core, so that cloning starts
+ * sooner.
  */
-const DEMO_FOLDERS = ['demos', 'demos-noise'];
+const DEMO_FOLDERS = BEHAVIOURS.map((b) => b.folder);
 /**
  * The world model: configs/wm/perception.yaml, trained 6 epochs here (8 in the benchmark). It is on
  * the path the demo waits on (≈ 17 s an epoch on 2 cores); with 8 the demo took 355–379 s, with 6
@@ -150,10 +151,8 @@ export const command = {
     const childCollection = startChildCollection(out, robotArg, experts, seed);
     console.log(`  (the noisier demonstrations in a second process; its log: ${childCollection.log})`);
     await collectDemos(robot, out, experts, seed, log);
-    await childCollection.demos;
-    for (const b of BEHAVIOURS)
-      if (!b.here && DEMO_FOLDERS.includes(b.folder))
-        reportCollected(b.label, await readEpisodes([join(out, b.folder)]), log);
+    await childCollection.done;
+    for (const b of BEHAVIOURS) if (!b.here) reportCollected(b.label, await readEpisodes([join(out, b.folder)]), log);
     const demos = await readEpisodes(DEMO_FOLDERS.map((f) => join(out, f)));
     endStage('collection');
 
@@ -432,30 +431,27 @@ function reportCollected(label: string, episodes: Episode[], log: RunLog): void 
 /**
  * The behaviours not collected here, one `wmrl collect` after the other in child processes (their
  * output to `collect-noise.log`): the same plans, controllers and simulator as in-process collection, so the
- * episodes are the same. `demos` resolves when the demonstrations are in, `result` when all are.
+ * episodes are the same. `done` resolves when they are in.
  */
 function startChildCollection(
   out: string,
   robot: string,
   experts: number,
   seed: number,
-): { log: string; demos: Promise<void>; result: Promise<void> } {
+): { log: string; done: Promise<void> } {
   const log = join(out, 'collect-noise.log');
   writeFileSync(log, '');
   let chain = Promise.resolve();
-  let demos = chain;
   for (const [bi, b] of BEHAVIOURS.entries()) {
     if (b.here) continue;
     const args = ['collect', '--out', join(out, b.folder), '--task', 'all', '--split', 'train'];
     args.push('--episodes', String(behaviourEpisodes(b, experts)), '--seed', String(behaviourSeed(bi, seed)));
     args.push('--noise', String(b.noise), '--robot', robot);
     chain = chain.then(() => runChild(args, log, `collecting ${b.label}`));
-    if (DEMO_FOLDERS.includes(b.folder)) demos = chain;
   }
   // Awaited later: until then a failure must not end the process.
-  demos.catch(() => {});
   chain.catch(() => {});
-  return { log, demos, result: chain };
+  return { log, done: chain };
 }
 
 /**

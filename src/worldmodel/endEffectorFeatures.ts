@@ -24,6 +24,11 @@ export interface ArmPoses {
   close(): void;
 }
 
+/** The gripper's position in a recorded episode at step t: `kinematics` of its arm joints (world frame, metres). */
+export function gripperPosition(kinematics: ArmPoses, e: Episode, t: number): ArrayLike<number> {
+  return kinematics.pose(e.qpos.subarray(t * e.qposDim, t * e.qposDim + kinematics.nArm)).pos;
+}
+
 export interface EndEffectorOptions {
   /** Also append each demonstration keyframe relative to the end effector and which ones the family shows. */
   keyframes?: KeyframeLocaliser;
@@ -43,7 +48,7 @@ export class EndEffectorFeatures {
 
   /** The gripper's position in a recorded episode at step t (forward kinematics, world frame, metres). */
   gripperAt(e: Episode, t: number): ArrayLike<number> {
-    return this.#kinematics.pose(e.qpos.subarray(t * e.qposDim, t * e.qposDim + this.#kinematics.nArm)).pos;
+    return gripperPosition(this.#kinematics, e, t);
   }
 
   /** The first finger joint's index in the joint positions: the joint after the arm's. */

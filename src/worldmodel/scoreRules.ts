@@ -2,11 +2,10 @@
  * How an imagined rollout is scored, by the rule's name (a training config's `score`). The world model's own
  * heads give three: `final`, the success probability of the last state of the horizon; `max`, the best success
  * probability over the steps; `progress`, the predicted task progress (dense, in [0,1]) of the last state. `max`
- * picks up every step's noise: on 160 anchor episodes of a tiny reach run the replayed `max` ranked failures above
- * successes where `final` separated them. Success is labelled only at the step an episode first succeeds (episodes
- * end there), so a success head rarely sees a held success; progress is labelled at every step, near misses
- * included. `keyframes`: the gripper's closeness to the demonstrations' keyframes at the rollout's own events
- * (keyframes.ts). Every rule serves every task family alike.
+ * picks up every step's noise (one step's spike wins). Success is labelled only at the step an episode first
+ * succeeds (episodes end there), so a success head rarely sees a held success; progress is labelled at every
+ * step, near misses included. `keyframes`: the gripper's closeness to the demonstrations' keyframes at the
+ * rollout's own events (keyframes.ts). Every rule serves every task family alike.
  */
 import type { ImaginedRollouts } from './imagine.ts';
 import { keyframeScoreAt, keyframeScores } from './keyframes.ts';

@@ -10,7 +10,12 @@ import { type CheckpointManifest, MODEL_FILE } from '../../core/checkpoint.ts';
 import type { RobotDescription } from '../../core/robotDescription.ts';
 import type { RunLog } from '../../core/runLog.ts';
 import type { Episode } from '../../core/types.ts';
-import { EndEffectorFeatures, type EndEffectorOptions } from '../../worldmodel/endEffectorFeatures.ts';
+import {
+  type ArmPoses,
+  EndEffectorFeatures,
+  type EndEffectorOptions,
+  gripperPosition,
+} from '../../worldmodel/endEffectorFeatures.ts';
 import { ArmKinematics } from '../../../sim/armKinematics.ts';
 import type { VlaPolicy } from '../../policy/vlaPolicy.ts';
 import type { WorldModel } from '../../worldmodel/worldModel.ts';
@@ -42,11 +47,15 @@ export async function worldModelFeatures(
   report: FeatureReporting,
 ): Promise<EndEffectorFeatures> {
   const layout = savedLayout(modelDir);
-  return new EndEffectorFeatures(
-    setup.robot.name,
-    await ArmKinematics.create(setup.robot),
-    await keyframeSource(setup, perceived, layout, report),
-  );
+  // Compiled once (a mesh arm takes seconds): the keyframes' labels and the features share it.
+  const kinematics = await ArmKinematics.create(setup.robot);
+  try {
+    const options = keyframeSource(setup, perceived, layout, report, kinematics);
+    return new EndEffectorFeatures(setup.robot.name, kinematics, options);
+  } catch (e) {
+    kinematics.close();
+    throw e;
+  }
 }
 
 /** The end-effector features a loaded world model's state holds (computed for `robot`'s arm), if any. */
@@ -61,22 +70,17 @@ export async function featuresOfModel(
 }
 
 /** Where the features read the demonstrations' keyframes (worldModel.keyframes). */
-async function keyframeSource(
+function keyframeSource(
   setup: FeatureSetup,
   perceived: Episode[],
   layout: PerceptionLayout | undefined,
   report: FeatureReporting,
-): Promise<EndEffectorOptions> {
+  kinematics: ArmPoses,
+): EndEffectorOptions {
   if (!setup.keyframes) return {};
   if (layout?.keyframes) return { keyframes: KeyframeLocaliser.fromJSON(layout.keyframes) };
-  const gripper = new EndEffectorFeatures(setup.robot.name, await ArmKinematics.create(setup.robot));
-  let localiser: KeyframeLocaliser;
-  try {
-    const labels = keyframeLabels(setup.data, (e, t) => gripper.gripperAt(e, t));
-    localiser = KeyframeLocaliser.fit(perceived, labels, setup.latentDim);
-  } finally {
-    gripper.close();
-  }
+  const labels = keyframeLabels(setup.data, (e, t) => gripperPosition(kinematics, e, t));
+  const localiser = KeyframeLocaliser.fit(perceived, labels, setup.latentDim);
   const fits = localiser.fits();
   report.log.log({ kind: 'keyframe-localiser', events: fits });
   const each = Object.entries(fits).map(
