@@ -1,8 +1,7 @@
 /**
  * Faster replacements for four kernels of tfjs-backend-wasm 4.22, registered when the wasm
  * backend is activated (selectBackend.ts). The same values, and the first three bit for bit
- * (test/backend/wasmKernels.test.ts); on the benchmark's WMRL step (reach, 12 steps, seed 0)
- * together they took a step from 6.0 to 3.9 s (docs/benchmarks.md).
+ * (test/backend/wasmKernels.test.ts); what they save a training step is in docs/benchmarks.md.
  *
  * - **Slice, SplitV.** The backend's Slice reads its input with `readSync`, which copies the whole
  *   input out of the WebAssembly heap on every call however small the slice, and SplitV slices

@@ -10,9 +10,8 @@
  * stretch that pool-adjacent-violators flattened (and the flat ends beyond the outer knots)
  * then keeps the world model's order of a group's rollouts instead of tying them. Pooled over
  * groups the map is often flat where, within a group, the order still says which rollout did
- * better: on one benchmark seed's anchors (reach) the flat map tied 84% of a group's pairs and
- * cut the within-group AUC from 0.72 to 0.57. With the slope the order is the raw one, and
- * calibration changes only the spacing of a group's scores (levels move by at most slope/2).
+ * better, and a flat map ties those pairs, which a group's advantages need told apart. With the slope the order
+ * is the raw one, and calibration changes only the spacing of a group's scores (levels move by at most slope/2).
  */
 import { clamp01 } from '../../core/clamp01.ts';
 

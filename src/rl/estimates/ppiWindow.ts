@@ -9,12 +9,11 @@
  * again by the correction of the step that asks. PPI's rectifier must use the same predictor as the
  * imagined mean it corrects: kept as the scores calibrated at the time, a group added before the
  * debiasing map was first fitted holds the raw over-prediction, and once the map has lowered the imagined scores the
- * window subtracted that bias a second time (a benchmark check estimated 6% where the truth was 68%).
+ * window subtracted that bias a second time.
  *
  * Groups weigh by recency, halving every `halfLife` steps: while the policy improves fast, the
- * world model's error on it drifts (on the benchmark's reach set-up it under-predicted more and
- * more), and equal weights over 8 steps let the older errors pull the estimate below the truth
- * (29 of 35 checks covered it; with a half-life of 2 steps, a refit's interval, 67 of 70 on 10 seeds).
+ * world model's error on it drifts, and equal weights over many steps let the older errors pull the estimate away
+ * from the truth; a half-life of about a refit's interval follows the drift.
  */
 import { groupMeans, type PpiEstimate, weightedGroupsPpiEstimate } from '../../eval/ppiEstimate.ts';
 
